@@ -1,0 +1,63 @@
+// Options for opening a store, and for reads.
+//
+// Every field has a default that suits a laptop's local disk and a parallel
+// file system alike; the comment on each says why it is what it is.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cairn {
+
+struct Options {
+  // Create the store directory and its manifest if they do not exist.
+  bool create_if_missing = true;
+  // Fail with InvalidArgument if the store already exists.
+  bool error_if_exists = false;
+  // Open without write access: Put/Delete/Commit return InvalidArgument.
+  // A read-only open may use any number of ranks; a read-write open must use
+  // the number of ranks that wrote the revision it opens.
+  bool read_only = false;
+  // The revision to open; 0 means the newest committed one. Opening an older
+  // revision read-write makes it the parent of the next commit (a rollback);
+  // newer revisions stay in the store.
+  uint64_t revision = 0;
+
+  // Allocation unit of the data files, in bytes. Each rank writes into its
+  // own extents, so no two ranks share a file-system lock unit when this is a
+  // multiple of the stripe size. 16 MiB is a multiple of Lustre's and GPFS's
+  // common stripe/block sizes (1, 4, 8, 16 MiB). Must be a power of two >= 4 KiB.
+  uint64_t extent_size = 16ull << 20;
+  // Largest piece of a value covered by one checksum. A read of part of a
+  // value verifies only the chunks it touches. Power of two >= 4 KiB.
+  uint64_t chunk_size = 4ull << 20;
+  // Bytes each rank buffers before writing; memory use of the write path is
+  // bounded by this (plus the index). Larger values go to disk directly.
+  size_t write_buffer_size = 16ull << 20;
+  // Values up to this size live inline in the index ("compact"): reading
+  // them costs no request beyond the index read at open.
+  size_t inline_value_limit = 4096;
+  // A rank's index table up to this size is sent to rank 0 at commit and
+  // written with the others as one block; at open rank 0 reads that block in
+  // one request and scatters it (HDF5's compact-storage limit is 64 KiB).
+  size_t compact_index_limit = 64 * 1024;
+  // Data files ("subfiles"). 0: one per node (ranks sharing memory share a
+  // file). k > 0: k files, ranks assigned in contiguous blocks.
+  int subfiles = 0;
+  // fsync data and manifest at commit. Turning this off loses the crash
+  // guarantee; it exists for benchmarks that measure the page cache.
+  bool sync = true;
+};
+
+struct ReadOptions {
+  // Whose namespace to read: -1 is the caller's own; 0..N-1 names a rank of
+  // the revision (any rank can read any other rank's objects).
+  int rank = -1;
+  // Batch reads merge requested ranges whose gap is at most this many bytes
+  // into one I/O request (libsonata's I/O blocks). 4 MiB default.
+  uint64_t gap_limit = 4ull << 20;
+  // No merged I/O block grows beyond this many bytes.
+  uint64_t max_block = 64ull << 20;
+};
+
+}  // namespace cairn

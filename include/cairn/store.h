@@ -1,0 +1,163 @@
+// Store: a checkpoint/restart store opened collectively by the ranks of an
+// MPI communicator (or by one process without MPI).
+//
+// Each rank owns a namespace of objects: a key, a value (any bytes, 0 to many
+// GiB) and typed tags. Put/Get/Delete act on the caller's namespace and are
+// local (no communication). Commit() is collective: it makes everything put
+// so far by every rank one atomic, immutable revision. Objects not touched
+// since the last revision are carried into the next without being copied.
+//
+// Thread safety: a Store is used by one thread at a time per rank.
+// Collective calls (Open, Commit, GetShared, Close) must be made by every
+// rank of the communicator, in the same order, as with MPI.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cairn/options.h"
+#include "cairn/status.h"
+#include "cairn/tags.h"
+
+namespace cairn {
+
+// One committed revision, as listed by ListRevisions().
+struct RevisionInfo {
+  uint64_t revision = 0;
+  uint64_t parent = 0;        // the revision it was built on (0: none)
+  uint64_t time_ns = 0;       // commit time, nanoseconds since the Unix epoch
+  uint32_t ranks = 0;         // number of ranks that wrote it
+  uint64_t objects = 0;       // objects over all namespaces
+  uint64_t value_bytes = 0;   // sum of value sizes over all namespaces
+  uint64_t index_bytes = 0;   // sum of index table sizes
+};
+
+// One object, as listed by List().
+struct ObjectInfo {
+  std::string key;
+  uint64_t size = 0;     // value size in bytes
+  bool inlined = false;  // value stored inline in the index
+  TagList tags;
+};
+
+// Counters of the I/O a rank has done through this store since it opened.
+// Metadata operations are file-system calls that touch the namespace or
+// force durability: open/create, mkdir, stat, rename, unlink, fsync.
+struct IoStats {
+  uint64_t read_requests = 0;
+  uint64_t read_bytes = 0;
+  uint64_t write_requests = 0;
+  uint64_t write_bytes = 0;
+  uint64_t opens = 0;      // open() calls, creating or not
+  uint64_t creates = 0;    // of which created a file
+  uint64_t mkdirs = 0;
+  uint64_t stats = 0;      // stat/fstat
+  uint64_t fsyncs = 0;     // fsync/fdatasync, files and directories
+  uint64_t renames = 0;
+  uint64_t unlinks = 0;
+  uint64_t truncates = 0;
+  // Sum of the metadata operations above.
+  uint64_t metadata_ops() const {
+    return opens + mkdirs + stats + fsyncs + renames + unlinks + truncates;
+  }
+};
+
+class Store {
+ public:
+  // Opens (or creates) the store at directory `path`, collectively over
+  // `comm` (every rank passes the same path and options). The communicator
+  // is duplicated; the caller may free its own. On success *store is set; on
+  // failure it is null and every rank returns the same error.
+  // MPI must be initialized; the store must be closed before MPI_Finalize.
+  static Status Open(const Options& options, const std::string& path,
+                     MPI_Comm comm, std::unique_ptr<Store>* store);
+  // Opens the store for a single process. Works whether or not MPI is
+  // initialized (no MPI call is made if it is not).
+  static Status Open(const Options& options, const std::string& path,
+                     std::unique_ptr<Store>* store);
+
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  // Closes the store if Close() was not called (collective; see Close).
+  ~Store();
+
+  int rank() const;
+  int size() const;
+  // The revision this view shows: the one opened, or the last committed by
+  // this handle; 0 for a store with no revision yet.
+  uint64_t revision() const;
+
+  // --- The caller's namespace (local calls, no communication) ---
+
+  // Stores `value` under `key` with `tags`, replacing any object of that key.
+  // Keys are 1..65535 bytes. The value is copied (or written) before return.
+  Status Put(std::string_view key, std::string_view value, const TagList& tags = {});
+  // Removes `key`. NotFound if there is no such object.
+  Status Delete(std::string_view key);
+  // Replaces all tags of `key`; the value is not rewritten.
+  Status SetTags(std::string_view key, const TagList& tags);
+  // Sets (adds or replaces) one tag of `key`; the value is not rewritten.
+  Status SetTag(std::string_view key, const Tag& tag);
+  // Removes tag `name` of `key`; NotFound if the object or tag is absent.
+  Status DeleteTag(std::string_view key, std::string_view name);
+
+  // --- Reads (local; ReadOptions::rank picks whose namespace) ---
+
+  // Reads the whole value of `key` into *value.
+  Status Get(std::string_view key, std::string* value, const ReadOptions& ro = {});
+  // Reads `length` bytes from `offset` of the value into `buf`; fails with
+  // InvalidArgument if the range passes the end. Only the chunks touched are
+  // read and verified.
+  Status GetRange(std::string_view key, uint64_t offset, void* buf, uint64_t length,
+                  const ReadOptions& ro = {});
+  // The value size of `key`.
+  Status GetSize(std::string_view key, uint64_t* size, const ReadOptions& ro = {});
+  // The tags of `key`.
+  Status GetTags(std::string_view key, TagList* tags, const ReadOptions& ro = {});
+  // Reads many values in one call: the requested data ranges are sorted and
+  // merged into I/O blocks by ro.gap_limit, one request per block.
+  // (*values)[i] and (*statuses)[i] answer keys[i]; the return value is the
+  // first non-ok status, or ok.
+  Status MultiGet(const std::vector<std::string>& keys, std::vector<std::string>* values,
+                  std::vector<Status>* statuses, const ReadOptions& ro = {});
+  // Lists the objects of a namespace in key order, with sizes and tags.
+  Status List(std::vector<ObjectInfo>* objects, const ReadOptions& ro = {});
+
+  // --- Shared objects: written once by rank 0, read by all ---
+
+  // Rank 0 only: stores a shared object (InvalidArgument on other ranks).
+  Status PutShared(std::string_view key, std::string_view value, const TagList& tags = {});
+  // Collective: rank 0 reads the value once and broadcasts it to every rank.
+  Status GetShared(std::string_view key, std::string* value);
+
+  // --- Revisions ---
+
+  // Collective: makes all ranks' changes one atomic revision. Data and index
+  // are made durable on every rank, then rank 0 appends the revision to the
+  // manifest and syncs it. If any rank fails, no revision is made, every
+  // rank returns the error, and the changes stay pending for a later Commit.
+  Status Commit(uint64_t* revision = nullptr);
+  // The committed revisions of the store, oldest first (read by rank 0 at
+  // open and at each commit; local).
+  Status ListRevisions(std::vector<RevisionInfo>* revisions);
+
+  // Collective: releases files and MPI resources. Changes not committed are
+  // discarded. Safe to call twice.
+  Status Close();
+
+  // I/O counters of this rank.
+  IoStats stats() const;
+
+  struct Rep;  // implementation, not part of the API
+
+ private:
+  explicit Store(std::unique_ptr<Rep> rep);
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace cairn
