@@ -1,0 +1,455 @@
+// heat: a 2-D heat-diffusion MPI mini-app that checkpoints to a cairn store
+// and restarts from it.
+//
+// The grid (ny rows by nx columns) is split into blocks over a 2-D Cartesian
+// process grid (MPI_Dims_create / MPI_Cart_create; uneven blocks when the
+// grid does not divide). Each step is one explicit Jacobi update of the
+// 5-point stencil
+//
+//     u'(i,j) = u(i,j) + alpha * (u(i-1,j) + u(i+1,j) + u(i,j-1) + u(i,j+1) - 4 u(i,j))
+//
+// with the boundary outside the grid held at 0, after a halo exchange with
+// MPI_Sendrecv. Every cell is computed by the same expression in the same
+// order whatever the decomposition, so the final grid -- and its checksum --
+// is bit-identical on 1, 2, 4, ... ranks.
+//
+// Every K steps each rank puts its block (raw doubles, key "grid", tagged
+// with its place in the global grid) and the step counter (key "step") into
+// the store and all ranks Commit() one revision. At start, if the store has
+// a revision, every rank restores its block and the step from it and carries
+// on. A run killed at any moment (kill -9) and started again with the same
+// flags prints the same final checksum as a run never interrupted.
+//
+// The last line of output is "checksum <16 hex digits>": FNV-1a 64 of the
+// final global grid (ny*nx little-endian doubles, row-major), computed on
+// rank 0 after gathering the blocks.
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "cairn/options.h"
+#include "cairn/status.h"
+#include "cairn/store.h"
+
+namespace {
+
+struct Config {
+  std::string store;
+  int64_t steps = 500;
+  int64_t every = 50;
+  int64_t nx = 512;
+  int64_t ny = 512;
+  int64_t sleep_ms = 0;
+  bool stats = false;
+};
+
+const char kUsage[] =
+    "usage: heat --store DIR [--steps N] [--every K] [--nx NX] [--ny NY]\n"
+    "            [--sleep-ms MS] [--stats]\n"
+    "  --store DIR    cairn store directory (created if missing; restarted from\n"
+    "                 its newest revision if it has one)\n"
+    "  --steps N      total number of time steps (default 500)\n"
+    "  --every K      checkpoint every K steps; 0: never (default 50)\n"
+    "  --nx NX        grid columns (default 512)\n"
+    "  --ny NY        grid rows (default 512)\n"
+    "  --sleep-ms MS  sleep MS milliseconds per step, to slow the run down for\n"
+    "                 kill tests (default 0)\n"
+    "  --stats        print the store's I/O counters, summed over ranks, at the end\n";
+
+int g_rank = 0;
+
+// Every cairn status that is not ok ends the run: printed with its message,
+// then MPI_Abort (the other ranks may be blocked in a collective).
+void Check(const cairn::Status& s, const char* what) {
+  if (s.ok()) return;
+  std::fprintf(stderr, "heat: rank %d: %s failed: %s\n", g_rank, what, s.ToString().c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+[[noreturn]] void Fail(const std::string& msg) {
+  std::fprintf(stderr, "heat: rank %d: %s\n", g_rank, msg.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();
+}
+
+bool ParseInt(const char* s, int64_t* out) {
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+// Returns an empty string on success, else the error.
+std::string ParseArgs(int argc, char** argv, Config* c) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") return "help";
+    if (a == "--stats") {
+      c->stats = true;
+      continue;
+    }
+    if (i + 1 >= argc) return "missing value after " + a;
+    const char* v = argv[++i];
+    int64_t* target = nullptr;
+    if (a == "--store") {
+      c->store = v;
+      continue;
+    } else if (a == "--steps") {
+      target = &c->steps;
+    } else if (a == "--every") {
+      target = &c->every;
+    } else if (a == "--nx") {
+      target = &c->nx;
+    } else if (a == "--ny") {
+      target = &c->ny;
+    } else if (a == "--sleep-ms") {
+      target = &c->sleep_ms;
+    } else {
+      return "unknown option " + a;
+    }
+    if (!ParseInt(v, target) || *target < 0) return "bad value for " + a + ": " + v;
+  }
+  if (c->store.empty()) return "--store DIR is required";
+  if (c->nx < 1 || c->ny < 1) return "--nx and --ny must be at least 1";
+  return "";
+}
+
+// Block decomposition of n cells over p parts: part i owns [Start(i), Start(i+1)).
+// Block sizes differ by at most one cell when p does not divide n.
+int64_t BlockStart(int64_t n, int p, int i) { return n * i / p; }
+
+// The block of the global grid one rank owns.
+struct Block {
+  int64_t y0 = 0, x0 = 0;  // global row and column of its first cell
+  int64_t ly = 0, lx = 0;  // rows and columns
+};
+
+Block BlockOf(const Config& c, const int dims[2], const int coords[2]) {
+  Block b;
+  b.y0 = BlockStart(c.ny, dims[0], coords[0]);
+  b.ly = BlockStart(c.ny, dims[0], coords[0] + 1) - b.y0;
+  b.x0 = BlockStart(c.nx, dims[1], coords[1]);
+  b.lx = BlockStart(c.nx, dims[1], coords[1] + 1) - b.x0;
+  return b;
+}
+
+// The deterministic initial temperature of global cell (gy, gx): three hot
+// disks and a warm band, computed from global integer coordinates only.
+double Initial(const Config& c, int64_t gy, int64_t gx) {
+  struct Spot {
+    int64_t cy, cx, r2;
+    double t;
+  };
+  const int64_t m = std::max<int64_t>(1, std::min(c.nx, c.ny));
+  const Spot spots[] = {
+      {c.ny * 3 / 10, c.nx * 3 / 10, (m / 8) * (m / 8), 100.0},
+      {c.ny * 7 / 10, c.nx * 6 / 10, (m / 6) * (m / 6), 60.0},
+      {c.ny * 2 / 10, c.nx * 8 / 10, (m / 12) * (m / 12), 150.0},
+  };
+  double t = 0.0;
+  for (const Spot& s : spots) {
+    const int64_t dy = gy - s.cy, dx = gx - s.cx;
+    if (dy * dy + dx * dx <= s.r2) t += s.t;
+  }
+  if (gy * 10 / c.ny == 8 && gx < c.nx / 2) t += 25.0;  // a warm band
+  return t;
+}
+
+// FNV-1a, 64 bits (Fowler/Noll/Vo; offset basis and prime from the spec).
+struct Fnv1a64 {
+  uint64_t h = 0xcbf29ce484222325ull;
+  void Update(const void* data, size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < n; ++i) {
+      h ^= p[i];
+      h *= 0x100000001b3ull;
+    }
+  }
+};
+
+std::string EncodeU64(uint64_t v) {
+  std::string s(8, '\0');
+  for (int i = 0; i < 8; ++i) s[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  return s;
+}
+
+bool DecodeU64(const std::string& s, uint64_t* v) {
+  if (s.size() != 8) return false;
+  uint64_t r = 0;
+  for (int i = 7; i >= 0; --i) r = (r << 8) | static_cast<unsigned char>(s[i]);
+  *v = r;
+  return true;
+}
+
+double Seconds() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int nranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  const bool root = g_rank == 0;
+
+  Config cfg;
+  const std::string err = ParseArgs(argc, argv, &cfg);
+  if (!err.empty()) {
+    if (root) {
+      if (err != "help") std::fprintf(stderr, "heat: %s\n", err.c_str());
+      std::fputs(kUsage, err == "help" ? stdout : stderr);
+    }
+    MPI_Finalize();
+    return err == "help" ? 0 : 2;
+  }
+
+  // --- The process grid: dims[0] splits the rows, dims[1] the columns. ---
+  int dims[2] = {0, 0};
+  MPI_Dims_create(nranks, 2, dims);
+  if (cfg.ny < dims[0] || cfg.nx < dims[1]) {
+    if (root)
+      std::fprintf(stderr, "heat: a %" PRId64 "x%" PRId64 " grid is too small for %dx%d processes\n",
+                   cfg.ny, cfg.nx, dims[0], dims[1]);
+    MPI_Finalize();
+    return 2;
+  }
+  const int periods[2] = {0, 0};
+  MPI_Comm cart;
+  // reorder = 0: the rank in `cart` is the rank in MPI_COMM_WORLD, which is
+  // the rank the store knows (its namespace), so a restart finds its block.
+  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+  int coords[2];
+  MPI_Cart_coords(cart, g_rank, 2, coords);
+  int north, south, west, east;
+  MPI_Cart_shift(cart, 0, 1, &north, &south);
+  MPI_Cart_shift(cart, 1, 1, &west, &east);
+
+  const Block blk = BlockOf(cfg, dims, coords);
+  const int64_t ly = blk.ly, lx = blk.lx, pitch = lx + 2;
+  // Two (ly+2) x (lx+2) arrays with a one-cell halo; the halo of the global
+  // boundary stays 0 (MPI_PROC_NULL neighbours leave it untouched).
+  std::vector<double> u((ly + 2) * pitch, 0.0), v((ly + 2) * pitch, 0.0);
+  auto at = [pitch](std::vector<double>& a, int64_t i, int64_t j) -> double& {
+    return a[i * pitch + j];
+  };
+
+  MPI_Datatype row_t, col_t;
+  MPI_Type_contiguous(static_cast<int>(lx), MPI_DOUBLE, &row_t);
+  MPI_Type_commit(&row_t);
+  MPI_Type_vector(static_cast<int>(ly), 1, static_cast<int>(pitch), MPI_DOUBLE, &col_t);
+  MPI_Type_commit(&col_t);
+
+  // --- Open the store; restart from its newest revision if there is one. ---
+  cairn::Options options;
+  std::unique_ptr<cairn::Store> store;
+  Check(cairn::Store::Open(options, cfg.store, MPI_COMM_WORLD, &store), "Store::Open");
+  if (store->rank() != g_rank || store->size() != nranks)
+    Fail("the store's rank/size do not match MPI_COMM_WORLD");
+
+  if (root) {
+    std::printf("heat: %d rank%s as %dx%d, grid %" PRId64 "x%" PRId64 ", %" PRId64
+                " steps, checkpoint every %" PRId64 ", store %s\n",
+                nranks, nranks == 1 ? "" : "s", dims[0], dims[1], cfg.ny, cfg.nx, cfg.steps,
+                cfg.every, cfg.store.c_str());
+    std::fflush(stdout);
+  }
+
+  std::vector<double> block(static_cast<size_t>(ly * lx));
+  const uint64_t block_bytes = block.size() * sizeof(double);
+  int64_t step = 0;
+  if (store->revision() > 0) {
+    const uint64_t rev = store->revision();
+    std::string sv;
+    Check(store->Get("step", &sv), "Get(\"step\")");
+    uint64_t s = 0;
+    if (!DecodeU64(sv, &s)) Fail("the stored \"step\" is not 8 bytes");
+    // The block must be the one this rank owns: the tags say where it was.
+    cairn::TagList tags;
+    Check(store->GetTags("grid", &tags), "GetTags(\"grid\")");
+    auto tag = [&](const char* name) -> int64_t {
+      for (const cairn::Tag& t : tags)
+        if (t.name == name) return t.value.as_int();
+      Fail(std::string("the stored \"grid\" has no tag ") + name);
+    };
+    if (tag("ny") != cfg.ny || tag("nx") != cfg.nx)
+      Fail("the store holds a " + std::to_string(tag("ny")) + "x" + std::to_string(tag("nx")) +
+           " grid; restart with --ny " + std::to_string(tag("ny")) + " --nx " +
+           std::to_string(tag("nx")) + " or use a new --store");
+    if (tag("y0") != blk.y0 || tag("x0") != blk.x0 || tag("ly") != ly || tag("lx") != lx)
+      Fail("the stored block does not match this rank's block (different process grid?)");
+    uint64_t size = 0;
+    Check(store->GetSize("grid", &size), "GetSize(\"grid\")");
+    if (size != block_bytes)
+      Fail("the stored \"grid\" has " + std::to_string(size) + " bytes, expected " +
+           std::to_string(block_bytes));
+    if (block_bytes > 0) Check(store->GetRange("grid", 0, block.data(), block_bytes), "GetRange(\"grid\")");
+    for (int64_t i = 0; i < ly; ++i)
+      std::memcpy(&at(u, i + 1, 1), &block[i * lx], lx * sizeof(double));
+    // Every rank must have restored the same step: one revision is atomic.
+    int64_t lo = 0, hi = 0, st = static_cast<int64_t>(s);
+    MPI_Allreduce(&st, &lo, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&st, &hi, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (lo != hi) Fail("ranks restored different steps from one revision");
+    step = st;
+    if (step > cfg.steps)
+      Fail("the store is at step " + std::to_string(step) + ", beyond --steps " +
+           std::to_string(cfg.steps));
+    if (root) {
+      std::printf("restart from revision %" PRIu64 " at step %" PRId64 "\n", rev, step);
+      std::fflush(stdout);
+    }
+  } else {
+    for (int64_t i = 0; i < ly; ++i)
+      for (int64_t j = 0; j < lx; ++j) at(u, i + 1, j + 1) = Initial(cfg, blk.y0 + i, blk.x0 + j);
+    if (root) {
+      std::printf("new run: no revision in the store, starting at step 0\n");
+      std::fflush(stdout);
+    }
+  }
+
+  // The block's tags: its place in the global grid (see `cairn keys STORE`).
+  const cairn::TagList grid_tags = {
+      {"ny", cairn::TagValue::Int(cfg.ny)}, {"nx", cairn::TagValue::Int(cfg.nx)},
+      {"y0", cairn::TagValue::Int(blk.y0)}, {"x0", cairn::TagValue::Int(blk.x0)},
+      {"ly", cairn::TagValue::Int(ly)},     {"lx", cairn::TagValue::Int(lx)},
+      {"dtype", cairn::TagValue::String("float64")},
+  };
+
+  const double alpha = 0.2;  // stable for alpha <= 0.25
+  double t_start = Seconds(), t_ckpt = 0.0;
+  int checkpoints = 0;
+  for (; step < cfg.steps;) {
+    // Halo exchange: rows to north/south, columns to west/east.
+    MPI_Sendrecv(&at(u, 1, 1), 1, row_t, north, 0, &at(u, ly + 1, 1), 1, row_t, south, 0, cart,
+                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&at(u, ly, 1), 1, row_t, south, 1, &at(u, 0, 1), 1, row_t, north, 1, cart,
+                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&at(u, 1, 1), 1, col_t, west, 2, &at(u, 1, lx + 1), 1, col_t, east, 2, cart,
+                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&at(u, 1, lx), 1, col_t, east, 3, &at(u, 1, 0), 1, col_t, west, 3, cart,
+                 MPI_STATUS_IGNORE);
+    for (int64_t i = 1; i <= ly; ++i) {
+      const double* up = &u[(i - 1) * pitch];
+      const double* mid = &u[i * pitch];
+      const double* dn = &u[(i + 1) * pitch];
+      double* out = &v[i * pitch];
+      for (int64_t j = 1; j <= lx; ++j)
+        out[j] = mid[j] + alpha * ((up[j] + dn[j]) + (mid[j - 1] + mid[j + 1]) - 4.0 * mid[j]);
+    }
+    u.swap(v);  // the halos of v are refreshed by the next exchange
+    ++step;
+    if (cfg.sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(cfg.sleep_ms));
+
+    if (cfg.every > 0 && step % cfg.every == 0) {
+      const double t0 = Seconds();
+      for (int64_t i = 0; i < ly; ++i)
+        std::memcpy(&block[i * lx], &at(u, i + 1, 1), lx * sizeof(double));
+      Check(store->Put("grid",
+                       std::string_view(reinterpret_cast<const char*>(block.data()), block_bytes),
+                       grid_tags),
+            "Put(\"grid\")");
+      Check(store->Put("step", EncodeU64(static_cast<uint64_t>(step))), "Put(\"step\")");
+      uint64_t rev = 0;
+      Check(store->Commit(&rev), "Commit");
+      const double dt = Seconds() - t0;
+      t_ckpt += dt;
+      ++checkpoints;
+      if (root) {
+        std::printf("checkpoint rev %" PRIu64 " at step %" PRId64 " (%.1f ms)\n", rev, step,
+                    dt * 1e3);
+        std::fflush(stdout);
+      }
+    }
+  }
+  const double t_total = Seconds() - t_start;
+
+  // --- The checksum of the global grid, in global row-major order. ---
+  for (int64_t i = 0; i < ly; ++i)
+    std::memcpy(&block[i * lx], &at(u, i + 1, 1), lx * sizeof(double));
+  std::vector<int> counts, displs;
+  std::vector<double> gathered;
+  if (root) {
+    counts.resize(nranks);
+    displs.resize(nranks);
+    int64_t off = 0;
+    for (int r = 0; r < nranks; ++r) {
+      int c[2];
+      MPI_Cart_coords(cart, r, 2, c);
+      const Block b = BlockOf(cfg, dims, c);
+      if (b.ly * b.lx > INT32_MAX || off > INT32_MAX) Fail("grid too large to gather for the checksum");
+      counts[r] = static_cast<int>(b.ly * b.lx);
+      displs[r] = static_cast<int>(off);
+      off += b.ly * b.lx;
+    }
+    gathered.resize(static_cast<size_t>(off));
+  }
+  MPI_Gatherv(block.data(), static_cast<int>(ly * lx), MPI_DOUBLE, gathered.data(), counts.data(),
+              displs.data(), MPI_DOUBLE, 0, cart);
+
+  cairn::IoStats io = store->stats();
+  uint64_t mine[4] = {io.metadata_ops(), io.write_requests, io.read_requests, io.fsyncs};
+  uint64_t sums[4] = {0, 0, 0, 0};
+  MPI_Reduce(mine, sums, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+
+  Check(store->Close(), "Store::Close");
+  store.reset();
+
+  if (root) {
+    std::vector<double> global(static_cast<size_t>(cfg.ny * cfg.nx));
+    for (int r = 0; r < nranks; ++r) {
+      int c[2];
+      MPI_Cart_coords(cart, r, 2, c);
+      const Block b = BlockOf(cfg, dims, c);
+      for (int64_t i = 0; i < b.ly; ++i)
+        std::memcpy(&global[(b.y0 + i) * cfg.nx + b.x0], &gathered[displs[r] + i * b.lx],
+                    b.lx * sizeof(double));
+    }
+    Fnv1a64 h;
+    double total = 0.0, peak = 0.0;
+    for (double x : global) {
+      // Hash the little-endian bytes of each double (the same on any host).
+      uint64_t bits;
+      std::memcpy(&bits, &x, 8);
+      unsigned char le[8];
+      for (int k = 0; k < 8; ++k) le[k] = static_cast<unsigned char>(bits >> (8 * k));
+      h.Update(le, 8);
+      total += x;
+      peak = std::max(peak, x);
+    }
+    std::printf("done: step %" PRId64 ", %d checkpoint%s in this run (%.3f s of %.3f s)\n", step,
+                checkpoints, checkpoints == 1 ? "" : "s", t_ckpt, t_total);
+    if (cfg.stats)
+      std::printf("io (sum over ranks): %" PRIu64 " metadata ops, %" PRIu64 " fsyncs, %" PRIu64
+                  " write requests, %" PRIu64 " read requests\n",
+                  sums[0], sums[3], sums[1], sums[2]);
+    std::printf("total heat %.9g, peak %.9g\n", total, peak);
+    std::printf("checksum %016" PRIx64 "\n", h.h);
+    std::fflush(stdout);
+  }
+
+  MPI_Type_free(&row_t);
+  MPI_Type_free(&col_t);
+  MPI_Comm_free(&cart);
+  MPI_Finalize();
+  return 0;
+}
