@@ -156,6 +156,7 @@ class Store {
   struct Rep;  // implementation, not part of the API
 
  private:
+  friend class Inspector;  // the command-line tool's view of the internals
   explicit Store(std::unique_ptr<Rep> rep);
   std::unique_ptr<Rep> rep_;
 };

@@ -1,0 +1,59 @@
+// The communicator seam: the few collective operations the store needs,
+// implemented over MPI (MpiComm) or for one process without MPI (SelfComm).
+// Every method is collective over the communicator unless it says local.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cairn/status.h"
+
+namespace cairn {
+
+class Comm {
+ public:
+  virtual ~Comm() = default;
+  virtual int rank() const = 0;  // local
+  virtual int size() const = 0;  // local
+
+  virtual void Barrier() = 0;
+  // Root's *data is copied to every rank's *data (resized as needed).
+  virtual void Bcast(std::string* data, int root) = 0;
+  // Root receives every rank's `mine`, in rank order.
+  virtual void Gather(const std::string& mine, std::vector<std::string>* all, int root) = 0;
+  // Root's parts[i] goes to rank i's *mine.
+  virtual void Scatter(const std::vector<std::string>& parts, std::string* mine, int root) = 0;
+  virtual uint64_t AllreduceMax(uint64_t v) = 0;
+  virtual uint64_t AllreduceMin(uint64_t v) = 0;
+  // Ranks with the same color form a new communicator, ordered by key.
+  virtual std::unique_ptr<Comm> Split(int color, int key) = 0;
+  // The ranks that share memory (a node) with this one.
+  virtual std::unique_ptr<Comm> SplitNode() = 0;
+
+  // An atomic counter living on rank 0 of this communicator, starting at
+  // `initial`; FetchAdd is local (one-sided) and lock-free for the caller.
+  virtual Status CreateCounter(uint64_t initial) = 0;
+  virtual Status FetchAdd(uint64_t add, uint64_t* old) = 0;  // local
+  virtual void FreeCounter() = 0;
+
+  // The underlying MPI communicator, or MPI_COMM_NULL for SelfComm.
+  virtual MPI_Comm mpi() const = 0;
+};
+
+// Duplicates `comm` (the store's own traffic never mixes with the caller's).
+std::unique_ptr<Comm> NewMpiComm(MPI_Comm comm);
+std::unique_ptr<Comm> NewSelfComm();
+
+// Every rank passes its local status; every rank returns the same: ok if all
+// were ok, else the error of the lowest failing rank, prefixed "rank R: ".
+Status AgreeStatus(Comm* comm, const Status& local);
+
+// Status to bytes and back, for sending a status between ranks.
+std::string EncodeStatus(const Status& s);
+Status DecodeStatus(const std::string& bytes);
+
+}  // namespace cairn

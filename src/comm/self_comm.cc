@@ -1,0 +1,65 @@
+#include "comm/comm.h"
+
+namespace cairn {
+namespace {
+
+class SelfComm final : public Comm {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  void Barrier() override {}
+  void Bcast(std::string*, int) override {}
+  void Gather(const std::string& mine, std::vector<std::string>* all, int) override {
+    all->assign(1, mine);
+  }
+  void Scatter(const std::vector<std::string>& parts, std::string* mine, int) override {
+    *mine = parts.at(0);
+  }
+  uint64_t AllreduceMax(uint64_t v) override { return v; }
+  uint64_t AllreduceMin(uint64_t v) override { return v; }
+  std::unique_ptr<Comm> Split(int, int) override { return NewSelfComm(); }
+  std::unique_ptr<Comm> SplitNode() override { return NewSelfComm(); }
+  Status CreateCounter(uint64_t initial) override {
+    counter_ = initial;
+    return Status::OK();
+  }
+  Status FetchAdd(uint64_t add, uint64_t* old) override {
+    *old = counter_;
+    counter_ += add;
+    return Status::OK();
+  }
+  void FreeCounter() override {}
+  MPI_Comm mpi() const override { return MPI_COMM_NULL; }
+
+ private:
+  uint64_t counter_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Comm> NewSelfComm() { return std::make_unique<SelfComm>(); }
+
+std::string EncodeStatus(const Status& s) {
+  std::string out(1, char(int(s.code())));
+  out += s.message();
+  return out;
+}
+
+Status DecodeStatus(const std::string& b) {
+  if (b.empty()) return Status::OK();
+  return Status(static_cast<Status::Code>(b[0]), b.substr(1));
+}
+
+Status AgreeStatus(Comm* comm, const Status& local) {
+  if (comm->size() == 1) return local;
+  uint64_t me = local.ok() ? UINT64_MAX : uint64_t(comm->rank());
+  uint64_t first = comm->AllreduceMin(me);
+  if (first == UINT64_MAX) return Status::OK();
+  std::string bytes;
+  if (uint64_t(comm->rank()) == first) bytes = EncodeStatus(local);
+  comm->Bcast(&bytes, int(first));
+  Status s = DecodeStatus(bytes);
+  return Status(s.code(), "rank " + std::to_string(first) + ": " + s.message());
+}
+
+}  // namespace cairn

@@ -1,0 +1,43 @@
+#include "format/coding.h"
+
+namespace cairn {
+
+void PutVarint64(std::string* dst, uint64_t v) {
+  char buf[10];
+  int n = 0;
+  while (v >= 0x80) {
+    buf[n++] = char((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  buf[n++] = char(v);
+  dst->append(buf, n);
+}
+
+void PutLengthPrefixed(std::string* dst, std::string_view s) {
+  PutVarint64(dst, s.size());
+  dst->append(s.data(), s.size());
+}
+
+int VarintLength(uint64_t v) {
+  int n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    n++;
+  }
+  return n;
+}
+
+uint64_t Decoder::Varint64() {
+  uint64_t result = 0;
+  for (int shift = 0; shift <= 63; shift += 7) {
+    if (!Need(1)) return 0;
+    uint8_t b = uint8_t(*p_++);
+    if (shift == 63 && b > 1) break;  // would overflow 64 bits
+    result |= uint64_t(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return result;
+  }
+  failed_ = true;
+  return 0;
+}
+
+}  // namespace cairn

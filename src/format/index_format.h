@@ -1,0 +1,94 @@
+// Encoding of index entries and index tables. A table is one namespace's
+// complete, sorted list of objects in one revision: header, tag-name
+// dictionary, entries, checksum. Byte layout: doc/format.md, "Index tables".
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cairn/status.h"
+#include "format/tag_codec.h"
+
+namespace cairn {
+
+constexpr char kIndexMagic[8] = {'C', 'A', 'I', 'R', 'N', 'I', 'D', 'X'};
+constexpr uint16_t kIndexFormatVersion = 1;
+constexpr size_t kIndexHeaderSize = 48;
+constexpr uint32_t kSharedNamespace = 0xffffffffu;
+constexpr size_t kMaxKeyLength = 65535;
+
+enum class ValueKind : uint8_t { kInline = 0, kChunked = 1 };
+// Codec of a chunk's stored bytes. Only kNone is written today; the byte is
+// there for compression (a later version).
+enum class Codec : uint8_t { kNone = 0 };
+
+// One stored piece of a value: where it lies and its checksum.
+struct ChunkRef {
+  uint32_t subfile = 0;
+  uint64_t offset = 0;      // byte offset in data.<subfile>
+  uint64_t length = 0;      // stored bytes
+  uint8_t codec = 0;        // Codec
+  uint64_t raw_length = 0;  // bytes after decoding (== length for kNone)
+  uint64_t checksum = 0;    // XXH3-64 of the stored bytes
+};
+
+// A decoded entry. Views point into the encoded bytes, which must outlive it.
+struct EntryView {
+  std::string_view key;
+  ValueKind kind = ValueKind::kInline;
+  uint64_t size = 0;
+  std::string_view inline_value;  // kInline
+  std::vector<ChunkRef> chunks;   // kChunked, in value order
+  std::string_view tags;          // encoded tag list (see tag_codec.h)
+};
+
+// Encodes one entry (without its length prefix) into *out. `tags` is an
+// already encoded tag list.
+void EncodeEntryBody(std::string_view key, ValueKind kind, uint64_t size,
+                     std::string_view inline_value, const std::vector<ChunkRef>& chunks,
+                     std::string_view tags, std::string* out);
+// Decodes an entry body; checks that chunk lengths add up to the size.
+Status DecodeEntryBody(std::string_view body, EntryView* e);
+// Decodes only the key of an entry body (fast path for scans).
+std::string_view EntryKey(std::string_view body);
+
+// A parsed table: owns its bytes; entries are views into them.
+struct IndexTable {
+  std::string bytes;  // the whole table as stored
+  uint32_t ns = 0;
+  uint64_t revision = 0;
+  NameDict names;
+  // Entry bodies in key order (views into `bytes`).
+  std::vector<std::string_view> entries;
+  std::vector<std::string_view> keys;
+
+  // Index of `key` in entries, or -1.
+  ptrdiff_t Find(std::string_view key) const;
+};
+
+// Builds a table. Call Begin with counts, Add each entry body in strictly
+// ascending key order, then Finish, which appends the checksum.
+class IndexTableBuilder {
+ public:
+  // `body_bytes` is the sum of entry body sizes (for one allocation).
+  void Begin(uint32_t ns, uint64_t revision, uint64_t entry_count,
+             const std::vector<std::string>& names, uint64_t body_bytes);
+  void Add(std::string_view entry_body);
+  // Returns the table bytes; the builder is then empty.
+  std::string Finish();
+
+ private:
+  std::string out_;
+  uint64_t expected_ = 0;
+  uint64_t added_ = 0;
+};
+
+// Parses and verifies a table (checksum first, then structure and order).
+// `where` names the table in error messages.
+Status ParseIndexTable(std::string bytes, const std::string& where,
+                       std::shared_ptr<IndexTable>* table);
+
+}  // namespace cairn

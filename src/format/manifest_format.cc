@@ -1,0 +1,157 @@
+#include "format/manifest_format.h"
+
+#include <cstring>
+
+#include "format/checksum.h"
+#include "format/coding.h"
+
+namespace cairn {
+
+std::string EncodeManifestHeader(const ManifestHeader& h) {
+  std::string out(kManifestMagic, 8);
+  PutFixed32(&out, h.version);
+  PutFixed32(&out, uint32_t(kManifestHeaderSize));
+  std::string id = h.store_id;
+  id.resize(16, '\0');
+  out += id;
+  PutFixed64(&out, h.created_ns);
+  out.append(16, '\0');  // reserved
+  PutFixed64(&out, Checksum(out));
+  return out;
+}
+
+Status DecodeManifestHeader(std::string_view in, ManifestHeader* h) {
+  if (in.size() < kManifestHeaderSize) return Status::Corruption("manifest header truncated");
+  if (std::memcmp(in.data(), kManifestMagic, 8) != 0)
+    return Status::Corruption("manifest has a bad magic number (not a cairn store)");
+  if (DecodeFixed64(in.data() + 56) != Checksum(in.data(), 56))
+    return Status::Corruption("manifest header checksum mismatch");
+  h->version = DecodeFixed32(in.data() + 8);
+  if (h->version > kManifestFormatVersion)
+    return Status::NotSupported("store format version " + std::to_string(h->version) +
+                                " is newer than this cairn supports (" +
+                                std::to_string(kManifestFormatVersion) + ")");
+  if (DecodeFixed32(in.data() + 12) != kManifestHeaderSize)
+    return Status::Corruption("manifest header length is not 64");
+  h->store_id.assign(in.data() + 16, 16);
+  h->created_ns = DecodeFixed64(in.data() + 32);
+  return Status::OK();
+}
+
+std::string EncodeRevisionPayload(const RevisionRecord& r) {
+  std::string out;
+  out.reserve(32 + 8 * r.high_water.size() + kNamespaceDescSize * r.namespaces.size());
+  PutFixed64(&out, r.revision);
+  PutFixed64(&out, r.parent);
+  PutFixed64(&out, r.time_ns);
+  PutFixed32(&out, r.nranks);
+  PutFixed32(&out, uint32_t(r.high_water.size()));
+  for (uint64_t hw : r.high_water) PutFixed64(&out, hw);
+  for (const NamespaceDesc& d : r.namespaces) {
+    PutFixed32(&out, d.subfile);
+    PutFixed32(&out, 0);  // reserved flags
+    PutFixed64(&out, d.offset);
+    PutFixed64(&out, d.length);
+    PutFixed64(&out, d.checksum);
+    PutFixed64(&out, d.objects);
+    PutFixed64(&out, d.value_bytes);
+  }
+  return out;
+}
+
+Status DecodeRevisionPayload(std::string_view payload, RevisionRecord* r) {
+  Decoder d(payload);
+  r->revision = d.U64();
+  r->parent = d.U64();
+  r->time_ns = d.U64();
+  r->nranks = d.U32();
+  uint32_t nsub = d.U32();
+  if (d.failed()) return Status::Corruption("revision record truncated");
+  uint64_t need = 8ull * nsub + kNamespaceDescSize * (uint64_t(r->nranks) + 1);
+  if (d.remaining() != need)
+    return Status::Corruption("revision record length does not match its rank and file counts");
+  r->high_water.resize(nsub);
+  for (auto& hw : r->high_water) hw = d.U64();
+  r->namespaces.resize(size_t(r->nranks) + 1);
+  for (NamespaceDesc& ns : r->namespaces) {
+    ns.subfile = d.U32();
+    d.U32();
+    ns.offset = d.U64();
+    ns.length = d.U64();
+    ns.checksum = d.U64();
+    ns.objects = d.U64();
+    ns.value_bytes = d.U64();
+    if (ns.length > 0 && ns.subfile >= nsub)
+      return Status::Corruption("revision record names a data file that does not exist");
+  }
+  if (r->revision == 0) return Status::Corruption("revision record with revision number 0");
+  return Status::OK();
+}
+
+std::string FrameRecord(RecordType type, std::string_view payload) {
+  std::string out;
+  out.reserve(payload.size() + kRecordOverhead);
+  PutFixed32(&out, uint32_t(payload.size()));
+  PutFixed32(&out, uint32_t(type));
+  out.append(payload);
+  PutFixed64(&out, Checksum(out));
+  return out;
+}
+
+namespace {
+// Returns true and sets *len if a well-formed record starts at `off`.
+bool IntactRecordAt(std::string_view file, uint64_t off, uint64_t* len) {
+  if (file.size() - off < kRecordOverhead) return false;
+  uint32_t plen = DecodeFixed32(file.data() + off);
+  if (plen > kMaxRecordPayload || file.size() - off - kRecordOverhead < plen) return false;
+  uint64_t total = plen + kRecordOverhead;
+  if (DecodeFixed64(file.data() + off + total - 8) != Checksum(file.data() + off, total - 8))
+    return false;
+  *len = total;
+  return true;
+}
+}  // namespace
+
+Status ParseManifest(std::string_view file, ParsedManifest* out) {
+  Status s = DecodeManifestHeader(file, &out->header);
+  if (!s.ok()) return s;
+  out->revisions.clear();
+  uint64_t off = kManifestHeaderSize;
+  uint64_t last_revision = 0;
+  while (off < file.size()) {
+    uint64_t len = 0;
+    if (!IntactRecordAt(file, off, &len)) {
+      // A damaged record is a torn final append unless an intact record
+      // follows it (then a committed record was damaged: corruption).
+      if (file.size() - off >= kRecordOverhead) {
+        uint32_t plen = DecodeFixed32(file.data() + off);
+        uint64_t next = off + kRecordOverhead + uint64_t(plen);
+        uint64_t nlen;
+        if (plen <= kMaxRecordPayload && next < file.size() && IntactRecordAt(file, next, &nlen))
+          return Status::Corruption("manifest record at offset " + std::to_string(off) +
+                                    " is damaged (checksum mismatch) and is not the last");
+      }
+      break;
+    }
+    uint32_t type = DecodeFixed32(file.data() + off + 4);
+    std::string_view payload(file.data() + off + 8, len - kRecordOverhead);
+    if (type == uint32_t(RecordType::kRevision)) {
+      RevisionRecord r;
+      s = DecodeRevisionPayload(payload, &r);
+      if (!s.ok()) return s.WithContext("manifest record at offset " + std::to_string(off));
+      if (r.revision <= last_revision)
+        return Status::Corruption("manifest revisions out of order at offset " + std::to_string(off));
+      last_revision = r.revision;
+      out->revisions.push_back(std::move(r));
+    } else {
+      return Status::NotSupported("manifest record type " + std::to_string(type) +
+                                  " is unknown to this cairn (written by a newer version?)");
+    }
+    off += len;
+  }
+  out->valid_end = off;
+  out->torn_bytes = file.size() - off;
+  return Status::OK();
+}
+
+}  // namespace cairn

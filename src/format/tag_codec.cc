@@ -1,0 +1,184 @@
+#include "format/tag_codec.h"
+
+#include <cstring>
+#include <set>
+
+#include "format/coding.h"
+
+namespace cairn {
+
+uint32_t NameDict::Intern(std::string_view name) {
+  auto it = ids_.find(name);
+  if (it != ids_.end()) return it->second;
+  uint32_t id = uint32_t(names_.size());
+  names_.emplace_back(name);
+  ids_.emplace(std::string(name), id);
+  return id;
+}
+
+bool NameDict::Find(std::string_view name, uint32_t* id) const {
+  auto it = ids_.find(name);
+  if (it == ids_.end()) return false;
+  *id = it->second;
+  return true;
+}
+
+size_t TagTypeWidth(uint8_t type) {
+  switch (static_cast<TagType>(type)) {
+    case TagType::kInt8: case TagType::kUInt8: return 1;
+    case TagType::kInt16: case TagType::kUInt16: return 2;
+    case TagType::kInt32: case TagType::kUInt32: case TagType::kFloat32: return 4;
+    case TagType::kInt64: case TagType::kUInt64: case TagType::kFloat64: return 8;
+    default: return 0;
+  }
+}
+
+namespace {
+bool SignedFits(int64_t v, TagType t) {
+  switch (t) {
+    case TagType::kInt8: return v >= INT8_MIN && v <= INT8_MAX;
+    case TagType::kInt16: return v >= INT16_MIN && v <= INT16_MAX;
+    case TagType::kInt32: return v >= INT32_MIN && v <= INT32_MAX;
+    default: return true;
+  }
+}
+bool UnsignedFits(uint64_t v, TagType t) {
+  switch (t) {
+    case TagType::kUInt8: return v <= UINT8_MAX;
+    case TagType::kUInt16: return v <= UINT16_MAX;
+    case TagType::kUInt32: return v <= UINT32_MAX;
+    default: return true;
+  }
+}
+bool KnownScalar(uint8_t code) { return code >= 1 && code <= 12; }
+}  // namespace
+
+Status ValidateTags(const TagList& tags) {
+  if (tags.size() > 1) {
+    std::set<std::string_view> seen;
+    for (const Tag& t : tags)
+      if (!seen.insert(t.name).second)
+        return Status::InvalidArgument("tag '" + t.name + "' given twice");
+  }
+  for (const Tag& t : tags) {
+    if (t.name.empty()) return Status::InvalidArgument("tag name is empty");
+    if (t.name.size() > kMaxTagNameLength)
+      return Status::InvalidArgument("tag name longer than 65535 bytes");
+    const TagValue& v = t.value;
+    uint8_t code = v.type_code();
+    if (v.is_array()) {
+      size_t w = TagTypeWidth(code & ~kTagArrayFlag);
+      if (w == 0 || (code & ~kTagArrayFlag) > 10)
+        return Status::InvalidArgument("tag '" + t.name + "': arrays hold numbers only");
+      if (v.bytes().size() % w != 0)
+        return Status::InvalidArgument("tag '" + t.name + "': array bytes not a multiple of the element size");
+      continue;
+    }
+    if (!KnownScalar(code)) return Status::InvalidArgument("tag '" + t.name + "': unknown type");
+    if (v.is_signed() && !SignedFits(int64_t(v.raw_bits()), v.type()))
+      return Status::InvalidArgument("tag '" + t.name + "': value does not fit its integer width");
+    if (v.is_unsigned() && !UnsignedFits(v.raw_bits(), v.type()))
+      return Status::InvalidArgument("tag '" + t.name + "': value does not fit its integer width");
+  }
+  return Status::OK();
+}
+
+void EncodeTagPayload(const TagValue& v, std::string* out) {
+  uint8_t code = v.type_code();
+  if (v.is_array()) {
+    size_t w = TagTypeWidth(code & ~kTagArrayFlag);
+    PutVarint64(out, v.bytes().size() / w);
+    out->append(v.bytes());
+    return;
+  }
+  if (v.is_signed()) {
+    PutVarint64(out, ZigZag(int64_t(v.raw_bits())));
+  } else if (v.is_unsigned()) {
+    PutVarint64(out, v.raw_bits());
+  } else if (v.type() == TagType::kFloat32) {
+    float f = float(v.as_double());
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    PutFixed32(out, bits);
+  } else if (v.type() == TagType::kFloat64) {
+    PutFixed64(out, v.raw_bits());
+  } else {  // string, bytes
+    PutLengthPrefixed(out, v.bytes());
+  }
+}
+
+void EncodeTags(const TagList& tags, NameDict* dict, std::string* out) {
+  PutVarint64(out, tags.size());
+  for (const Tag& t : tags) {
+    PutVarint32(out, dict->Intern(t.name));
+    out->push_back(char(t.value.type_code()));
+    EncodeTagPayload(t.value, out);
+  }
+}
+
+Status DecodeTagPayload(uint8_t code, Decoder* d, TagValue* v) {
+  if (code & kTagArrayFlag) {
+    uint8_t elem = code & ~kTagArrayFlag;
+    size_t w = TagTypeWidth(elem);
+    if (w == 0 || elem > 10) return Status::Corruption("tag array of a non-numeric type");
+    uint64_t n = d->Varint64();
+    if (d->failed() || n > d->remaining() / w) return Status::Corruption("tag array truncated");
+    *v = TagValue(code, 0, std::string(d->Bytes(n * w)));
+    return Status::OK();
+  }
+  if (!KnownScalar(code)) return Status::Corruption("unknown tag type code " + std::to_string(code));
+  TagType t = static_cast<TagType>(code);
+  uint64_t bits = 0;
+  std::string bytes;
+  switch (t) {
+    case TagType::kInt8: case TagType::kInt16: case TagType::kInt32: case TagType::kInt64: {
+      int64_t s = UnZigZag(d->Varint64());
+      if (!SignedFits(s, t)) return Status::Corruption("tag integer out of range for its width");
+      bits = uint64_t(s);
+      break;
+    }
+    case TagType::kUInt8: case TagType::kUInt16: case TagType::kUInt32: case TagType::kUInt64:
+      bits = d->Varint64();
+      if (!UnsignedFits(bits, t)) return Status::Corruption("tag integer out of range for its width");
+      break;
+    case TagType::kFloat32: {
+      uint32_t b32 = d->U32();
+      float f;
+      std::memcpy(&f, &b32, 4);
+      double dv = f;
+      std::memcpy(&bits, &dv, 8);
+      break;
+    }
+    case TagType::kFloat64:
+      bits = d->U64();
+      break;
+    default:
+      bytes = std::string(d->LengthPrefixed());
+  }
+  if (d->failed()) return Status::Corruption("tag value truncated");
+  *v = TagValue(code, bits, std::move(bytes));
+  return Status::OK();
+}
+
+Status DecodeTags(std::string_view in, const NameDict& dict, TagList* tags) {
+  Decoder d(in);
+  uint64_t n = d.Varint64();
+  if (d.failed() || n > in.size()) return Status::Corruption("tag count damaged");
+  tags->clear();
+  tags->reserve(n);
+  for (uint64_t i = 0; i < n; i++) {
+    uint32_t id = d.Varint32();
+    uint8_t code = d.U8();
+    if (d.failed()) return Status::Corruption("tag truncated");
+    if (id >= dict.size()) return Status::Corruption("tag name id outside the name table");
+    Tag t;
+    t.name = dict.name(id);
+    Status s = DecodeTagPayload(code, &d, &t.value);
+    if (!s.ok()) return s;
+    tags->push_back(std::move(t));
+  }
+  if (d.remaining() != 0) return Status::Corruption("bytes after the last tag");
+  return Status::OK();
+}
+
+}  // namespace cairn

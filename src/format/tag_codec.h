@@ -1,0 +1,58 @@
+// Encoding of an object's tags inside an index entry, and the per-namespace
+// dictionary of tag names (names are stored once per table, tags refer to
+// them by number). Byte layout: doc/format.md, "Tags".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "cairn/status.h"
+#include "cairn/tags.h"
+
+namespace cairn {
+
+constexpr size_t kMaxTagNameLength = 65535;
+
+// Tag names of one namespace, numbered in order of first use. Append-only,
+// so entries encoded against it stay valid as names are added.
+class NameDict {
+ public:
+  // The id of `name`, adding it if new.
+  uint32_t Intern(std::string_view name);
+  // Looks up without adding.
+  bool Find(std::string_view name, uint32_t* id) const;
+  const std::string& name(uint32_t id) const { return names_[id]; }
+  size_t size() const { return names_.size(); }
+  const std::vector<std::string>& names() const { return names_; }
+  void Reserve(size_t n) {
+    names_.reserve(n);
+    ids_.reserve(n);
+  }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids_;
+};
+
+// Checks a tag list for bad names, duplicate names and out-of-range values.
+Status ValidateTags(const TagList& tags);
+// Appends varint count + each tag (name id, type code, payload).
+void EncodeTags(const TagList& tags, NameDict* dict, std::string* out);
+// Decodes an encoded tag list; names resolved through `dict`.
+Status DecodeTags(std::string_view in, const NameDict& dict, TagList* tags);
+
+// Encodes/decodes one tag value's payload (after its type code).
+void EncodeTagPayload(const TagValue& v, std::string* out);
+class Decoder;
+Status DecodeTagPayload(uint8_t code, Decoder* d, TagValue* v);
+// Byte width of a numeric element type; 0 for string/bytes/unknown.
+size_t TagTypeWidth(uint8_t type);
+
+}  // namespace cairn

@@ -1,0 +1,52 @@
+// A file opened once and kept open, with positional I/O that loops over
+// short transfers and counts every request and metadata operation in an
+// IoStats. All of cairn's file-system calls go through here or through the
+// directory helpers below, so the counts are complete.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cairn/status.h"
+#include "cairn/store.h"
+
+namespace cairn {
+
+class File {
+ public:
+  enum Mode { kReadOnly, kReadWrite, kCreate /* read-write, created if missing */ };
+  // Opens `path`. *created (may be null) says whether the file was created.
+  static Status Open(const std::string& path, Mode mode, IoStats* stats,
+                     std::unique_ptr<File>* file, bool* created = nullptr);
+  ~File();
+
+  // Reads exactly n bytes at offset; a file too short is Corruption
+  // ("truncated"), since every read cairn makes is of bytes it wrote.
+  Status PRead(uint64_t offset, void* buf, uint64_t n) const;
+  // Writes exactly n bytes at offset.
+  Status PWrite(uint64_t offset, const void* buf, uint64_t n);
+  // fsync.
+  Status Sync();
+  Status Size(uint64_t* size) const;
+  Status Truncate(uint64_t size);
+  // Drops the file's pages from the page cache (benchmarks and tests).
+  void DropCache() const;
+  const std::string& path() const { return path_; }
+  int fd() const { return fd_; }
+
+ private:
+  File(int fd, std::string path, IoStats* stats) : fd_(fd), path_(std::move(path)), stats_(stats) {}
+  int fd_;
+  std::string path_;
+  IoStats* stats_;
+};
+
+// mkdir; ok if it already exists as a directory (*created says which).
+Status MakeDir(const std::string& path, IoStats* stats, bool* created);
+// fsync of a directory, so a file created in it survives a crash.
+Status SyncDir(const std::string& path, IoStats* stats);
+// Whether `path` exists (a stat, counted).
+bool PathExists(const std::string& path, IoStats* stats, bool* is_dir);
+
+}  // namespace cairn

@@ -1,0 +1,96 @@
+#include "io/writer.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "format/checksum.h"
+
+namespace cairn {
+
+Writer::Writer(File* file, uint32_t subfile, ExtentAllocator alloc, size_t buffer_size,
+               uint64_t extent_size, uint64_t chunk_size)
+    : file_(file), subfile_(subfile), alloc_(std::move(alloc)), extent_size_(extent_size),
+      chunk_size_(chunk_size), buf_cap_(buffer_size) {
+  buf_.reserve(buf_cap_);
+}
+
+Status Writer::NewRun(uint64_t min_bytes) {
+  Status s = Flush();
+  if (!s.ok()) return s;
+  uint64_t bytes = std::max<uint64_t>(extent_size_, (min_bytes + extent_size_ - 1) / extent_size_ * extent_size_);
+  uint64_t off = 0;
+  s = alloc_(bytes, &off);
+  if (!s.ok()) return s;
+  pos_ = buf_start_ = off;
+  run_end_ = off + bytes;
+  return Status::OK();
+}
+
+Status Writer::Emit(const char* p, uint64_t n) {
+  // Invariant: buffered bytes end at pos_.
+  while (n > 0) {
+    if (buf_.empty() && n >= buf_cap_) {
+      // Large: straight to the file, no copy.
+      Status s = file_->PWrite(pos_, p, n);
+      if (!s.ok()) return s;
+      pos_ += n;
+      buf_start_ = pos_;
+      return Status::OK();
+    }
+    if (buf_.empty()) buf_start_ = pos_;
+    uint64_t take = std::min<uint64_t>(n, buf_cap_ - buf_.size());
+    buf_.append(p, take);
+    pos_ += take;
+    p += take;
+    n -= take;
+    if (buf_.size() == buf_cap_) {
+      Status s = Flush();
+      if (!s.ok()) return s;
+    }
+  }
+  return Status::OK();
+}
+
+Status Writer::Flush() {
+  if (buf_.empty()) return Status::OK();
+  Status s = file_->PWrite(buf_start_, buf_.data(), buf_.size());
+  if (!s.ok()) return s;  // keep the bytes: a later Flush may retry
+  buf_start_ += buf_.size();
+  buf_.clear();
+  return Status::OK();
+}
+
+Status Writer::Append(std::string_view data, std::vector<ChunkRef>* chunks) {
+  const char* p = data.data();
+  uint64_t left = data.size();
+  while (left > 0) {
+    if (pos_ == run_end_) {
+      // One run for everything that is left keeps a large value contiguous.
+      Status s = NewRun(left);
+      if (!s.ok()) return s;
+    }
+    uint64_t n = std::min<uint64_t>({left, chunk_size_, run_end_ - pos_});
+    ChunkRef c;
+    c.subfile = subfile_;
+    c.offset = pos_;
+    c.length = c.raw_length = n;
+    c.checksum = Checksum(p, n);
+    Status s = Emit(p, n);
+    if (!s.ok()) return s;
+    chunks->push_back(c);
+    p += n;
+    left -= n;
+  }
+  return Status::OK();
+}
+
+Status Writer::AppendContiguous(std::string_view data, uint64_t* offset) {
+  if (run_end_ - pos_ < data.size()) {
+    Status s = NewRun(data.size());
+    if (!s.ok()) return s;
+  }
+  *offset = pos_;
+  return Emit(data.data(), data.size());
+}
+
+}  // namespace cairn

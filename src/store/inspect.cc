@@ -1,0 +1,70 @@
+#include "store/inspect.h"
+
+#include "format/checksum.h"
+#include "format/subfile_header.h"
+#include "store/store_rep.h"
+
+namespace cairn {
+
+const RevisionRecord& Inspector::Record(const Store& store) { return store.rep_->current; }
+const std::string& Inspector::Path(const Store& store) { return store.rep_->path; }
+
+Status Inspector::Verify(Store* store, VerifyReport* report) {
+  Store::Rep* r = store->rep_.get();
+  const RevisionRecord& rec = r->current;
+  // Data file headers.
+  for (uint32_t id = 0; id < rec.high_water.size(); id++) {
+    File* f;
+    Status s = r->DataFile(id, &f);
+    std::string hb(kSubfileHeaderSize, '\0');
+    SubfileHeader h;
+    if (s.ok()) s = f->PRead(0, hb.data(), hb.size());
+    if (s.ok()) s = DecodeSubfileHeader(hb, &h);
+    if (s.ok() && h.store_id != r->store_id) s = Status::Corruption("belongs to another store");
+    if (!s.ok()) report->problems.push_back(DataFileName(id) + ": " + s.ToString());
+  }
+  for (uint32_t i = 0; i < rec.namespaces.size(); i++) {
+    uint32_t ns = i + 1 == rec.namespaces.size() ? kSharedNamespace : i;
+    std::shared_ptr<const IndexTable> t;
+    Status s = r->ReadTable(ns, rec.namespaces[i], &t);
+    report->namespaces++;
+    if (!s.ok()) {
+      report->problems.push_back(s.ToString());
+      continue;
+    }
+    if (!t) continue;
+    if (t->entries.size() != rec.namespaces[i].objects)
+      report->problems.push_back(r->Where(ns) + ": index holds " + std::to_string(t->entries.size()) +
+                                 " objects, manifest says " + std::to_string(rec.namespaces[i].objects));
+    for (std::string_view body : t->entries) {
+      EntryView e;
+      report->objects++;
+      s = DecodeEntryBody(body, &e);
+      TagList tags;
+      if (s.ok()) s = DecodeTags(e.tags, t->names, &tags);
+      if (!s.ok()) {
+        report->problems.push_back(r->Where(ns) + " key '" + std::string(EntryKey(body)) + "': " + s.ToString());
+        continue;
+      }
+      std::string buf;
+      for (const ChunkRef& c : e.chunks) {
+        report->chunks++;
+        File* f;
+        buf.resize(c.length);
+        s = r->DataFile(c.subfile, &f);
+        if (s.ok()) s = f->PRead(c.offset, buf.data(), c.length);
+        if (s.ok() && Checksum(buf) != c.checksum)
+          s = Status::Corruption("checksum mismatch in chunk at " + DataFileName(c.subfile) + " offset " +
+                                 std::to_string(c.offset));
+        if (!s.ok()) {
+          report->problems.push_back(r->Where(ns) + " key '" + std::string(e.key) + "': " + s.ToString());
+          break;
+        }
+        report->bytes += c.length;
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace cairn

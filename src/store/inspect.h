@@ -1,0 +1,35 @@
+// Inspector: what the command-line tool needs beyond the public API — the
+// raw revision record, and a full verification of a revision.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cairn/store.h"
+#include "format/manifest_format.h"
+
+namespace cairn {
+
+struct VerifyReport {
+  uint64_t namespaces = 0;  // index tables checked
+  uint64_t objects = 0;
+  uint64_t chunks = 0;
+  uint64_t bytes = 0;       // value bytes read and checked
+  // One line per problem found, naming the file, record or object.
+  std::vector<std::string> problems;
+};
+
+class Inspector {
+ public:
+  // The record of the revision the store is open at.
+  static const RevisionRecord& Record(const Store& store);
+  // The store directory.
+  static const std::string& Path(const Store& store);
+  // Reads every index table and every value chunk of the open revision and
+  // checks every checksum, plus the headers of the manifest and data files.
+  // Problems go into report->problems; the status is an error only when the
+  // check itself could not run.
+  static Status Verify(Store* store, VerifyReport* report);
+};
+
+}  // namespace cairn

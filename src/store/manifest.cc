@@ -1,0 +1,80 @@
+#include "store/manifest.h"
+
+#include <chrono>
+#include <random>
+
+namespace cairn {
+
+std::string NewStoreId() {
+  std::random_device rd;
+  std::string id(16, '\0');
+  for (auto& c : id) c = char(rd());
+  return id;
+}
+
+Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStats* stats,
+                      std::unique_ptr<Manifest>* out, bool* created) {
+  auto m = std::make_unique<Manifest>();
+  std::string path = dir + "/" + kManifestName;
+  *created = false;
+  Status s = File::Open(path, create ? File::kCreate : (writable ? File::kReadWrite : File::kReadOnly),
+                        stats, &m->file_, created);
+  if (!s.ok()) {
+    if (!create) {
+      bool is_dir = false;
+      if (!PathExists(path, stats, &is_dir)) return Status::NotFound("no cairn store at " + dir + " (no MANIFEST)");
+    }
+    return s;
+  }
+  uint64_t size = 0;
+  if (!*created) {
+    s = m->file_->Size(&size);
+    if (!s.ok()) return s;
+  }
+  if (*created || size == 0) {
+    // New (or created but never written: a crash right after create).
+    ManifestHeader h;
+    h.store_id = NewStoreId();
+    h.created_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::system_clock::now().time_since_epoch()).count());
+    std::string bytes = EncodeManifestHeader(h);
+    s = m->file_->PWrite(0, bytes.data(), bytes.size());
+    if (s.ok()) s = m->file_->Sync();
+    if (s.ok()) s = SyncDir(dir, stats);
+    if (!s.ok()) return s;
+    m->parsed_.header = h;
+    m->parsed_.valid_end = bytes.size();
+    *created = true;
+  } else {
+    std::string bytes(size, '\0');
+    s = m->file_->PRead(0, bytes.data(), size);
+    if (!s.ok()) return s;
+    s = ParseManifest(bytes, &m->parsed_);
+    if (!s.ok()) return s.WithContext(path);
+    if (m->parsed_.torn_bytes > 0 && writable) {
+      s = m->file_->Truncate(m->parsed_.valid_end);
+      if (s.ok()) s = m->file_->Sync();
+      if (!s.ok()) return s;
+    }
+  }
+  *out = std::move(m);
+  return Status::OK();
+}
+
+Status Manifest::AppendRevision(const RevisionRecord& r, bool sync) {
+  std::string rec = FrameRecord(RecordType::kRevision, EncodeRevisionPayload(r));
+  uint64_t at = parsed_.valid_end;
+  Status s = file_->PWrite(at, rec.data(), rec.size());
+  if (s.ok() && sync) s = file_->Sync();
+  if (!s.ok()) {
+    // Best effort: remove the partial record so the failed revision never
+    // appears, even if a later sync succeeds.
+    file_->Truncate(at);
+    return s.WithContext("appending revision " + std::to_string(r.revision) + " to the manifest");
+  }
+  parsed_.valid_end = at + rec.size();
+  parsed_.revisions.push_back(r);
+  return Status::OK();
+}
+
+}  // namespace cairn

@@ -1,0 +1,106 @@
+#include "store/namespace_state.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "format/coding.h"
+
+namespace cairn {
+
+void NamespaceState::Reset(std::shared_ptr<const IndexTable> base) {
+  base_ = std::move(base);
+  dict_ = NameDict();
+  if (base_) dict_ = base_->names;
+  overlay_.clear();
+  overlay_adds_ = 0;
+  base_deletes_ = 0;
+}
+
+bool NamespaceState::Lookup(std::string_view key, std::string_view* body) const {
+  if (!overlay_.empty()) {
+    auto it = overlay_.find(key);
+    if (it != overlay_.end()) {
+      if (!it->second) return false;
+      *body = *it->second;
+      return true;
+    }
+  }
+  if (!base_) return false;
+  ptrdiff_t i = base_->Find(key);
+  if (i < 0) return false;
+  *body = base_->entries[size_t(i)];
+  return true;
+}
+
+void NamespaceState::Put(std::string_view key, std::string body) {
+  bool in_base = base_ && base_->Find(key) >= 0;
+  auto [it, inserted] = overlay_.try_emplace(std::string(key));
+  if (inserted) {
+    if (!in_base) overlay_adds_++;
+  } else if (!it->second) {
+    // Re-creating a deleted key.
+    if (in_base) base_deletes_--; else overlay_adds_++;
+  }
+  it->second = std::move(body);
+}
+
+bool NamespaceState::Delete(std::string_view key) {
+  std::string_view body;
+  if (!Lookup(key, &body)) return false;
+  bool in_base = base_ && base_->Find(key) >= 0;
+  auto& slot = overlay_[std::string(key)];
+  slot.reset();
+  if (in_base) base_deletes_++; else overlay_adds_--;
+  return true;
+}
+
+uint64_t NamespaceState::count() const {
+  uint64_t n = base_ ? base_->entries.size() : 0;
+  return n + overlay_adds_ - base_deletes_;
+}
+
+void NamespaceState::ForEach(const std::function<void(std::string_view)>& fn) const {
+  std::vector<const std::pair<const std::string, std::optional<std::string>>*> ov;
+  ov.reserve(overlay_.size());
+  for (const auto& kv : overlay_) ov.push_back(&kv);
+  std::sort(ov.begin(), ov.end(), [](auto* a, auto* b) { return a->first < b->first; });
+  size_t nb = base_ ? base_->entries.size() : 0;
+  size_t i = 0, j = 0;
+  while (i < nb || j < ov.size()) {
+    if (j == ov.size() || (i < nb && base_->keys[i] < ov[j]->first)) {
+      fn(base_->entries[i++]);
+      continue;
+    }
+    // The overlay wins over a base entry of the same key.
+    if (i < nb && base_->keys[i] == ov[j]->first) i++;
+    if (ov[j]->second) fn(*ov[j]->second);
+    j++;
+  }
+}
+
+std::string NamespaceState::BuildTable(uint32_t ns, uint64_t revision, uint64_t* objects,
+                                       uint64_t* value_bytes) const {
+  // Count first, allocate once.
+  uint64_t n = 0, body_bytes = 0, vbytes = 0;
+  ForEach([&](std::string_view body) {
+    n++;
+    body_bytes += body.size();
+    vbytes += EntryValueSize(body);
+  });
+  IndexTableBuilder b;
+  b.Begin(ns, revision, n, dict_.names(), body_bytes);
+  ForEach([&](std::string_view body) { b.Add(body); });
+  *objects = n;
+  *value_bytes = vbytes;
+  return b.Finish();
+}
+
+uint64_t EntryValueSize(std::string_view body) {
+  Decoder d(body);
+  d.LengthPrefixed();
+  d.U8();
+  uint64_t size = d.Varint64();
+  return d.failed() ? 0 : size;
+}
+
+}  // namespace cairn

@@ -1,0 +1,964 @@
+// Store: open, put/get, commit, close. The collective protocol of each call
+// is described in doc/design.md; the bytes it writes in doc/format.md.
+#include "cairn/store.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "format/checksum.h"
+#include "format/coding.h"
+#include "format/subfile_header.h"
+#include "io/coalescing_reader.h"
+#include "store/store_rep.h"
+
+namespace cairn {
+
+namespace {
+
+uint64_t NowNs() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::system_clock::now().time_since_epoch()).count());
+}
+bool IsPow2(uint64_t v) { return v && !(v & (v - 1)); }
+uint64_t RoundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+Status ValidateOptions(const Options& o) {
+  if (!IsPow2(o.extent_size) || o.extent_size < 4096)
+    return Status::InvalidArgument("extent_size must be a power of two >= 4096");
+  if (!IsPow2(o.chunk_size) || o.chunk_size < 4096)
+    return Status::InvalidArgument("chunk_size must be a power of two >= 4096");
+  if (o.write_buffer_size < 4096) return Status::InvalidArgument("write_buffer_size must be >= 4096");
+  if (o.inline_value_limit > (1u << 20)) return Status::InvalidArgument("inline_value_limit must be <= 1 MiB");
+  if (o.compact_index_limit > (256u << 20)) return Status::InvalidArgument("compact_index_limit must be <= 256 MiB");
+  if (o.subfiles < 0) return Status::InvalidArgument("subfiles must be >= 0");
+  return Status::OK();
+}
+
+Status CheckKey(std::string_view key) {
+  if (key.empty()) return Status::InvalidArgument("empty key");
+  if (key.size() > kMaxKeyLength) return Status::InvalidArgument("key longer than 65535 bytes");
+  return Status::OK();
+}
+
+// What rank 0 learns at open and broadcasts to everyone.
+struct OpenInfo {
+  Status status;
+  std::string store_id;
+  uint64_t newest_revision = 0;
+  std::vector<uint64_t> newest_high_water;
+  std::string record;  // payload of the opened revision ("" if none)
+  std::vector<RevisionInfo> revisions;
+};
+
+void PutInfo(std::string* o, const RevisionInfo& r) {
+  PutFixed64(o, r.revision);
+  PutFixed64(o, r.parent);
+  PutFixed64(o, r.time_ns);
+  PutFixed32(o, r.ranks);
+  PutFixed64(o, r.objects);
+  PutFixed64(o, r.value_bytes);
+  PutFixed64(o, r.index_bytes);
+}
+RevisionInfo GetInfo(Decoder* d) {
+  RevisionInfo r;
+  r.revision = d->U64();
+  r.parent = d->U64();
+  r.time_ns = d->U64();
+  r.ranks = d->U32();
+  r.objects = d->U64();
+  r.value_bytes = d->U64();
+  r.index_bytes = d->U64();
+  return r;
+}
+
+std::string EncodeOpenInfo(const OpenInfo& i) {
+  std::string o;
+  PutLengthPrefixed(&o, EncodeStatus(i.status));
+  PutLengthPrefixed(&o, i.store_id);
+  PutFixed64(&o, i.newest_revision);
+  PutVarint64(&o, i.newest_high_water.size());
+  for (uint64_t h : i.newest_high_water) PutFixed64(&o, h);
+  PutLengthPrefixed(&o, i.record);
+  PutVarint64(&o, i.revisions.size());
+  for (const auto& r : i.revisions) PutInfo(&o, r);
+  return o;
+}
+OpenInfo DecodeOpenInfo(const std::string& bytes) {
+  OpenInfo i;
+  Decoder d(bytes);
+  i.status = DecodeStatus(std::string(d.LengthPrefixed()));
+  i.store_id = std::string(d.LengthPrefixed());
+  i.newest_revision = d.U64();
+  i.newest_high_water.resize(d.Varint64());
+  for (auto& h : i.newest_high_water) h = d.U64();
+  i.record = std::string(d.LengthPrefixed());
+  i.revisions.resize(d.Varint64());
+  for (auto& r : i.revisions) r = GetInfo(&d);
+  return i;
+}
+
+// Rank 0's part of open: directory, manifest, choice of revision.
+OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
+  OpenInfo info;
+  const Options& o = rep->opt;
+  bool is_dir = false;
+  bool exists = PathExists(rep->path, &rep->stats, &is_dir);
+  if (exists && !is_dir) {
+    info.status = Status::InvalidArgument(rep->path + " exists and is not a directory");
+    return info;
+  }
+  if (!exists) {
+    if (!o.create_if_missing || o.read_only) {
+      info.status = Status::NotFound("no cairn store at " + rep->path);
+      return info;
+    }
+    bool created;
+    info.status = MakeDir(rep->path, &rep->stats, &created);
+    if (!info.status.ok()) return info;
+  }
+  bool created = false;
+  info.status = Manifest::Open(rep->path, o.create_if_missing && !o.read_only, !o.read_only,
+                               &rep->stats, &rep->manifest, &created);
+  if (!info.status.ok()) return info;
+  if (!created && o.error_if_exists) {
+    info.status = Status::InvalidArgument("store " + rep->path + " already exists (error_if_exists)");
+    return info;
+  }
+  const ParsedManifest& pm = rep->manifest->parsed();
+  info.store_id = pm.header.store_id;
+  const RevisionRecord* chosen = nullptr;
+  for (const RevisionRecord& r : pm.revisions) {
+    info.revisions.push_back(InfoOf(r));
+    if (o.revision == r.revision) chosen = &r;
+  }
+  if (!pm.revisions.empty()) {
+    info.newest_revision = pm.revisions.back().revision;
+    info.newest_high_water = pm.revisions.back().high_water;
+    // A rollback may have left higher water in an older record.
+    for (const RevisionRecord& r : pm.revisions) {
+      if (r.high_water.size() > info.newest_high_water.size())
+        info.newest_high_water.resize(r.high_water.size(), 0);
+      for (size_t i = 0; i < r.high_water.size(); i++)
+        info.newest_high_water[i] = std::max(info.newest_high_water[i], r.high_water[i]);
+    }
+    if (o.revision == 0) chosen = &pm.revisions.back();
+  }
+  if (o.revision != 0 && !chosen) {
+    info.status = Status::NotFound("revision " + std::to_string(o.revision) + " is not in store " + rep->path);
+    return info;
+  }
+  if (chosen) {
+    if (!o.read_only && chosen->nranks != uint32_t(nranks)) {
+      info.status = Status::InvalidArgument(
+          "revision " + std::to_string(chosen->revision) + " was written by " +
+          std::to_string(chosen->nranks) + " ranks; a read-write open needs the same number (this is " +
+          std::to_string(nranks) + "); open read-only to read it with a different number");
+      return info;
+    }
+    info.record = EncodeRevisionPayload(*chosen);
+  }
+  return info;
+}
+
+}  // namespace
+
+RevisionInfo InfoOf(const RevisionRecord& r) {
+  RevisionInfo i;
+  i.revision = r.revision;
+  i.parent = r.parent;
+  i.time_ns = r.time_ns;
+  i.ranks = r.nranks;
+  for (const NamespaceDesc& d : r.namespaces) {
+    i.objects += d.objects;
+    i.value_bytes += d.value_bytes;
+    i.index_bytes += d.length;
+  }
+  return i;
+}
+
+std::string DataFileName(uint32_t subfile) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "data.%05u", subfile);
+  return buf;
+}
+
+std::string Store::Rep::Where(uint32_t ns) const {
+  std::string who = ns == kSharedNamespace ? "shared namespace" : "rank " + std::to_string(ns);
+  return path + " revision " + std::to_string(current.revision) + " " + who;
+}
+
+Status Store::Rep::CheckWritable() const {
+  if (closed) return Status::InvalidArgument("store is closed");
+  if (opt.read_only) return Status::InvalidArgument("store " + path + " is open read-only");
+  return Status::OK();
+}
+
+Status Store::Rep::DataFile(uint32_t subfile, File** file) {
+  if (my_file && subfile == my_subfile) {
+    *file = my_file.get();
+    return Status::OK();
+  }
+  auto it = read_files.find(subfile);
+  if (it == read_files.end()) {
+    std::unique_ptr<File> f;
+    Status s = File::Open(path + "/" + DataFileName(subfile), File::kReadOnly, &stats, &f);
+    if (!s.ok()) return s;
+    it = read_files.emplace(subfile, std::move(f)).first;
+  }
+  *file = it->second.get();
+  return Status::OK();
+}
+
+Status Store::Rep::ReadTable(uint32_t ns, const NamespaceDesc& d,
+                             std::shared_ptr<const IndexTable>* out) {
+  if (d.length == 0) {
+    out->reset();
+    return Status::OK();
+  }
+  File* f;
+  Status s = DataFile(d.subfile, &f);
+  if (!s.ok()) return s;
+  std::string bytes(d.length, '\0');
+  s = f->PRead(d.offset, bytes.data(), d.length);
+  if (!s.ok()) return s.WithContext(Where(ns) + " index");
+  if (Checksum(bytes) != d.checksum)
+    return Status::Corruption(Where(ns) + ": index table checksum does not match the manifest");
+  std::shared_ptr<IndexTable> t;
+  s = ParseIndexTable(std::move(bytes), Where(ns) + " index", &t);
+  if (!s.ok()) return s;
+  *out = std::move(t);
+  return Status::OK();
+}
+
+Status Store::Rep::Table(uint32_t ns, std::shared_ptr<const IndexTable>* table) {
+  if (current.revision == 0) {
+    table->reset();
+    return Status::OK();
+  }
+  auto it = tables.find(ns);
+  if (it != tables.end()) {
+    *table = it->second;
+    return Status::OK();
+  }
+  const NamespaceDesc& d = ns == kSharedNamespace ? current.shared() : current.namespaces.at(ns);
+  Status s = ReadTable(ns, d, table);
+  if (s.ok()) tables[ns] = *table;
+  return s;
+}
+
+Status Store::Rep::Resolve(std::string_view key, const ReadOptions& ro, std::string_view* body,
+                           const NameDict** dict) {
+  if (closed) return Status::InvalidArgument("store is closed");
+  Status s = CheckKey(key);
+  if (!s.ok()) return s;
+  int me = comm->rank();
+  if (ro.rank < -1) return Status::InvalidArgument("ReadOptions::rank must be -1 or a rank");
+  if (ro.rank == -1 || (ro.rank == me && !opt.read_only)) {
+    if (!own.Lookup(key, body))
+      return Status::NotFound("key '" + std::string(key) + "' not in " + Where(uint32_t(me)));
+    *dict = &static_cast<const NamespaceState&>(own).dict();
+    return Status::OK();
+  }
+  if (current.revision == 0 || uint32_t(ro.rank) >= current.nranks)
+    return Status::InvalidArgument("rank " + std::to_string(ro.rank) + " has no namespace in " +
+                                   path + " revision " + std::to_string(current.revision));
+  std::shared_ptr<const IndexTable> t;
+  s = Table(uint32_t(ro.rank), &t);
+  if (!s.ok()) return s;
+  ptrdiff_t i = t ? t->Find(key) : -1;
+  if (i < 0) return Status::NotFound("key '" + std::string(key) + "' not in " + Where(uint32_t(ro.rank)));
+  *body = t->entries[size_t(i)];
+  *dict = &t->names;
+  return Status::OK();
+}
+
+Status Store::Rep::ReadValue(const EntryView& e, uint64_t offset, uint64_t len, char* dest,
+                             const ReadOptions& ro) {
+  if (offset > e.size || len > e.size - offset)
+    return Status::InvalidArgument("range [" + std::to_string(offset) + ", +" + std::to_string(len) +
+                                   ") passes the end of '" + std::string(e.key) + "' (" +
+                                   std::to_string(e.size) + " bytes)");
+  if (e.kind == ValueKind::kInline) {
+    std::memcpy(dest, e.inline_value.data() + offset, len);
+    return Status::OK();
+  }
+  // Chunks touched by the range are read whole (to verify their checksum):
+  // straight into dest when inside the range, else into a side buffer.
+  std::vector<ReadRange> ranges;
+  struct Piece { const ChunkRef* c; uint64_t value_off; char* buf; };
+  std::vector<Piece> pieces;
+  std::vector<std::string> side;
+  side.reserve(2);
+  uint64_t pos = 0;
+  for (const ChunkRef& c : e.chunks) {
+    uint64_t cbeg = pos, cend = pos + c.raw_length;
+    pos = cend;
+    if (cend <= offset || cbeg >= offset + len) continue;
+    char* buf;
+    if (cbeg >= offset && cend <= offset + len) {
+      buf = dest + (cbeg - offset);
+    } else {
+      side.emplace_back(c.length, '\0');
+      buf = side.back().data();
+    }
+    ranges.push_back(ReadRange{c.subfile, c.offset, c.length, buf});
+    pieces.push_back(Piece{&c, cbeg, buf});
+  }
+  Status s = ReadCoalesced(ranges, ro.gap_limit, ro.max_block,
+                           [this](uint32_t id, File** f) { return DataFile(id, f); });
+  if (!s.ok()) return s.WithContext("reading '" + std::string(e.key) + "'");
+  for (const Piece& p : pieces) {
+    if (Checksum(p.buf, p.c->length) != p.c->checksum)
+      return Status::Corruption("'" + std::string(e.key) + "': checksum mismatch in chunk at " +
+                                DataFileName(p.c->subfile) + " offset " + std::to_string(p.c->offset));
+    uint64_t cend = p.value_off + p.c->raw_length;
+    bool inside = p.value_off >= offset && cend <= offset + len;
+    if (!inside) {
+      uint64_t from = std::max(offset, p.value_off), to = std::min(offset + len, cend);
+      std::memcpy(dest + (from - offset), p.buf + (from - p.value_off), to - from);
+    }
+  }
+  return Status::OK();
+}
+
+Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string_view value,
+                           const TagList& tags) {
+  Status s = CheckKey(key);
+  if (!s.ok()) return s;
+  s = ValidateTags(tags);
+  if (!s.ok()) return s;
+  std::vector<ChunkRef> chunks;
+  ValueKind kind = ValueKind::kInline;
+  if (value.size() > opt.inline_value_limit) {
+    kind = ValueKind::kChunked;
+    s = writer->Append(value, &chunks);
+    if (!s.ok()) return s.WithContext("put '" + std::string(key) + "'");
+  }
+  std::string tag_bytes;
+  EncodeTags(tags, ns->dict(), &tag_bytes);
+  std::string body;
+  body.reserve(key.size() + 16 + (kind == ValueKind::kInline ? value.size() : chunks.size() * 24) +
+               tag_bytes.size());
+  EncodeEntryBody(key, kind, value.size(), value, chunks, tag_bytes, &body);
+  ns->Put(key, std::move(body));
+  return Status::OK();
+}
+
+Status Store::Rep::RetagInto(NamespaceState* ns, std::string_view key, const TagList& tags) {
+  Status s = ValidateTags(tags);
+  if (!s.ok()) return s;
+  std::string_view old;
+  if (!ns->Lookup(key, &old)) return Status::NotFound("key '" + std::string(key) + "' not found");
+  EntryView e;
+  s = DecodeEntryBody(old, &e);
+  if (!s.ok()) return s;
+  std::string tag_bytes;
+  EncodeTags(tags, ns->dict(), &tag_bytes);
+  std::string body;
+  EncodeEntryBody(e.key, e.kind, e.size, e.inline_value, e.chunks, tag_bytes, &body);
+  ns->Put(key, std::move(body));
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- Open
+
+Store::Store(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
+Store::~Store() { Close(); }
+
+static Status OpenWith(const Options& options, const std::string& path, std::unique_ptr<Comm> comm,
+                       std::unique_ptr<Store::Rep>* out) {
+  auto rep = std::make_unique<Store::Rep>();
+  rep->opt = options;
+  rep->path = path;
+  rep->comm = std::move(comm);
+  Comm* c = rep->comm.get();
+  int rank = c->rank(), nranks = c->size();
+
+  // 1. Rank 0 reads the manifest and tells everyone what it found.
+  Status s = ValidateOptions(options);
+  if (path.empty()) s = Status::InvalidArgument("empty store path");
+  OpenInfo info;
+  if (rank == 0) {
+    if (s.ok()) info = OpenManifest(rep.get(), nranks);
+    else info.status = s;
+  }
+  std::string bytes;
+  if (rank == 0) bytes = EncodeOpenInfo(info);
+  c->Bcast(&bytes, 0);
+  if (rank != 0) info = DecodeOpenInfo(bytes);
+  if (!info.status.ok()) return info.status;
+  rep->store_id = info.store_id;
+  rep->newest_revision = info.newest_revision;
+  rep->newest_high_water = info.newest_high_water;
+  rep->revisions = info.revisions;
+  if (!info.record.empty()) {
+    s = DecodeRevisionPayload(info.record, &rep->current);
+    if (!s.ok()) return s;
+  }
+
+  // 2. Writable: each rank opens its data file and joins its file's counter.
+  if (!options.read_only) {
+    if (options.subfiles == 0) {
+      auto node = c->SplitNode();
+      // Node number = number of distinct node leaders below mine.
+      uint64_t leader = uint64_t(rank);
+      std::string lb(reinterpret_cast<char*>(&leader), 8);
+      node->Bcast(&lb, 0);
+      std::memcpy(&leader, lb.data(), 8);
+      std::vector<std::string> leaders;
+      std::string all;
+      c->Gather(lb, &leaders, 0);
+      if (rank == 0) {
+        std::vector<uint64_t> ids;
+        for (auto& l : leaders) { uint64_t v; std::memcpy(&v, l.data(), 8); ids.push_back(v); }
+        std::vector<uint64_t> uniq = ids;
+        std::sort(uniq.begin(), uniq.end());
+        uniq.erase(std::unique(uniq.begin(), uniq.end()), uniq.end());
+        std::vector<std::string> parts(nranks);
+        for (int i = 0; i < nranks; i++) {
+          uint32_t sub = uint32_t(std::lower_bound(uniq.begin(), uniq.end(), ids[i]) - uniq.begin());
+          parts[i].assign(reinterpret_cast<char*>(&sub), 4);
+        }
+        c->Scatter(parts, &all, 0);
+      } else {
+        c->Scatter({}, &all, 0);
+      }
+      std::memcpy(&rep->my_subfile, all.data(), 4);
+    } else {
+      int k = std::min(options.subfiles, nranks);
+      rep->my_subfile = uint32_t(int64_t(rank) * k / nranks);
+    }
+    rep->sub_comm = c->Split(int(rep->my_subfile), rank);
+    rep->subfile_on_one_node = rep->sub_comm->SplitNode()->size() == rep->sub_comm->size();
+    bool leader = rep->sub_comm->rank() == 0;
+    std::string fpath = path + "/" + DataFileName(rep->my_subfile);
+    // The leader creates the file and its header; the others open it after.
+    if (leader) {
+      bool created = false;
+      s = File::Open(fpath, File::kCreate, &rep->stats, &rep->my_file, &created);
+      uint64_t size = 0;
+      if (s.ok()) s = rep->my_file->Size(&size);
+      if (s.ok() && size < kSubfileHeaderSize) {
+        SubfileHeader h;
+        h.subfile_id = rep->my_subfile;
+        h.store_id = rep->store_id;
+        std::string hb = EncodeSubfileHeader(h);
+        s = rep->my_file->PWrite(0, hb.data(), hb.size());
+        if (s.ok() && options.sync) s = rep->my_file->Sync();
+        if (s.ok() && options.sync) s = SyncDir(path, &rep->stats);
+      } else if (s.ok()) {
+        std::string hb(kSubfileHeaderSize, '\0');
+        SubfileHeader h;
+        s = rep->my_file->PRead(0, hb.data(), hb.size());
+        if (s.ok()) s = DecodeSubfileHeader(hb, &h);
+        if (s.ok() && (h.store_id != rep->store_id || h.subfile_id != rep->my_subfile))
+          s = Status::Corruption(fpath + " belongs to another store or file id");
+        if (!s.ok()) s = s.WithContext(fpath);
+      }
+    }
+    rep->sub_comm->Barrier();
+    if (!leader) s = File::Open(fpath, File::kReadWrite, &rep->stats, &rep->my_file);
+    s = AgreeStatus(c, s);
+    if (!s.ok()) return s;
+    uint64_t floor = kSubfileHeaderReserve;
+    if (rep->my_subfile < rep->newest_high_water.size())
+      floor = std::max(floor, rep->newest_high_water[rep->my_subfile]);
+    s = rep->sub_comm->CreateCounter(RoundUp(floor, options.extent_size));
+    s = AgreeStatus(c, s);
+    if (!s.ok()) return s;
+    Comm* sc = rep->sub_comm.get();
+    rep->writer = std::make_unique<Writer>(
+        rep->my_file.get(), rep->my_subfile,
+        [sc](uint64_t n, uint64_t* off) { return sc->FetchAdd(n, off); },
+        options.write_buffer_size, options.extent_size, options.chunk_size);
+  }
+
+  // 3. Index tables of the opened revision. Rank 0 reads the small ones
+  //    (they lie together) in one coalesced request and scatters them; a
+  //    rank whose table is large reads its own.
+  const RevisionRecord& rec = rep->current;
+  std::shared_ptr<const IndexTable> mine, shared;
+  if (rec.revision != 0) {
+    uint32_t readers = std::min<uint32_t>(rec.nranks, uint32_t(nranks));
+    std::string my_bytes;
+    Status rs;
+    if (rank == 0) {
+      std::vector<std::string> parts(nranks);
+      std::string shared_bytes;
+      std::vector<ReadRange> ranges;
+      auto want = [&](const NamespaceDesc& d, std::string* dst) {
+        if (d.length == 0 || d.length > options.compact_index_limit) return;
+        dst->resize(d.length);
+        ranges.push_back(ReadRange{d.subfile, d.offset, d.length, dst->data()});
+      };
+      for (uint32_t r = 0; r < readers; r++) want(rec.namespaces[r], &parts[r]);
+      want(rec.shared(), &shared_bytes);
+      ReadOptions ro;
+      rs = ReadCoalesced(ranges, ro.gap_limit, ro.max_block,
+                         [&](uint32_t id, File** f) { return rep->DataFile(id, f); });
+      if (!rs.ok()) parts.assign(nranks, std::string());
+      c->Scatter(parts, &my_bytes, 0);
+      // The shared table: compact ones came with the block, else read it.
+      if (rs.ok()) {
+        const NamespaceDesc& d = rec.shared();
+        if (!shared_bytes.empty()) {
+          std::shared_ptr<IndexTable> t;
+          if (Checksum(shared_bytes) != d.checksum)
+            rs = Status::Corruption(rep->Where(kSharedNamespace) + ": index table checksum does not match the manifest");
+          else rs = ParseIndexTable(std::move(shared_bytes), rep->Where(kSharedNamespace) + " index", &t);
+          shared = t;
+        } else {
+          rs = rep->ReadTable(kSharedNamespace, d, &shared);
+        }
+      }
+    } else {
+      c->Scatter({}, &my_bytes, 0);
+    }
+    if (rs.ok() && uint32_t(rank) < readers) {
+      const NamespaceDesc& d = rec.namespaces[rank];
+      if (!my_bytes.empty()) {
+        std::shared_ptr<IndexTable> t;
+        if (Checksum(my_bytes) != d.checksum)
+          rs = Status::Corruption(rep->Where(uint32_t(rank)) + ": index table checksum does not match the manifest");
+        else rs = ParseIndexTable(std::move(my_bytes), rep->Where(uint32_t(rank)) + " index", &t);
+        mine = t;
+      } else {
+        rs = rep->ReadTable(uint32_t(rank), d, &mine);
+      }
+    }
+    s = AgreeStatus(c, rs);
+    if (!s.ok()) return s;
+    if (mine) rep->tables[uint32_t(rank)] = mine;
+    if (shared) rep->tables[kSharedNamespace] = shared;
+  }
+  rep->own.Reset(mine);
+  rep->shared.Reset(shared);
+  *out = std::move(rep);
+  return Status::OK();
+}
+
+Status Store::Open(const Options& options, const std::string& path, MPI_Comm comm,
+                   std::unique_ptr<Store>* store) {
+  store->reset();
+  int init = 0;
+  MPI_Initialized(&init);
+  if (!init) return Status::InvalidArgument("MPI is not initialized (use the single-process Open)");
+  std::unique_ptr<Rep> rep;
+  Status s = OpenWith(options, path, NewMpiComm(comm), &rep);
+  if (s.ok()) store->reset(new Store(std::move(rep)));
+  return s;
+}
+
+Status Store::Open(const Options& options, const std::string& path, std::unique_ptr<Store>* store) {
+  store->reset();
+  std::unique_ptr<Rep> rep;
+  Status s = OpenWith(options, path, NewSelfComm(), &rep);
+  if (s.ok()) store->reset(new Store(std::move(rep)));
+  return s;
+}
+
+// ---------------------------------------------------------------- Accessors
+
+int Store::rank() const { return rep_->comm->rank(); }
+int Store::size() const { return rep_->comm->size(); }
+uint64_t Store::revision() const { return rep_->current.revision; }
+IoStats Store::stats() const { return rep_->stats; }
+
+Status Store::ListRevisions(std::vector<RevisionInfo>* revisions) {
+  *revisions = rep_->revisions;
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- Writes
+
+Status Store::Put(std::string_view key, std::string_view value, const TagList& tags) {
+  Status s = rep_->CheckWritable();
+  if (!s.ok()) return s;
+  return rep_->PutInto(&rep_->own, key, value, tags);
+}
+
+Status Store::PutShared(std::string_view key, std::string_view value, const TagList& tags) {
+  Status s = rep_->CheckWritable();
+  if (!s.ok()) return s;
+  if (rank() != 0) return Status::InvalidArgument("PutShared is for rank 0 only (shared objects are written once)");
+  return rep_->PutInto(&rep_->shared, key, value, tags);
+}
+
+Status Store::Delete(std::string_view key) {
+  Status s = rep_->CheckWritable();
+  if (s.ok()) s = CheckKey(key);
+  if (!s.ok()) return s;
+  if (!rep_->own.Delete(key)) return Status::NotFound("key '" + std::string(key) + "' not found");
+  return Status::OK();
+}
+
+Status Store::SetTags(std::string_view key, const TagList& tags) {
+  Status s = rep_->CheckWritable();
+  if (s.ok()) s = CheckKey(key);
+  if (!s.ok()) return s;
+  return rep_->RetagInto(&rep_->own, key, tags);
+}
+
+Status Store::SetTag(std::string_view key, const Tag& tag) {
+  TagList tags;
+  Status s = GetTags(key, &tags);
+  if (!s.ok()) return s;
+  auto it = std::find_if(tags.begin(), tags.end(), [&](const Tag& t) { return t.name == tag.name; });
+  if (it != tags.end()) it->value = tag.value; else tags.push_back(tag);
+  return SetTags(key, tags);
+}
+
+Status Store::DeleteTag(std::string_view key, std::string_view name) {
+  TagList tags;
+  Status s = GetTags(key, &tags);
+  if (!s.ok()) return s;
+  auto it = std::find_if(tags.begin(), tags.end(), [&](const Tag& t) { return t.name == name; });
+  if (it == tags.end())
+    return Status::NotFound("key '" + std::string(key) + "' has no tag '" + std::string(name) + "'");
+  tags.erase(it);
+  return SetTags(key, tags);
+}
+
+// ---------------------------------------------------------------- Reads
+
+Status Store::GetSize(std::string_view key, uint64_t* size, const ReadOptions& ro) {
+  std::string_view body;
+  const NameDict* dict;
+  Status s = rep_->Resolve(key, ro, &body, &dict);
+  if (!s.ok()) return s;
+  EntryView e;
+  s = DecodeEntryBody(body, &e);
+  if (s.ok()) *size = e.size;
+  return s;
+}
+
+Status Store::GetRange(std::string_view key, uint64_t offset, void* buf, uint64_t length,
+                       const ReadOptions& ro) {
+  std::string_view body;
+  const NameDict* dict;
+  Status s = rep_->Resolve(key, ro, &body, &dict);
+  if (!s.ok()) return s;
+  EntryView e;
+  s = DecodeEntryBody(body, &e);
+  if (!s.ok()) return s.WithContext("key '" + std::string(key) + "'");
+  return rep_->ReadValue(e, offset, length, static_cast<char*>(buf), ro);
+}
+
+Status Store::Get(std::string_view key, std::string* value, const ReadOptions& ro) {
+  std::string_view body;
+  const NameDict* dict;
+  Status s = rep_->Resolve(key, ro, &body, &dict);
+  if (!s.ok()) return s;
+  EntryView e;
+  s = DecodeEntryBody(body, &e);
+  if (!s.ok()) return s.WithContext("key '" + std::string(key) + "'");
+  value->resize(e.size);
+  s = rep_->ReadValue(e, 0, e.size, value->data(), ro);
+  if (!s.ok()) value->clear();
+  return s;
+}
+
+Status Store::GetTags(std::string_view key, TagList* tags, const ReadOptions& ro) {
+  std::string_view body;
+  const NameDict* dict;
+  Status s = rep_->Resolve(key, ro, &body, &dict);
+  if (!s.ok()) return s;
+  EntryView e;
+  s = DecodeEntryBody(body, &e);
+  if (s.ok()) s = DecodeTags(e.tags, *dict, tags);
+  return s.WithContext("tags of '" + std::string(key) + "'");
+}
+
+Status Store::MultiGet(const std::vector<std::string>& keys, std::vector<std::string>* values,
+                       std::vector<Status>* statuses, const ReadOptions& ro) {
+  values->assign(keys.size(), std::string());
+  statuses->assign(keys.size(), Status::OK());
+  struct Want { size_t key; const ChunkRef* c; char* dest; };
+  std::vector<EntryView> views(keys.size());
+  std::vector<ReadRange> ranges;
+  std::vector<Want> wants;
+  for (size_t i = 0; i < keys.size(); i++) {
+    std::string_view body;
+    const NameDict* dict;
+    Status s = rep_->Resolve(keys[i], ro, &body, &dict);
+    if (s.ok()) s = DecodeEntryBody(body, &views[i]);
+    if (!s.ok()) {
+      (*statuses)[i] = s;
+      continue;
+    }
+    const EntryView& e = views[i];
+    (*values)[i].resize(e.size);
+    if (e.kind == ValueKind::kInline) {
+      std::memcpy((*values)[i].data(), e.inline_value.data(), e.size);
+      continue;
+    }
+    uint64_t pos = 0;
+    for (const ChunkRef& c : e.chunks) {
+      char* dest = (*values)[i].data() + pos;
+      ranges.push_back(ReadRange{c.subfile, c.offset, c.length, dest});
+      wants.push_back(Want{i, &c, dest});
+      pos += c.raw_length;
+    }
+  }
+  Status io = ReadCoalesced(std::move(ranges), ro.gap_limit, ro.max_block,
+                            [this](uint32_t id, File** f) { return rep_->DataFile(id, f); });
+  if (!io.ok()) {
+    for (const Want& w : wants) (*statuses)[w.key] = io;
+  } else {
+    for (const Want& w : wants) {
+      if ((*statuses)[w.key].ok() && Checksum(w.dest, w.c->length) != w.c->checksum)
+        (*statuses)[w.key] = Status::Corruption(
+            "'" + keys[w.key] + "': checksum mismatch in chunk at " + DataFileName(w.c->subfile) +
+            " offset " + std::to_string(w.c->offset));
+    }
+  }
+  Status first;
+  for (size_t i = 0; i < keys.size(); i++) {
+    if (!(*statuses)[i].ok()) {
+      (*values)[i].clear();
+      if (first.ok()) first = (*statuses)[i];
+    }
+  }
+  return first;
+}
+
+Status Store::List(std::vector<ObjectInfo>* objects, const ReadOptions& ro) {
+  objects->clear();
+  if (rep_->closed) return Status::InvalidArgument("store is closed");
+  int me = rank();
+  Status s;
+  auto add = [&](std::string_view body, const NameDict& dict) {
+    if (!s.ok()) return;
+    EntryView e;
+    s = DecodeEntryBody(body, &e);
+    ObjectInfo o;
+    if (s.ok()) s = DecodeTags(e.tags, dict, &o.tags);
+    if (!s.ok()) return;
+    o.key = std::string(e.key);
+    o.size = e.size;
+    o.inlined = e.kind == ValueKind::kInline;
+    objects->push_back(std::move(o));
+  };
+  if (ro.rank == -1 || (ro.rank == me && !rep_->opt.read_only)) {
+    objects->reserve(rep_->own.count());
+    const NamespaceState& own = rep_->own;
+    own.ForEach([&](std::string_view b) { add(b, own.dict()); });
+    return s.WithContext(rep_->Where(uint32_t(me)));
+  }
+  if (rep_->current.revision == 0 || ro.rank < 0 || uint32_t(ro.rank) >= rep_->current.nranks)
+    return Status::InvalidArgument("rank " + std::to_string(ro.rank) + " has no namespace in revision " +
+                                   std::to_string(rep_->current.revision));
+  std::shared_ptr<const IndexTable> t;
+  s = rep_->Table(uint32_t(ro.rank), &t);
+  if (!s.ok() || !t) return s;
+  objects->reserve(t->entries.size());
+  for (std::string_view b : t->entries) add(b, t->names);
+  return s.WithContext(rep_->Where(uint32_t(ro.rank)));
+}
+
+Status Store::GetShared(std::string_view key, std::string* value) {
+  Rep* r = rep_.get();
+  Status s;
+  if (rank() == 0) {
+    std::string_view body;
+    if (r->closed) s = Status::InvalidArgument("store is closed");
+    else if (!r->shared.Lookup(key, &body))
+      s = Status::NotFound("shared key '" + std::string(key) + "' not in " + r->path);
+    EntryView e;
+    if (s.ok()) s = DecodeEntryBody(body, &e);
+    if (s.ok()) {
+      value->resize(e.size);
+      s = r->ReadValue(e, 0, e.size, value->data(), ReadOptions());
+    }
+    if (!s.ok()) value->clear();
+  }
+  std::string st = EncodeStatus(s);
+  r->comm->Bcast(&st, 0);
+  s = DecodeStatus(st);
+  if (!s.ok()) return s;
+  r->comm->Bcast(value, 0);
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- Commit
+
+namespace {
+// What each rank reports to rank 0 at commit.
+struct CommitReport {
+  Status status;
+  NamespaceDesc desc;
+  uint32_t subfile = 0;
+  uint64_t high_water = 0;
+  std::string compact_table;  // the rank's table, if small enough to go with rank 0's block
+};
+std::string EncodeReport(const CommitReport& r) {
+  std::string o;
+  PutLengthPrefixed(&o, EncodeStatus(r.status));
+  PutFixed32(&o, r.desc.subfile);
+  PutFixed64(&o, r.desc.offset);
+  PutFixed64(&o, r.desc.length);
+  PutFixed64(&o, r.desc.checksum);
+  PutFixed64(&o, r.desc.objects);
+  PutFixed64(&o, r.desc.value_bytes);
+  PutFixed32(&o, r.subfile);
+  PutFixed64(&o, r.high_water);
+  PutLengthPrefixed(&o, r.compact_table);
+  return o;
+}
+CommitReport DecodeReport(const std::string& b) {
+  CommitReport r;
+  Decoder d(b);
+  r.status = DecodeStatus(std::string(d.LengthPrefixed()));
+  r.desc.subfile = d.U32();
+  r.desc.offset = d.U64();
+  r.desc.length = d.U64();
+  r.desc.checksum = d.U64();
+  r.desc.objects = d.U64();
+  r.desc.value_bytes = d.U64();
+  r.subfile = d.U32();
+  r.high_water = d.U64();
+  r.compact_table = std::string(d.LengthPrefixed());
+  return r;
+}
+}  // namespace
+
+Status Store::Commit(uint64_t* revision) {
+  Rep* r = rep_.get();
+  Comm* c = r->comm.get();
+  int rank = c->rank(), nranks = c->size();
+  Status s = r->CheckWritable();
+  if (!s.ok()) return s;  // same on every rank: read_only and closed are collective
+  uint64_t rev = r->newest_revision + 1;
+
+  // 1. Each rank encodes its table; a large one goes to its own extent.
+  CommitReport me;
+  me.subfile = r->my_subfile;
+  std::string table = r->own.BuildTable(uint32_t(rank), rev, &me.desc.objects, &me.desc.value_bytes);
+  me.desc.length = table.size();
+  me.desc.checksum = Checksum(table);
+  if (table.size() <= r->opt.compact_index_limit) {
+    me.compact_table = table;
+  } else {
+    me.desc.subfile = r->my_subfile;
+    me.status = r->writer->AppendContiguous(table, &me.desc.offset);
+  }
+  me.high_water = r->writer->high_water();
+
+  // 2. Rank 0 collects the small tables and writes them as one block.
+  std::vector<std::string> reports;
+  c->Gather(EncodeReport(me), &reports, 0);
+  std::vector<CommitReport> all;
+  std::string shared_table;
+  NamespaceDesc shared_desc;
+  if (rank == 0) {
+    all.reserve(nranks);
+    for (auto& b : reports) all.push_back(DecodeReport(b));
+    shared_table = r->shared.BuildTable(kSharedNamespace, rev, &shared_desc.objects, &shared_desc.value_bytes);
+    std::string block;
+    for (auto& rp : all) block += rp.compact_table;
+    block += shared_table;
+    uint64_t base = 0;
+    Status ws = r->writer->AppendContiguous(block, &base);
+    if (!ws.ok() && all[0].status.ok()) all[0].status = ws;
+    all[0].high_water = r->writer->high_water();
+    uint64_t at = base;
+    for (auto& rp : all) {
+      if (!rp.compact_table.empty()) {
+        rp.desc.subfile = r->my_subfile;
+        rp.desc.offset = at;
+        at += rp.compact_table.size();
+      }
+    }
+    shared_desc.subfile = r->my_subfile;
+    shared_desc.offset = at;
+    shared_desc.length = shared_table.size();
+    shared_desc.checksum = Checksum(shared_table);
+  }
+
+  // 3. Everything written is made durable: the buffer is flushed, then one
+  //    fsync per data file by its leader when its ranks share a node (the
+  //    node's page cache holds all their writes), else one per rank.
+  Status local = r->writer->Flush();
+  if (r->opt.sync) {
+    if (r->subfile_on_one_node) {
+      uint64_t failed = r->sub_comm->AllreduceMax(local.ok() ? 0 : 1);
+      if (r->sub_comm->rank() == 0 && failed == 0) local = r->my_file->Sync();
+    } else if (local.ok()) {
+      local = r->my_file->Sync();
+    }
+  }
+  s = AgreeStatus(c, local);
+
+  // 4. Rank 0 appends the revision record and syncs it: the commit point.
+  std::string outcome;
+  RevisionRecord rec;
+  if (rank == 0) {
+    for (int i = 0; i < nranks && s.ok(); i++)
+      if (!all[i].status.ok()) s = Status(all[i].status.code(), "rank " + std::to_string(i) + ": " + all[i].status.message());
+    if (s.ok()) {
+      rec.revision = rev;
+      rec.parent = r->current.revision;
+      rec.time_ns = NowNs();
+      rec.nranks = uint32_t(nranks);
+      rec.high_water = r->newest_high_water;
+      for (auto& rp : all) {
+        if (rp.subfile >= rec.high_water.size()) rec.high_water.resize(rp.subfile + 1, 0);
+        rec.high_water[rp.subfile] = std::max(rec.high_water[rp.subfile], rp.high_water);
+        rec.namespaces.push_back(rp.desc);
+      }
+      rec.namespaces.push_back(shared_desc);
+      s = r->manifest->AppendRevision(rec, r->opt.sync);
+    }
+    PutLengthPrefixed(&outcome, EncodeStatus(s));
+    if (s.ok()) outcome += EncodeRevisionPayload(rec);
+  }
+  c->Bcast(&outcome, 0);
+  if (rank != 0) {
+    Decoder d(outcome);
+    s = DecodeStatus(std::string(d.LengthPrefixed()));
+    if (s.ok()) s = DecodeRevisionPayload(std::string_view(d.pos(), d.remaining()), &rec);
+  }
+  if (!s.ok()) return s;
+
+  // 5. The new revision becomes this view's base; its table is the one we
+  //    just wrote, so nothing is re-read.
+  std::shared_ptr<IndexTable> t;
+  s = ParseIndexTable(std::move(table), r->Where(uint32_t(rank)), &t);
+  std::shared_ptr<IndexTable> st;
+  if (s.ok() && rank == 0) s = ParseIndexTable(std::move(shared_table), r->Where(kSharedNamespace), &st);
+  if (!s.ok()) return s;  // cannot happen: we built these bytes
+  r->current = rec;
+  r->newest_revision = rev;
+  r->newest_high_water = rec.high_water;
+  r->revisions.push_back(InfoOf(rec));
+  r->tables.clear();
+  r->tables[uint32_t(rank)] = t;
+  r->own.Reset(t);
+  if (rank == 0) {
+    r->tables[kSharedNamespace] = st;
+    r->shared.Reset(st);
+  }
+  if (revision) *revision = rev;
+  return Status::OK();
+}
+
+Status Store::Close() {
+  if (!rep_ || rep_->closed) return Status::OK();
+  Rep* r = rep_.get();
+  r->closed = true;
+  if (r->sub_comm) r->sub_comm->FreeCounter();
+  r->writer.reset();
+  r->my_file.reset();
+  r->read_files.clear();
+  r->manifest.reset();
+  if (r->comm->mpi() != MPI_COMM_NULL) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return Status::InvalidArgument("store closed after MPI_Finalize");
+    r->comm->Barrier();
+  }
+  return Status::OK();
+}
+
+}  // namespace cairn

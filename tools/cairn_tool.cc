@@ -1,0 +1,247 @@
+// cairn: list, inspect, verify and extract the contents of a store.
+// Opens the store read-only in a single process (no mpiexec needed).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "cairn/store.h"
+#include "store/inspect.h"
+
+namespace {
+
+using cairn::Status;
+
+std::string JsonString(std::string_view s) {
+  std::string o = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') { o += '\\'; o += char(c); }
+    else if (c < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); o += b; }
+    else o += char(c);
+  }
+  return o + "\"";
+}
+
+std::string Time(uint64_t ns) {
+  time_t t = time_t(ns / 1000000000ull);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string TagJson(const cairn::TagValue& v) {
+  if (v.type() == cairn::TagType::kString && !v.is_array()) return JsonString(v.bytes());
+  if (v.is_number() || v.is_array()) {
+    std::string s = v.ToString();
+    if (s == "nan" || s == "inf" || s == "-inf") return JsonString(s);
+    return s;
+  }
+  return JsonString(v.ToString());
+}
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "cairn: %s\n", s.ToString().c_str());
+  return 1;
+}
+
+Status OpenStore(const std::string& path, uint64_t revision, std::unique_ptr<cairn::Store>* store) {
+  cairn::Options o;
+  o.read_only = true;
+  o.create_if_missing = false;
+  o.revision = revision;
+  return cairn::Store::Open(o, path, store);
+}
+
+int CmdLs(const std::string& path, bool json) {
+  std::unique_ptr<cairn::Store> st;
+  Status s = OpenStore(path, 0, &st);
+  if (!s.ok()) return Fail(s);
+  std::vector<cairn::RevisionInfo> revs;
+  st->ListRevisions(&revs);
+  if (json) {
+    std::printf("[");
+    for (size_t i = 0; i < revs.size(); i++) {
+      const auto& r = revs[i];
+      std::printf("%s\n {\"revision\": %lu, \"parent\": %lu, \"time\": \"%s\", \"ranks\": %u, "
+                  "\"objects\": %lu, \"value_bytes\": %lu, \"index_bytes\": %lu}",
+                  i ? "," : "", r.revision, r.parent, Time(r.time_ns).c_str(), r.ranks, r.objects,
+                  r.value_bytes, r.index_bytes);
+    }
+    std::printf("\n]\n");
+    return 0;
+  }
+  std::printf("%-9s %-8s %-21s %6s %10s %14s %12s\n", "revision", "parent", "time (UTC)", "ranks",
+              "objects", "value bytes", "index bytes");
+  for (const auto& r : revs)
+    std::printf("%-9lu %-8lu %-21s %6u %10lu %14lu %12lu\n", r.revision, r.parent,
+                Time(r.time_ns).c_str(), r.ranks, r.objects, r.value_bytes, r.index_bytes);
+  return 0;
+}
+
+int CmdInfo(const std::string& path, uint64_t revision, bool json) {
+  std::unique_ptr<cairn::Store> st;
+  Status s = OpenStore(path, revision, &st);
+  if (!s.ok()) return Fail(s);
+  const cairn::RevisionRecord& r = cairn::Inspector::Record(*st);
+  if (r.revision == 0) {
+    std::printf(json ? "{\"revision\": 0}\n" : "store %s has no committed revision\n", path.c_str());
+    return 0;
+  }
+  if (json) {
+    std::printf("{\"store\": %s, \"revision\": %lu, \"parent\": %lu, \"time\": \"%s\", \"ranks\": %u,\n"
+                " \"data_files\": [", JsonString(path).c_str(), r.revision, r.parent,
+                Time(r.time_ns).c_str(), r.nranks);
+    for (size_t i = 0; i < r.high_water.size(); i++)
+      std::printf("%s{\"id\": %zu, \"high_water\": %lu}", i ? ", " : "", i, r.high_water[i]);
+    std::printf("],\n \"namespaces\": [");
+    for (size_t i = 0; i < r.namespaces.size(); i++) {
+      const auto& d = r.namespaces[i];
+      std::string who = i + 1 == r.namespaces.size() ? "\"shared\"" : std::to_string(i);
+      std::printf("%s\n  {\"rank\": %s, \"objects\": %lu, \"value_bytes\": %lu, \"index_bytes\": %lu, "
+                  "\"index_file\": %u, \"index_offset\": %lu}",
+                  i ? "," : "", who.c_str(), d.objects, d.value_bytes, d.length, d.subfile, d.offset);
+    }
+    std::printf("\n]}\n");
+    return 0;
+  }
+  std::printf("store       %s\nrevision    %lu (parent %lu), %s\nranks       %u\n", path.c_str(),
+              r.revision, r.parent, Time(r.time_ns).c_str(), r.nranks);
+  std::printf("data files  %zu\n", r.high_water.size());
+  for (size_t i = 0; i < r.high_water.size(); i++)
+    std::printf("  data.%05zu  allocated up to %lu bytes\n", i, r.high_water[i]);
+  std::printf("%-8s %10s %14s %12s  %s\n", "rank", "objects", "value bytes", "index bytes", "index at");
+  for (size_t i = 0; i < r.namespaces.size(); i++) {
+    const auto& d = r.namespaces[i];
+    std::string who = i + 1 == r.namespaces.size() ? "shared" : std::to_string(i);
+    std::printf("%-8s %10lu %14lu %12lu  data.%05u+%lu\n", who.c_str(), d.objects, d.value_bytes,
+                d.length, d.subfile, d.offset);
+  }
+  return 0;
+}
+
+int CmdKeys(const std::string& path, uint64_t revision, int rank, bool json) {
+  std::unique_ptr<cairn::Store> st;
+  Status s = OpenStore(path, revision, &st);
+  if (!s.ok()) return Fail(s);
+  const cairn::RevisionRecord& r = cairn::Inspector::Record(*st);
+  int first = rank < 0 ? 0 : rank, last = rank < 0 ? int(r.nranks) - 1 : rank;
+  bool any = false;
+  if (json) std::printf("[");
+  for (int k = first; k <= last; k++) {
+    std::vector<cairn::ObjectInfo> objs;
+    cairn::ReadOptions ro;
+    ro.rank = k;
+    s = st->List(&objs, ro);
+    if (!s.ok()) return Fail(s);
+    for (const auto& o : objs) {
+      if (json) {
+        std::printf("%s\n {\"rank\": %d, \"key\": %s, \"size\": %lu, \"inline\": %s, \"tags\": {", any ? "," : "",
+                    k, JsonString(o.key).c_str(), o.size, o.inlined ? "true" : "false");
+        for (size_t i = 0; i < o.tags.size(); i++)
+          std::printf("%s%s: %s", i ? ", " : "", JsonString(o.tags[i].name).c_str(), TagJson(o.tags[i].value).c_str());
+        std::printf("}}");
+      } else {
+        std::printf("%d\t%s\t%lu", k, o.key.c_str(), o.size);
+        for (const auto& t : o.tags) std::printf("\t%s=%s", t.name.c_str(), t.value.ToString().c_str());
+        std::printf("\n");
+      }
+      any = true;
+    }
+  }
+  if (json) std::printf("\n]\n");
+  return 0;
+}
+
+int CmdGet(const std::string& path, const std::string& key, uint64_t revision, int rank) {
+  std::unique_ptr<cairn::Store> st;
+  Status s = OpenStore(path, revision, &st);
+  if (!s.ok()) return Fail(s);
+  cairn::ReadOptions ro;
+  ro.rank = rank;
+  uint64_t size = 0;
+  s = st->GetSize(key, &size, ro);
+  if (!s.ok()) return Fail(s);
+  // Stream in pieces so a value of many GiB needs little memory.
+  std::string buf;
+  const uint64_t piece = 64ull << 20;
+  for (uint64_t off = 0; off < size; off += piece) {
+    uint64_t n = std::min(piece, size - off);
+    buf.resize(n);
+    s = st->GetRange(key, off, buf.data(), n, ro);
+    if (!s.ok()) return Fail(s);
+    if (std::fwrite(buf.data(), 1, n, stdout) != n) return Fail(Status::IOError("writing standard output"));
+  }
+  return 0;
+}
+
+int CmdVerify(const std::string& path, uint64_t revision, bool json) {
+  std::unique_ptr<cairn::Store> st;
+  Status s = OpenStore(path, revision, &st);
+  if (!s.ok()) return Fail(s);
+  cairn::VerifyReport rep;
+  s = cairn::Inspector::Verify(st.get(), &rep);
+  if (!s.ok()) return Fail(s);
+  uint64_t rev = st->revision();
+  if (json) {
+    std::printf("{\"revision\": %lu, \"namespaces\": %lu, \"objects\": %lu, \"chunks\": %lu, \"bytes\": %lu, "
+                "\"ok\": %s, \"problems\": [", rev, rep.namespaces, rep.objects, rep.chunks, rep.bytes,
+                rep.problems.empty() ? "true" : "false");
+    for (size_t i = 0; i < rep.problems.size(); i++)
+      std::printf("%s%s", i ? ", " : "", JsonString(rep.problems[i]).c_str());
+    std::printf("]}\n");
+  } else {
+    for (const auto& p : rep.problems) std::printf("CORRUPT %s\n", p.c_str());
+    std::printf("revision %lu: %lu namespaces, %lu objects, %lu chunks, %lu bytes checked: %s\n", rev,
+                rep.namespaces, rep.objects, rep.chunks, rep.bytes,
+                rep.problems.empty() ? "OK" : (std::to_string(rep.problems.size()) + " problem(s)").c_str());
+  }
+  return rep.problems.empty() ? 0 : 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"cairn: list, inspect, verify and extract a cairn checkpoint store"};
+  app.require_subcommand(1);
+  std::string path, key;
+  uint64_t revision = 0;
+  int rank = -1;
+  bool json = false;
+
+  auto* ls = app.add_subcommand("ls", "List the committed revisions");
+  ls->add_option("STORE", path, "Store directory")->required();
+  ls->add_flag("--json", json, "Machine-readable output");
+
+  auto* info = app.add_subcommand("info", "Show a revision's ranks, data files and per-rank sizes");
+  info->add_option("STORE", path, "Store directory")->required();
+  info->add_option("--revision,-r", revision, "Revision (default: newest)");
+  info->add_flag("--json", json, "Machine-readable output");
+
+  auto* keys = app.add_subcommand("keys", "List keys with sizes and tags");
+  keys->add_option("STORE", path, "Store directory")->required();
+  keys->add_option("--revision,-r", revision, "Revision (default: newest)");
+  keys->add_option("--rank", rank, "Only this rank's namespace (default: all)");
+  keys->add_flag("--json", json, "Machine-readable output");
+
+  auto* get = app.add_subcommand("get", "Write a value to standard output");
+  get->add_option("STORE", path, "Store directory")->required();
+  get->add_option("KEY", key, "Key")->required();
+  get->add_option("--revision,-r", revision, "Revision (default: newest)");
+  get->add_option("--rank", rank, "Rank whose namespace holds the key (default 0)");
+
+  auto* verify = app.add_subcommand("verify", "Read everything and check every checksum (exit 0 only if intact)");
+  verify->add_option("STORE", path, "Store directory")->required();
+  verify->add_option("--revision,-r", revision, "Revision (default: newest)");
+  verify->add_flag("--json", json, "Machine-readable output");
+
+  CLI11_PARSE(app, argc, argv);
+  if (*ls) return CmdLs(path, json);
+  if (*info) return CmdInfo(path, revision, json);
+  if (*keys) return CmdKeys(path, revision, rank, json);
+  if (*get) return CmdGet(path, key, revision, rank < 0 ? 0 : rank);
+  if (*verify) return CmdVerify(path, revision, json);
+  return 1;
+}
