@@ -34,11 +34,13 @@ class Comm {
   // The ranks that share memory (a node) with this one.
   virtual std::unique_ptr<Comm> SplitNode() = 0;
 
-  // An atomic counter living on rank 0 of this communicator, starting at
-  // `initial`; FetchAdd is local (one-sided) and lock-free for the caller.
-  virtual Status CreateCounter(uint64_t initial) = 0;
-  virtual Status FetchAdd(uint64_t add, uint64_t* old) = 0;  // local
-  virtual void FreeCounter() = 0;
+  // Atomic counters, one on each rank that passes host=true, starting at
+  // `initial`. One window over the whole communicator (OpenMPI 4.1 fails
+  // when sub-communicators allocate shared windows concurrently).
+  virtual Status CreateCounters(bool host, uint64_t initial) = 0;
+  // Local, one-sided, lock-free: adds to the counter hosted by `target`.
+  virtual Status FetchAdd(int target, uint64_t add, uint64_t* old) = 0;
+  virtual void FreeCounters() = 0;
 
   // The underlying MPI communicator, or MPI_COMM_NULL for SelfComm.
   virtual MPI_Comm mpi() const = 0;

@@ -16,7 +16,7 @@ class MpiComm final : public Comm {
     MPI_Comm_size(comm_, &size_);
   }
   ~MpiComm() override {
-    FreeCounter();
+    FreeCounters();
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized) MPI_Comm_free(&comm_);
@@ -96,26 +96,26 @@ class MpiComm final : public Comm {
     return std::make_unique<MpiComm>(c);
   }
 
-  Status CreateCounter(uint64_t initial) override {
+  Status CreateCounters(bool host, uint64_t initial) override {
     // MPI_Win_allocate (not Win_create) lets OpenMPI pick its shared-memory
     // one-sided component, whose atomics need no progress from the target.
-    MPI_Aint bytes = rank_ == 0 ? sizeof(uint64_t) : 0;
+    MPI_Aint bytes = host ? sizeof(uint64_t) : 0;
     void* base = nullptr;
     int rc = MPI_Win_allocate(bytes, sizeof(uint64_t), MPI_INFO_NULL, comm_, &base, &win_);
-    if (rc != MPI_SUCCESS) return Status::IOError("MPI_Win_allocate failed for the extent counter");
-    if (rank_ == 0) *static_cast<uint64_t*>(base) = initial;
+    if (rc != MPI_SUCCESS) return Status::IOError("MPI_Win_allocate failed for the extent counters");
+    if (host) *static_cast<uint64_t*>(base) = initial;
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win_);
-    MPI_Barrier(comm_);  // the initial value is in place before anyone adds
+    MPI_Barrier(comm_);  // initial values are in place before anyone adds
     have_win_ = true;
     return Status::OK();
   }
-  Status FetchAdd(uint64_t add, uint64_t* old) override {
-    int rc = MPI_Fetch_and_op(&add, old, MPI_UINT64_T, 0, 0, MPI_SUM, win_);
-    if (rc == MPI_SUCCESS) rc = MPI_Win_flush(0, win_);
-    if (rc != MPI_SUCCESS) return Status::IOError("MPI_Fetch_and_op on the extent counter failed");
+  Status FetchAdd(int target, uint64_t add, uint64_t* old) override {
+    int rc = MPI_Fetch_and_op(&add, old, MPI_UINT64_T, target, 0, MPI_SUM, win_);
+    if (rc == MPI_SUCCESS) rc = MPI_Win_flush(target, win_);
+    if (rc != MPI_SUCCESS) return Status::IOError("MPI_Fetch_and_op on an extent counter failed");
     return Status::OK();
   }
-  void FreeCounter() override {
+  void FreeCounters() override {
     if (!have_win_) return;
     int finalized = 0;
     MPI_Finalized(&finalized);

@@ -19,16 +19,16 @@ class SelfComm final : public Comm {
   uint64_t AllreduceMin(uint64_t v) override { return v; }
   std::unique_ptr<Comm> Split(int, int) override { return NewSelfComm(); }
   std::unique_ptr<Comm> SplitNode() override { return NewSelfComm(); }
-  Status CreateCounter(uint64_t initial) override {
+  Status CreateCounters(bool, uint64_t initial) override {
     counter_ = initial;
     return Status::OK();
   }
-  Status FetchAdd(uint64_t add, uint64_t* old) override {
+  Status FetchAdd(int, uint64_t add, uint64_t* old) override {
     *old = counter_;
     counter_ += add;
     return Status::OK();
   }
-  void FreeCounter() override {}
+  void FreeCounters() override {}
   MPI_Comm mpi() const override { return MPI_COMM_NULL; }
 
  private:

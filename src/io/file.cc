@@ -15,15 +15,20 @@ Status File::Open(const std::string& path, Mode mode, IoStats* stats,
   int fd = -1;
   bool made = false;
   if (mode == kCreate) {
-    // Try to create exclusively first, so we know whether it is new.
+    // Open the existing file (the common case: a restart); create it
+    // exclusively only if it is missing, so we know whether it is new.
     stats->opens++;
-    fd = ::open(path.c_str(), flags | O_CREAT | O_EXCL, 0644);
-    if (fd >= 0) {
-      made = true;
-      stats->creates++;
-    } else if (errno == EEXIST) {
+    fd = ::open(path.c_str(), flags);
+    if (fd < 0 && errno == ENOENT) {
       stats->opens++;
-      fd = ::open(path.c_str(), flags);
+      fd = ::open(path.c_str(), flags | O_CREAT | O_EXCL, 0644);
+      if (fd >= 0) {
+        made = true;
+        stats->creates++;
+      } else if (errno == EEXIST) {  // another rank made it meanwhile
+        stats->opens++;
+        fd = ::open(path.c_str(), flags);
+      }
     }
   } else {
     stats->opens++;

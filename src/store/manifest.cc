@@ -1,5 +1,7 @@
 #include "store/manifest.h"
 
+#include "store/crash_point.h"
+
 #include <chrono>
 #include <random>
 
@@ -64,6 +66,11 @@ Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStat
 Status Manifest::AppendRevision(const RevisionRecord& r, bool sync) {
   std::string rec = FrameRecord(RecordType::kRevision, EncodeRevisionPayload(r));
   uint64_t at = parsed_.valid_end;
+  if (CrashPointArmed("torn_manifest", 0)) {  // tests: leave half a record behind
+    file_->PWrite(at, rec.data(), rec.size() / 2);
+    file_->Sync();
+    CrashPoint("torn_manifest", 0);
+  }
   Status s = file_->PWrite(at, rec.data(), rec.size());
   if (s.ok() && sync) s = file_->Sync();
   if (!s.ok()) {

@@ -10,6 +10,7 @@
 #include "format/coding.h"
 #include "format/subfile_header.h"
 #include "io/coalescing_reader.h"
+#include "store/crash_point.h"
 #include "store/store_rep.h"
 
 namespace cairn {
@@ -464,13 +465,19 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     uint64_t floor = kSubfileHeaderReserve;
     if (rep->my_subfile < rep->newest_high_water.size())
       floor = std::max(floor, rep->newest_high_water[rep->my_subfile]);
-    s = rep->sub_comm->CreateCounter(RoundUp(floor, options.extent_size));
+    // The file's leader hosts its extent counter; everyone learns the
+    // leader's rank in the store's communicator.
+    std::string lr(reinterpret_cast<const char*>(&rank), sizeof rank);
+    rep->sub_comm->Bcast(&lr, 0);
+    int leader_rank;
+    std::memcpy(&leader_rank, lr.data(), sizeof leader_rank);
+    s = c->CreateCounters(leader, RoundUp(floor, options.extent_size));
     s = AgreeStatus(c, s);
     if (!s.ok()) return s;
-    Comm* sc = rep->sub_comm.get();
+    Comm* wc = c;
     rep->writer = std::make_unique<Writer>(
         rep->my_file.get(), rep->my_subfile,
-        [sc](uint64_t n, uint64_t* off) { return sc->FetchAdd(n, off); },
+        [wc, leader_rank](uint64_t n, uint64_t* off) { return wc->FetchAdd(leader_rank, n, off); },
         options.write_buffer_size, options.extent_size, options.chunk_size);
   }
 
@@ -879,7 +886,9 @@ Status Store::Commit(uint64_t* revision) {
   // 3. Everything written is made durable: the buffer is flushed, then one
   //    fsync per data file by its leader when its ranks share a node (the
   //    node's page cache holds all their writes), else one per rank.
+  CrashPoint("before_flush", rank);
   Status local = r->writer->Flush();
+  CrashPoint("after_flush", rank);
   if (r->opt.sync) {
     if (r->subfile_on_one_node) {
       uint64_t failed = r->sub_comm->AllreduceMax(local.ok() ? 0 : 1);
@@ -896,6 +905,7 @@ Status Store::Commit(uint64_t* revision) {
   if (rank == 0) {
     for (int i = 0; i < nranks && s.ok(); i++)
       if (!all[i].status.ok()) s = Status(all[i].status.code(), "rank " + std::to_string(i) + ": " + all[i].status.message());
+    CrashPoint("before_manifest", rank);
     if (s.ok()) {
       rec.revision = rev;
       rec.parent = r->current.revision;
@@ -909,6 +919,7 @@ Status Store::Commit(uint64_t* revision) {
       }
       rec.namespaces.push_back(shared_desc);
       s = r->manifest->AppendRevision(rec, r->opt.sync);
+      CrashPoint("after_manifest", rank);
     }
     PutLengthPrefixed(&outcome, EncodeStatus(s));
     if (s.ok()) outcome += EncodeRevisionPayload(rec);
@@ -947,7 +958,7 @@ Status Store::Close() {
   if (!rep_ || rep_->closed) return Status::OK();
   Rep* r = rep_.get();
   r->closed = true;
-  if (r->sub_comm) r->sub_comm->FreeCounter();
+  if (r->writer) r->comm->FreeCounters();
   r->writer.reset();
   r->my_file.reset();
   r->read_files.clear();

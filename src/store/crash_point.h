@@ -1,0 +1,18 @@
+// Crash points for tests: when the environment variable CAIRN_CRASH_POINT
+// names a point (and CAIRN_CRASH_RANK is unset or names this rank), the
+// process kills itself with SIGKILL there, as a kill -9 would. Used by the
+// crash tests to stop a commit at each of its steps; costs one getenv per
+// commit step otherwise.
+#pragma once
+
+namespace cairn {
+
+// Points in Commit, in order: "before_flush" (data partly buffered),
+// "after_flush" (data written, not synced), "before_manifest" (data synced,
+// no record yet), "torn_manifest" (half the record written), and
+// "after_manifest" (committed, not yet acknowledged).
+void CrashPoint(const char* point, int rank);
+// Whether CrashPoint(point, rank) would kill the process.
+bool CrashPointArmed(const char* point, int rank);
+
+}  // namespace cairn

@@ -1,0 +1,43 @@
+// main() for tests run under mpiexec: MPI is initialized around the gtest
+// run, only rank 0 prints, and the exit code is the worst over all ranks.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <stdlib.h>
+
+#include <string>
+
+namespace cairn::test {
+
+// A directory every rank agrees on: rank 0 makes it, all learn its name.
+inline std::string SharedTempDir(MPI_Comm comm) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  char buf[256] = {0};
+  if (rank == 0) {
+    const char* base = getenv("TMPDIR");
+    std::string tmpl = std::string(base ? base : "/tmp") + "/cairn-mpi-XXXXXX";
+    snprintf(buf, sizeof buf, "%s", mkdtemp(tmpl.data()));
+  }
+  MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, comm);
+  return buf;
+}
+
+}  // namespace cairn::test
+
+#define CAIRN_MPI_TEST_MAIN                                                          \
+  int main(int argc, char** argv) {                                                  \
+    MPI_Init(&argc, &argv);                                                          \
+    ::testing::InitGoogleTest(&argc, argv);                                          \
+    int rank;                                                                        \
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);                                            \
+    if (rank != 0) {                                                                 \
+      auto& l = ::testing::UnitTest::GetInstance()->listeners();                     \
+      delete l.Release(l.default_result_printer());                                  \
+    }                                                                                \
+    int rc = RUN_ALL_TESTS(), worst = 0;                                             \
+    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);                 \
+    MPI_Finalize();                                                                  \
+    return worst;                                                                    \
+  }

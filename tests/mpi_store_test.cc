@@ -1,0 +1,242 @@
+// Collective store behaviour under mpiexec (run with 1, 2 and 4 ranks).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <filesystem>
+
+#include "cairn/store.h"
+#include "mpi_main.h"
+#include "test_util.h"
+
+namespace cairn {
+namespace {
+
+using test::Pattern;
+
+int Rank() { int r; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
+int Size() { int n; MPI_Comm_size(MPI_COMM_WORLD, &n); return n; }
+uint64_t Sum(uint64_t v) {
+  uint64_t out;
+  MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return out;
+}
+
+class MpiStore : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::SharedTempDir(MPI_COMM_WORLD); }
+  void TearDown() override {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (Rank() == 0) std::filesystem::remove_all(dir_);
+  }
+  std::string Path() const { return dir_ + "/store"; }
+  std::unique_ptr<Store> Open(Options o = Small()) {
+    std::unique_ptr<Store> s;
+    Status st = Store::Open(o, Path(), MPI_COMM_WORLD, &s);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return s;
+  }
+  static Options Small() {
+    Options o;
+    o.extent_size = 64 * 1024;
+    o.chunk_size = 16 * 1024;
+    o.write_buffer_size = 32 * 1024;
+    o.inline_value_limit = 64;
+    return o;
+  }
+  std::string dir_;
+};
+
+std::string GridOf(int rank, int rev) { return Pattern(1000 * rank + rev, 50000 + 1000 * rank); }
+
+TEST_F(MpiStore, RevisionsReopenOlderRevisionAndOtherRanks) {
+  int me = Rank(), n = Size();
+  {
+    auto s = Open();
+    for (int rev = 1; rev <= 3; rev++) {
+      ASSERT_TRUE(s->Put("grid", GridOf(me, rev), {{"step", TagValue::Int(rev * 10)}}).ok());
+      ASSERT_TRUE(s->Put("step", std::to_string(rev * 10)).ok());
+      uint64_t r = 0;
+      ASSERT_TRUE(s->Commit(&r).ok());
+      EXPECT_EQ(r, uint64_t(rev));
+    }
+    ASSERT_TRUE(s->Close().ok());
+  }
+  auto s = Open();
+  EXPECT_EQ(s->revision(), 3u);
+  std::string v;
+  ASSERT_TRUE(s->Get("grid", &v).ok());
+  EXPECT_EQ(v, GridOf(me, 3));
+  // Another rank's object, by naming the rank.
+  ReadOptions other;
+  other.rank = (me + 1) % n;
+  ASSERT_TRUE(s->Get("grid", &v, other).ok());
+  EXPECT_EQ(v, GridOf(other.rank, 3));
+  TagList tags;
+  ASSERT_TRUE(s->GetTags("grid", &tags, other).ok());
+  ASSERT_EQ(tags.size(), 1u);
+  EXPECT_EQ(tags[0].value.as_int(), 30);
+  s.reset();
+
+  Options o = Small();
+  o.read_only = true;
+  o.revision = 2;
+  s = Open(o);
+  ASSERT_TRUE(s->Get("grid", &v).ok());
+  EXPECT_EQ(v, GridOf(me, 2));
+  ASSERT_TRUE(s->Get("step", &v).ok());
+  EXPECT_EQ(v, "20");
+  std::vector<RevisionInfo> revs;
+  s->ListRevisions(&revs);
+  ASSERT_EQ(revs.size(), 3u);
+  EXPECT_EQ(revs[2].ranks, uint32_t(n));
+  EXPECT_EQ(revs[2].objects, 2u * n);
+}
+
+TEST_F(MpiStore, SharedObjectIsReadOnceAndBroadcast) {
+  {
+    auto s = Open();
+    if (Rank() == 0) ASSERT_TRUE(s->PutShared("mesh", Pattern(77, 100000)).ok());
+    else EXPECT_TRUE(s->PutShared("mesh", "x").IsInvalidArgument());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  auto s = Open();
+  IoStats b = s->stats();
+  std::string v;
+  ASSERT_TRUE(s->GetShared("mesh", &v).ok());
+  EXPECT_EQ(v, Pattern(77, 100000));
+  uint64_t reads = s->stats().read_requests - b.read_requests;
+  // Rank 0 reads the 7 contiguous chunks in one request; nobody else reads.
+  EXPECT_EQ(reads, Rank() == 0 ? 1u : 0u);
+}
+
+TEST_F(MpiStore, OpenReadsSmallIndexesThroughRankZeroInOneRequest) {
+  {
+    auto s = Open();
+    ASSERT_TRUE(s->Put("a", Pattern(Rank(), 5000)).ok());
+    ASSERT_TRUE(s->Put("b", "tiny").ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  auto s = Open();
+  IoStats st = s->stats();
+  // Rank 0: the manifest, its data file's header check (it leads the one
+  // node-local data file), and one block holding every rank's index table.
+  // Nobody else reads anything.
+  EXPECT_EQ(st.read_requests, Rank() == 0 ? 3u : 0u);
+  // Opens: the manifest, and each rank its data file once.
+  EXPECT_EQ(Sum(st.opens), uint64_t(Size()) + 1);
+  EXPECT_EQ(Sum(st.creates), 0u);
+  std::string v;
+  ASSERT_TRUE(s->Get("a", &v).ok());
+  EXPECT_EQ(v, Pattern(Rank(), 5000));
+  s.reset();
+
+  Options o = Small();
+  o.compact_index_limit = 0;  // every table read by its own rank
+  {
+    auto w = Open(o);
+    ASSERT_TRUE(w->Put("c", "x").ok());
+    ASSERT_TRUE(w->Commit().ok());
+  }
+  s = Open(o);
+  // Rank 0: manifest, header check, its own table, the shared table.
+  EXPECT_EQ(s->stats().read_requests, Rank() == 0 ? 4u : 1u);
+}
+
+TEST_F(MpiStore, MetadataOpsPerCommitDoNotGrowWithRanks) {
+  auto s = Open();
+  ASSERT_TRUE(s->Put("warm", "x").ok());
+  ASSERT_TRUE(s->Commit().ok());
+  IoStats b = s->stats();
+  const int commits = 5;
+  for (int i = 0; i < commits; i++) {
+    ASSERT_TRUE(s->Put("v", Pattern(i, 100000)).ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  IoStats a = s->stats();
+  // Summed over all ranks: no open/create/stat/mkdir/rename/unlink at all,
+  // and per commit one fsync of the (single, node-local) data file plus one
+  // of the manifest, whatever the number of ranks.
+  EXPECT_EQ(Sum(a.opens - b.opens), 0u);
+  EXPECT_EQ(Sum(a.mkdirs - b.mkdirs + a.stats - b.stats + a.renames - b.renames + a.unlinks - b.unlinks), 0u);
+  EXPECT_EQ(Sum(a.fsyncs - b.fsyncs), 2u * commits);
+}
+
+TEST_F(MpiStore, ConcurrentExtentAllocationNeverOverlaps) {
+  int me = Rank(), n = Size();
+  auto sizes = [](int rank, int i) { return size_t(1 + (rank * 7919 + i * 104729) % 90000); };
+  {
+    auto s = Open();
+    for (int i = 0; i < 40; i++)
+      ASSERT_TRUE(s->Put("k" + std::to_string(i), Pattern(me * 1000 + i, sizes(me, i))).ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  auto s = Open();
+  for (int r = 0; r < n; r++) {
+    ReadOptions ro;
+    ro.rank = r;
+    std::vector<std::string> keys, values;
+    std::vector<Status> st;
+    for (int i = 0; i < 40; i++) keys.push_back("k" + std::to_string(i));
+    ASSERT_TRUE(s->MultiGet(keys, &values, &st, ro).ok());
+    for (int i = 0; i < 40; i++) ASSERT_EQ(values[i], Pattern(r * 1000 + i, sizes(r, i))) << r << " " << i;
+  }
+}
+
+TEST_F(MpiStore, ReadWriteOpenWithOtherRankCountIsRefusedReadOnlyWorks) {
+  // Rank 0 alone writes a one-rank store.
+  if (Rank() == 0) {
+    std::unique_ptr<Store> s;
+    ASSERT_TRUE(Store::Open(Small(), Path(), MPI_COMM_SELF, &s).ok());
+    ASSERT_TRUE(s->Put("solo", Pattern(5, 3000)).ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::unique_ptr<Store> s;
+  Status st = Store::Open(Small(), Path(), MPI_COMM_WORLD, &s);
+  if (Size() == 1) {
+    EXPECT_TRUE(st.ok());
+  } else {
+    EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+    EXPECT_NE(st.message().find("1 ranks"), std::string::npos) << st.message();
+  }
+  s.reset();
+  Options o = Small();
+  o.read_only = true;
+  s = Open(o);
+  ReadOptions ro;
+  ro.rank = 0;
+  std::string v;
+  ASSERT_TRUE(s->Get("solo", &v, ro).ok());
+  EXPECT_EQ(v, Pattern(5, 3000));
+  ro.rank = 1;
+  EXPECT_TRUE(s->Get("solo", &v, ro).IsInvalidArgument());
+}
+
+TEST_F(MpiStore, SeveralDataFiles) {
+  Options o = Small();
+  o.subfiles = 2;
+  {
+    auto s = Open(o);
+    ASSERT_TRUE(s->Put("x", GridOf(Rank(), 1)).ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  auto s = Open(o);
+  std::string v;
+  for (int r = 0; r < Size(); r++) {
+    ReadOptions ro;
+    ro.rank = r;
+    ASSERT_TRUE(s->Get("x", &v, ro).ok());
+    EXPECT_EQ(v, GridOf(r, 1));
+  }
+  if (Rank() == 0) {
+    int files = 0;
+    for (auto& e : std::filesystem::directory_iterator(Path()))
+      files += e.path().filename().string().rfind("data.", 0) == 0;
+    EXPECT_EQ(files, std::min(2, Size()));
+  }
+}
+
+}  // namespace
+}  // namespace cairn
+
+CAIRN_MPI_TEST_MAIN
