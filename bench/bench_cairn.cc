@@ -1,0 +1,157 @@
+// cairn, through its public C++ API (include/cairn/store.h), with its
+// default Options unless told otherwise. One store per repetition
+// (<rep>/store), opened collectively over MPI_COMM_WORLD; a checkpoint is one
+// Put per object (key "c<ckpt>/<index>") and Commit(); the store stays open
+// across the checkpoints of a process and the timed phase includes Open and
+// Close. Reads open the store read-only (newest revision) and use MultiGet:
+// the full read in batches of at most 64 MiB of values, the sparse read as
+// one batch (--read-mode=get reads one Get per object instead).
+//
+// Options for a tuned run, each reported under its own system name
+// (--label=NAME gives "cairn-NAME"): --extent-size, --chunk-size,
+// --write-buffer, --inline-limit, --subfiles, --sync=0|1.
+#include <cstdio>
+#include <memory>
+
+#include "cairn/store.h"
+#include "common.h"
+
+namespace {
+
+void CheckOk(const cairn::Status& s, const char* what) {
+  if (!s.ok()) bench::Die("cairn %s: %s", what, s.ToString().c_str());
+}
+
+std::string Key(int ckpt, uint64_t i) {
+  char buf[48];
+  snprintf(buf, sizeof buf, "c%04d/%012llu", ckpt, static_cast<unsigned long long>(i));
+  return buf;
+}
+
+class Cairn : public bench::System {
+ public:
+  Cairn() {
+    const auto& cfg = bench::Ctx().cfg;
+    label_ = cfg.Get("label", "");
+    name_ = label_.empty() ? "cairn" : "cairn-" + label_;
+    options_.extent_size = cfg.GetU64("extent-size", options_.extent_size);
+    options_.chunk_size = cfg.GetU64("chunk-size", options_.chunk_size);
+    options_.write_buffer_size = cfg.GetU64("write-buffer", options_.write_buffer_size);
+    options_.inline_value_limit = cfg.GetU64("inline-limit", options_.inline_value_limit);
+    options_.subfiles = static_cast<int>(cfg.GetU64("subfiles", options_.subfiles));
+    options_.sync = cfg.GetU64("sync", options_.sync ? 1 : 0) != 0;
+    use_get_ = cfg.Get("read-mode", "multiget") == "get";
+  }
+  const char* name() const override { return name_.c_str(); }
+
+  static std::string StorePath(const std::string& dir) { return dir + "/store"; }
+
+  void OpenForWrite(const std::string& dir) override {
+    cairn::Options o = options_;
+    o.create_if_missing = true;
+    CheckOk(cairn::Store::Open(o, StorePath(dir), bench::Ctx().comm, &store_), "open");
+  }
+
+  void Checkpoint(const std::string& dir, int ckpt) override {
+    const auto& c = bench::Ctx();
+    for (uint64_t i = 0; i < c.cfg.count; ++i) {
+      bench::Stamp(buf_.data(), c.cfg.size, c.rank, ckpt, i);
+      CheckOk(store_->Put(Key(ckpt, i), std::string_view(buf_.data(), c.cfg.size)), "put");
+    }
+    CheckOk(store_->Commit(), "commit");
+  }
+
+  void CloseAfterWrite() override { Close(); }
+
+  void OpenForRead(const std::string& dir, int ckpt) override {
+    cairn::Options o = options_;
+    o.read_only = true;
+    o.create_if_missing = false;
+    CheckOk(cairn::Store::Open(o, StorePath(dir), bench::Ctx().comm, &store_), "open read-only");
+    multiget_requests_ = 0;
+  }
+
+  uint64_t ReadAll(const std::string& dir, int ckpt) override {
+    const auto& cfg = bench::Ctx().cfg;
+    uint64_t batch = use_get_ ? 1 : std::max<uint64_t>(1, (64ull << 20) / cfg.size);
+    uint64_t bad = 0;
+    std::vector<uint64_t> ids;
+    for (uint64_t first = 0; first < cfg.count; first += batch) {
+      ids.clear();
+      for (uint64_t i = first; i < std::min(cfg.count, first + batch); ++i) ids.push_back(i);
+      bad += Fetch(ckpt, ids);
+    }
+    return bad;
+  }
+
+  uint64_t ReadSome(const std::string& dir, int ckpt, const std::vector<uint64_t>& ids) override {
+    if (!use_get_) return Fetch(ckpt, ids);
+    uint64_t bad = 0;
+    for (uint64_t i : ids) bad += Fetch(ckpt, {i});
+    return bad;
+  }
+
+  void CloseAfterRead() override { Close(); }
+
+  bench::Counters TakeCounters() override {
+    bench::Counters c = counters_;
+    counters_.clear();
+    return c;
+  }
+
+ private:
+  uint64_t Fetch(int ckpt, const std::vector<uint64_t>& ids) {
+    const auto& c = bench::Ctx();
+    uint64_t before = store_->stats().read_requests;
+    uint64_t bad = 0;
+    if (use_get_ && ids.size() == 1) {
+      CheckOk(store_->Get(Key(ckpt, ids[0]), &value_), "get");
+      bad += value_.size() != c.cfg.size ||
+             !bench::CheckStamp(value_.data(), c.cfg.size, c.rank, ckpt, ids[0]);
+    } else {
+      std::vector<std::string> keys;
+      keys.reserve(ids.size());
+      for (uint64_t i : ids) keys.push_back(Key(ckpt, i));
+      std::vector<std::string> values;
+      std::vector<cairn::Status> st;
+      CheckOk(store_->MultiGet(keys, &values, &st), "multiget");
+      for (size_t k = 0; k < ids.size(); ++k)
+        bad += values[k].size() != c.cfg.size ||
+               !bench::CheckStamp(values[k].data(), c.cfg.size, c.rank, ckpt, ids[k]);
+    }
+    multiget_requests_ += store_->stats().read_requests - before;
+    return bad;
+  }
+
+  // Records this rank's I/O counters of the phase (cairn's own view of what
+  // it did; strace gives the independent count) and closes the store.
+  void Close() {
+    cairn::IoStats s = store_->stats();
+    counters_ = {
+        {"lib_read_requests", double(s.read_requests)},
+        {"lib_read_bytes", double(s.read_bytes)},
+        {"lib_write_requests", double(s.write_requests)},
+        {"lib_write_bytes", double(s.write_bytes)},
+        {"lib_metadata_ops", double(s.metadata_ops())},
+        {"lib_fetch_read_requests", double(multiget_requests_)},
+    };
+    CheckOk(store_->Close(), "close");
+    store_.reset();
+  }
+
+  std::string label_, name_;
+  cairn::Options options_;
+  bool use_get_ = false;
+  std::unique_ptr<cairn::Store> store_;
+  // Filler made before the timed phase; stamped per object.
+  std::vector<char> buf_ = bench::MakeFiller(bench::Ctx().cfg.size, bench::Ctx().rank);
+  std::string value_;
+  uint64_t multiget_requests_ = 0;
+  bench::Counters counters_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return bench::RunMain(argc, argv, [] { return static_cast<bench::System*>(new Cairn); });
+}
