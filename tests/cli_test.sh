@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The cairn tool on a real store: ls, info, keys, get (with --json), and
+# verify failing, naming the object, after a flipped byte in each kind of file.
+# Usage: cli_test.sh CRASH_WRITER CAIRN_TOOL MPIEXEC
+set -u
+writer=$1 tool=$2 mpiexec=$3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-cli-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+failures=0 checks=0
+check() { checks=$((checks + 1)); if ! eval "$2"; then echo "FAIL: $1"; failures=$((failures + 1)); fi; }
+s="$tmp/store"
+"$mpiexec" -n 2 "$writer" "$s" write 1 >/dev/null 2>&1 && "$mpiexec" -n 2 "$writer" "$s" write 2 >/dev/null 2>&1 || { echo "FAIL: setup"; exit 1; }
+
+check "ls lists 2 revisions" '[ "$("$tool" ls "$s" | tail -n +2 | wc -l)" -eq 2 ]'
+check "ls --json" '"$tool" ls "$s" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert [r[\"revision\"] for r in d]==[1,2] and d[1][\"ranks\"]==2 and d[1][\"objects\"]==12"'
+check "info --json" '"$tool" info "$s" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"ranks\"]==2 and len(d[\"namespaces\"])==3"'
+check "keys lists 12 keys with tags" '[ "$("$tool" keys "$s" | grep -c "rev=2")" -eq 12 ]'
+check "keys --json --rank 1" '"$tool" keys "$s" --rank 1 --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert len(d)==6 and all(o[\"rank\"]==1 and o[\"tags\"][\"rev\"]==2 for o in d)"'
+check "get of an older revision" '[ "$("$tool" get "$s" v1 --rank 1 --revision 1 | wc -c)" -eq 43000 ]'
+check "get of a missing key fails" '! "$tool" get "$s" nope 2>/dev/null'
+check "verify passes on an intact store" '"$tool" verify "$s" >/dev/null'
+
+# A flipped byte in a value of the newest revision (its extents start at
+# revision 1's high-water mark): verify fails and names the object.
+cp -r "$s" "$tmp/c1"
+hw=$("$tool" info "$s" --revision 1 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['data_files'][0]['high_water'])")
+flip() { python3 -c "import sys; f=open(sys.argv[1],'r+b'); f.seek(int(sys.argv[2])); b=f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0]^1]))" "$1" "$2"; }
+flip "$tmp/c1/data.00000" $((hw + 5000))
+"$tool" verify "$tmp/c1" >"$tmp/v1" 2>&1; rc=$?
+check "verify fails on a flipped data byte" '[ $rc -ne 0 ]'
+check "verify names the corrupt object" 'grep -q "CORRUPT .*key '"'"'v" "$tmp/v1"'
+key=$(grep -o "rank [0-9] key 'v[0-9]'" "$tmp/v1" | head -1)
+r=$(echo "$key" | cut -d" " -f2); k=$(echo "$key" | grep -o "v[0-9]")
+check "get reports corruption and prints no data" '! "$tool" get "$tmp/c1" "$k" --rank "$r" >"$tmp/g" 2>"$tmp/ge" && grep -q Corruption "$tmp/ge" && [ ! -s "$tmp/g" ]'
+check "the older revision still verifies" '"$tool" verify "$tmp/c1" --revision 1 >/dev/null'
+# A flipped byte in revision 1's data: only revision 1 is affected.
+cp -r "$s" "$tmp/c4"
+flip "$tmp/c4/data.00000" $(( (1 << 20) + 5000 ))
+check "verify of revision 1 fails" '! "$tool" verify "$tmp/c4" --revision 1 >/dev/null'
+check "verify of revision 2 passes" '"$tool" verify "$tmp/c4" >/dev/null'
+# A flipped byte in an index table (rank 0 writes them all in one block,
+# the last thing in the revision): the namespace is reported.
+cp -r "$s" "$tmp/c5"
+idx=$("$tool" info "$s" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['namespaces'][1]['index_offset'])")
+flip "$tmp/c5/data.00000" $((idx + 30))
+"$tool" verify "$tmp/c5" >"$tmp/v5" 2>&1; rc=$?
+check "verify fails on a flipped index byte, naming rank 1's index" '[ $rc -ne 0 ] && grep -q "rank 1 index" "$tmp/v5"'
+# A flipped byte in the manifest's last record: that revision is not trusted.
+cp -r "$s" "$tmp/c2"
+size=$(stat -c %s "$tmp/c2/MANIFEST")
+python3 -c "import sys; f=open(sys.argv[1],'r+b'); f.seek($size-20); b=f.read(1); f.seek($size-20); f.write(bytes([b[0]^1]))" "$tmp/c2/MANIFEST"
+check "a damaged final manifest record leaves revision 1 newest" '"$tool" ls "$tmp/c2" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert [r[\"revision\"] for r in d]==[1]"'
+# A flipped byte in the manifest header: refused as corruption.
+cp -r "$s" "$tmp/c3"
+python3 -c "import sys; f=open(sys.argv[1],'r+b'); f.seek(20); f.write(b'Z')" "$tmp/c3/MANIFEST"
+check "damaged manifest header is reported" '"$tool" ls "$tmp/c3" 2>&1 | grep -q Corruption'
+echo "cli checks: $checks, failures: $failures"
+echo "$((checks - failures)) passed, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,68 @@
+// A small MPI program for the crash tests. Each revision R holds, on each
+// rank, values whose bytes depend only on (rank, R), so any later process
+// can check a revision without remembering anything.
+//   crash_writer STORE write R   commit revision R (the store must be at R-1)
+//   crash_writer STORE check R   the newest revision must be R, all intact
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "cairn/store.h"
+#include "test_util.h"
+
+using cairn::test::Pattern;
+
+static std::string Value(int rank, uint64_t rev, int i) {
+  return Pattern(rank * 1000003ull + rev * 101 + i, size_t(3000 + 40000 * i));
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (argc != 4) {
+    if (rank == 0) std::fprintf(stderr, "usage: crash_writer STORE write|check REVISION\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  std::string mode = argv[2];
+  uint64_t rev = std::strtoull(argv[3], nullptr, 10);
+  cairn::Options o;
+  o.extent_size = 1 << 20;
+  o.write_buffer_size = 256 << 10;
+  std::unique_ptr<cairn::Store> s;
+  cairn::Status st = cairn::Store::Open(o, argv[1], MPI_COMM_WORLD, &s);
+  int bad = 0;
+  auto fail = [&](const std::string& what) {
+    std::fprintf(stderr, "rank %d: %s\n", rank, what.c_str());
+    bad = 1;
+  };
+  if (!st.ok()) fail("open: " + st.ToString());
+  if (!bad && mode == "write") {
+    if (s->revision() != rev - 1) fail("store at revision " + std::to_string(s->revision()));
+    for (int i = 0; i < 6 && !bad; i++) {
+      st = s->Put("v" + std::to_string(i), Value(rank, rev, i), {{"rev", cairn::TagValue::UInt(rev)}});
+      if (!st.ok()) fail("put: " + st.ToString());
+    }
+    if (!bad) {
+      uint64_t got = 0;
+      st = s->Commit(&got);
+      if (!st.ok()) fail("commit: " + st.ToString());
+      else if (got != rev) fail("committed as " + std::to_string(got));
+    }
+  } else if (!bad && mode == "check") {
+    if (s->revision() != rev) fail("newest revision is " + std::to_string(s->revision()) + ", expected " + std::to_string(rev));
+    for (int i = 0; i < 6 && !bad; i++) {
+      std::string v;
+      st = s->Get("v" + std::to_string(i), &v);
+      if (!st.ok()) fail("get: " + st.ToString());
+      else if (v != Value(rank, rev, i)) fail("value v" + std::to_string(i) + " differs");
+    }
+  }
+  if (s) s->Close();
+  int worst = 0;
+  MPI_Allreduce(&bad, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return worst;
+}
