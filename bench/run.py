@@ -59,7 +59,8 @@ DATA_WRITE = ["write", "pwrite64", "writev", "pwritev", "pwritev2"]
 TRACED = sorted(set(META_OF) | set(DATA_READ) | set(DATA_WRITE))
 
 MARKER_RE = re.compile(r'"/cairn-bench-marker/([^"]+)"')
-CALL_RE = re.compile(r"^(?:\d+\s+)?(\w+)\(")
+PID_RE = re.compile(r"^\s*\d+\s+")
+CALL_RE = re.compile(r"^(\w+)\(")
 FDCWD_RE = re.compile(r"AT_FDCWD<[^>]*>")
 
 
@@ -188,7 +189,7 @@ def count_trace(path, data_dir):
                 continue
             if current is None:
                 continue
-            body = line.split(" ", 1)[1] if line[:1].isdigit() else line
+            body = PID_RE.sub("", line, count=1)  # "1234  call(...)": strace pads the pid
             if body.startswith("<..."):
                 continue  # the second half of a call already counted
             cm = CALL_RE.match(body)
@@ -256,6 +257,9 @@ def run_cell(args, bindir, system, workload, n, cell_dir):
             launch(mpiexec(ranks) + strace_wrap(trace_dir, prog_args), args.timeout)
             for r in range(ranks):
                 per_rank.append(count_trace(os.path.join(trace_dir, f"trace.{r}"), sdir))
+            if args.keep_traces:
+                dest = os.path.join(args.keep_traces, f"{name}-{workload['name']}-{n}-{phase}")
+                shutil.copytree(trace_dir, dest, dirs_exist_ok=True)
         cell["wall"]["strace"] = time.time() - t
         cell["syscalls"] = sum_windows(per_rank)
     return cell
@@ -575,6 +579,8 @@ def main():
                     help="skip the metadata counting runs")
     ap.add_argument("--traced-checkpoints", type=int, default=3,
                     help="checkpoints in the strace'd write run (>= 3: open+first, steady, last+close)")
+    ap.add_argument("--keep-traces", default=None, metavar="DIR",
+                    help="copy the strace logs there (for checking what was counted)")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--timeout", type=int, default=900, help="seconds per launch")
     ap.add_argument("--update-readme", action="store_true",
