@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "cairn/store.h"
@@ -234,6 +235,32 @@ TEST_F(MpiStore, SeveralDataFiles) {
       files += e.path().filename().string().rfind("data.", 0) == 0;
     EXPECT_EQ(files, std::min(2, Size()));
   }
+}
+
+TEST_F(MpiStore, CollectiveQueryReturnsTheUnionToEveryRank) {
+  int me = Rank(), n = Size();
+  auto s = Open();
+  // Rank r has objects r*10 .. r*10+9; "hot" when the number is divisible by 3.
+  for (int i = me * 10; i < me * 10 + 10; i++)
+    ASSERT_TRUE(s->Put("o" + std::to_string(i), "", {{"id", TagValue::Int(i)}, {"hot", TagValue::Int(i % 3 == 0)}}).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  std::vector<QueryHit> hits;
+  ASSERT_TRUE(s->QueryAll({TagQuery::Equal("hot", TagValue::Int(1))}, &hits).ok());
+  std::vector<QueryHit> want;
+  for (int r = 0; r < n; r++) {
+    std::vector<std::string> keys;
+    for (int i = r * 10; i < r * 10 + 10; i++)
+      if (i % 3 == 0) keys.push_back("o" + std::to_string(i));
+    std::sort(keys.begin(), keys.end());
+    for (auto& k : keys) want.push_back(QueryHit{r, k});
+  }
+  EXPECT_EQ(hits, want);
+  // Another rank's namespace, queried locally.
+  ReadOptions ro;
+  ro.rank = (me + 1) % n;
+  std::vector<std::string> keys;
+  ASSERT_TRUE(s->Query({TagQuery::Range("id", TagValue::Int(ro.rank * 10), TagValue::Int(ro.rank * 10 + 4))}, &keys, ro).ok());
+  EXPECT_EQ(keys.size(), 5u);
 }
 
 }  // namespace

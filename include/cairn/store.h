@@ -45,6 +45,35 @@ struct ObjectInfo {
   TagList tags;
 };
 
+// One condition on a tag, for Query(). An object satisfies it when it has a
+// tag of that name whose value meets the condition. Numbers compare by value
+// whatever their type and width (int32 42 == uint64 42 == double 42.0);
+// strings and bytes compare bytewise; arrays only by Equal (same type, same
+// elements).
+struct TagQuery {
+  enum class Op { kExists, kEqual, kRange, kPrefix, kWildcard };
+  std::string name;
+  Op op = Op::kExists;
+  TagValue value;  // kEqual: the value; kRange: lower bound; kPrefix, kWildcard: the pattern
+  TagValue upper;  // kRange: upper bound (both bounds inclusive)
+
+  static TagQuery Exists(std::string name);
+  static TagQuery Equal(std::string name, TagValue v);
+  // Numbers within [lo, hi], or strings/bytes within [lo, hi] bytewise.
+  static TagQuery Range(std::string name, TagValue lo, TagValue hi);
+  // Strings or bytes starting with `prefix`.
+  static TagQuery Prefix(std::string name, std::string_view prefix);
+  // Strings or bytes matching a shell pattern: * any run, ? any one byte.
+  static TagQuery Wildcard(std::string name, std::string_view pattern);
+};
+
+// A query result: whose namespace, which key.
+struct QueryHit {
+  int rank = 0;
+  std::string key;
+  bool operator==(const QueryHit& o) const { return rank == o.rank && key == o.key; }
+};
+
 // Counters of the I/O a rank has done through this store since it opened.
 // Metadata operations are file-system calls that touch the namespace or
 // force durability: open/create, mkdir, stat, rename, unlink, fsync.
@@ -127,6 +156,16 @@ class Store {
                   std::vector<Status>* statuses, const ReadOptions& ro = {});
   // Lists the objects of a namespace in key order, with sizes and tags.
   Status List(std::vector<ObjectInfo>* objects, const ReadOptions& ro = {});
+
+  // --- Queries by tag ---
+
+  // Local: the keys (in key order) of the objects of a namespace that meet
+  // every condition in `all_of` (an empty list matches every object).
+  Status Query(const std::vector<TagQuery>& all_of, std::vector<std::string>* keys,
+               const ReadOptions& ro = {});
+  // Collective: every rank runs Query on its own namespace; every rank
+  // receives the union, ordered by rank then key.
+  Status QueryAll(const std::vector<TagQuery>& all_of, std::vector<QueryHit>* hits);
 
   // --- Shared objects: written once by rank 0, read by all ---
 

@@ -181,4 +181,57 @@ Status DecodeTags(std::string_view in, const NameDict& dict, TagList* tags) {
   return Status::OK();
 }
 
+TagCursor::TagCursor(std::string_view encoded)
+    : p_(encoded.data()), end_(encoded.data() + encoded.size()) {
+  Decoder d(encoded);
+  left_ = d.Varint64();
+  if (d.failed()) { ok_ = false; left_ = 0; }
+  p_ = d.pos();
+}
+
+bool TagCursor::Next(TagRef* t) {
+  if (left_ == 0 || !ok_) return false;
+  Decoder d(std::string_view(p_, size_t(end_ - p_)));
+  t->name_id = d.Varint32();
+  t->code = d.U8();
+  t->bytes = {};
+  t->bits = 0;
+  if (t->code & kTagArrayFlag) {
+    size_t w = TagTypeWidth(t->code & ~kTagArrayFlag);
+    uint64_t n = d.Varint64();
+    if (w == 0 || n > d.remaining() / w) { ok_ = false; return false; }
+    t->bytes = d.Bytes(n * w);
+  } else {
+    switch (static_cast<TagType>(t->code)) {
+      case TagType::kInt8: case TagType::kInt16: case TagType::kInt32: case TagType::kInt64:
+        t->bits = uint64_t(UnZigZag(d.Varint64()));
+        break;
+      case TagType::kUInt8: case TagType::kUInt16: case TagType::kUInt32: case TagType::kUInt64:
+        t->bits = d.Varint64();
+        break;
+      case TagType::kFloat32: {
+        uint32_t b = d.U32();
+        float f;
+        std::memcpy(&f, &b, 4);
+        double dv = f;
+        std::memcpy(&t->bits, &dv, 8);
+        break;
+      }
+      case TagType::kFloat64:
+        t->bits = d.U64();
+        break;
+      case TagType::kString: case TagType::kBytes:
+        t->bytes = d.LengthPrefixed();
+        break;
+      default:
+        ok_ = false;
+        return false;
+    }
+  }
+  if (d.failed()) { ok_ = false; return false; }
+  p_ = d.pos();
+  left_--;
+  return true;
+}
+
 }  // namespace cairn

@@ -55,4 +55,28 @@ Status DecodeTagPayload(uint8_t code, Decoder* d, TagValue* v);
 // Byte width of a numeric element type; 0 for string/bytes/unknown.
 size_t TagTypeWidth(uint8_t type);
 
+// A tag as it lies in the encoded list, without copying: the type code, the
+// integer or IEEE-double bits of a scalar, or a view of string/bytes/array
+// payload bytes.
+struct TagRef {
+  uint32_t name_id = 0;
+  uint8_t code = 0;
+  uint64_t bits = 0;
+  std::string_view bytes;
+};
+// Walks an encoded tag list: Next() returns false at the end or on damage
+// (then ok() is false).
+class TagCursor {
+ public:
+  explicit TagCursor(std::string_view encoded);
+  bool Next(TagRef* tag);
+  bool ok() const { return ok_; }
+
+ private:
+  const char* p_;
+  const char* end_;
+  uint64_t left_ = 0;
+  bool ok_ = true;
+};
+
 }  // namespace cairn

@@ -1,0 +1,229 @@
+// Queries by tag: a scan of a namespace's entries that matches conditions
+// against the encoded tags in place (no tag is decoded into objects).
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "format/coding.h"
+#include "store/store_rep.h"
+
+namespace cairn {
+
+TagQuery TagQuery::Exists(std::string name) {
+  TagQuery q;
+  q.name = std::move(name);
+  q.op = Op::kExists;
+  return q;
+}
+TagQuery TagQuery::Equal(std::string name, TagValue v) {
+  TagQuery q = Exists(std::move(name));
+  q.op = Op::kEqual;
+  q.value = std::move(v);
+  return q;
+}
+TagQuery TagQuery::Range(std::string name, TagValue lo, TagValue hi) {
+  TagQuery q = Exists(std::move(name));
+  q.op = Op::kRange;
+  q.value = std::move(lo);
+  q.upper = std::move(hi);
+  return q;
+}
+TagQuery TagQuery::Prefix(std::string name, std::string_view prefix) {
+  TagQuery q = Exists(std::move(name));
+  q.op = Op::kPrefix;
+  q.value = TagValue::String(prefix);
+  return q;
+}
+TagQuery TagQuery::Wildcard(std::string name, std::string_view pattern) {
+  TagQuery q = Exists(std::move(name));
+  q.op = Op::kWildcard;
+  q.value = TagValue::String(pattern);
+  return q;
+}
+
+namespace {
+
+enum class Kind { kSigned, kUnsigned, kFloat, kBytes, kArray };
+
+Kind KindOf(uint8_t code) {
+  if (code & kTagArrayFlag) return Kind::kArray;
+  auto t = static_cast<TagType>(code);
+  if (t >= TagType::kInt8 && t <= TagType::kInt64) return Kind::kSigned;
+  if (t >= TagType::kUInt8 && t <= TagType::kUInt64) return Kind::kUnsigned;
+  if (t == TagType::kFloat32 || t == TagType::kFloat64) return Kind::kFloat;
+  return Kind::kBytes;
+}
+
+double AsDouble(Kind k, uint64_t bits) {
+  if (k == Kind::kSigned) return double(int64_t(bits));
+  if (k == Kind::kUnsigned) return double(bits);
+  double d;
+  std::memcpy(&d, &bits, 8);
+  return d;
+}
+
+// -1, 0, 1 comparing two numbers exactly across signed/unsigned/float;
+// 2 when they cannot be compared (a NaN).
+int CompareNumbers(Kind ka, uint64_t a, Kind kb, uint64_t b) {
+  if (ka != Kind::kFloat && kb != Kind::kFloat) {
+    __int128 x = ka == Kind::kSigned ? __int128(int64_t(a)) : __int128(a);
+    __int128 y = kb == Kind::kSigned ? __int128(int64_t(b)) : __int128(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  double x = AsDouble(ka, a), y = AsDouble(kb, b);
+  if (x != x || y != y) return 2;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+// A condition with its tag name resolved to an id of one namespace.
+struct Term {
+  const TagQuery* q;
+  uint32_t id;
+};
+
+bool Meets(const TagQuery& q, const TagRef& t) {
+  Kind kt = KindOf(t.code);
+  const TagValue& v = q.value;
+  Kind kv = KindOf(v.type_code());
+  bool num_t = kt == Kind::kSigned || kt == Kind::kUnsigned || kt == Kind::kFloat;
+  bool num_v = kv == Kind::kSigned || kv == Kind::kUnsigned || kv == Kind::kFloat;
+  switch (q.op) {
+    case TagQuery::Op::kExists:
+      return true;
+    case TagQuery::Op::kEqual:
+      if (num_t && num_v) return CompareNumbers(kt, t.bits, kv, v.raw_bits()) == 0;
+      if (kt == Kind::kArray) return t.code == v.type_code() && t.bytes == v.bytes();
+      return kt == Kind::kBytes && kv == Kind::kBytes && t.bytes == v.bytes();
+    case TagQuery::Op::kRange: {
+      Kind ku = KindOf(q.upper.type_code());
+      bool num_u = ku == Kind::kSigned || ku == Kind::kUnsigned || ku == Kind::kFloat;
+      if (num_t && num_v && num_u) {
+        int lo = CompareNumbers(kt, t.bits, kv, v.raw_bits());
+        int hi = CompareNumbers(kt, t.bits, ku, q.upper.raw_bits());
+        return (lo == 0 || lo == 1) && (hi == 0 || hi == -1);
+      }
+      if (kt == Kind::kBytes && kv == Kind::kBytes && ku == Kind::kBytes)
+        return t.bytes >= std::string_view(v.bytes()) && t.bytes <= std::string_view(q.upper.bytes());
+      return false;
+    }
+    case TagQuery::Op::kPrefix:
+      return kt == Kind::kBytes && t.bytes.substr(0, v.bytes().size()) == v.bytes();
+    case TagQuery::Op::kWildcard: {
+      if (kt != Kind::kBytes) return false;
+      if (t.bytes.find('\0') != std::string_view::npos) return false;  // fnmatch needs C strings
+      std::string s(t.bytes);
+      return fnmatch(v.bytes().c_str(), s.c_str(), 0) == 0;
+    }
+  }
+  return false;
+}
+
+Status ValidateQuery(const std::vector<TagQuery>& all_of) {
+  for (const TagQuery& q : all_of) {
+    if (q.name.empty()) return Status::InvalidArgument("query on an empty tag name");
+    if (q.op == TagQuery::Op::kWildcard && q.value.bytes().find('\0') != std::string::npos)
+      return Status::InvalidArgument("wildcard pattern contains a NUL byte");
+  }
+  return Status::OK();
+}
+
+// Does the encoded entry `body` meet every term?
+bool EntryMeets(std::string_view body, const std::vector<Term>& terms, bool* damaged) {
+  EntryView e;
+  // Only the tags are needed: skip to them without decoding chunks fully.
+  if (!DecodeEntryBody(body, &e).ok()) {
+    *damaged = true;
+    return false;
+  }
+  size_t met = 0;
+  uint64_t seen = 0;  // bit i: term i met (queries have few terms)
+  TagCursor cur(e.tags);
+  TagRef t;
+  while (cur.Next(&t)) {
+    for (size_t i = 0; i < terms.size() && i < 64; i++) {
+      if (t.name_id == terms[i].id && !(seen >> i & 1) && Meets(*terms[i].q, t)) {
+        seen |= uint64_t(1) << i;
+        met++;
+      }
+    }
+  }
+  if (!cur.ok()) *damaged = true;
+  return met == terms.size();
+}
+
+}  // namespace
+
+Status Store::Query(const std::vector<TagQuery>& all_of, std::vector<std::string>* keys,
+                    const ReadOptions& ro) {
+  keys->clear();
+  Rep* r = rep_.get();
+  if (r->closed) return Status::InvalidArgument("store is closed");
+  if (all_of.size() > 64) return Status::InvalidArgument("a query has at most 64 conditions");
+  Status s = ValidateQuery(all_of);
+  if (!s.ok()) return s;
+  int me = rank();
+  const NameDict* dict = nullptr;
+  std::shared_ptr<const IndexTable> table;
+  bool own = ro.rank == -1 || (ro.rank == me && !r->opt.read_only);
+  if (own) {
+    dict = &static_cast<const NamespaceState&>(r->own).dict();
+  } else {
+    if (r->current.revision == 0 || ro.rank < 0 || uint32_t(ro.rank) >= r->current.nranks)
+      return Status::InvalidArgument("rank " + std::to_string(ro.rank) + " has no namespace in revision " +
+                                     std::to_string(r->current.revision));
+    s = r->Table(uint32_t(ro.rank), &table);
+    if (!s.ok() || !table) return s;
+    dict = &table->names;
+  }
+  std::vector<Term> terms;
+  for (const TagQuery& q : all_of) {
+    uint32_t id;
+    if (!dict->Find(q.name, &id)) return Status::OK();  // no object has that tag
+    terms.push_back(Term{&q, id});
+  }
+  bool damaged = false;
+  auto visit = [&](std::string_view body) {
+    if (EntryMeets(body, terms, &damaged)) keys->emplace_back(EntryKey(body));
+  };
+  if (own) {
+    static_cast<const NamespaceState&>(r->own).ForEach(visit);
+  } else {
+    for (std::string_view b : table->entries) visit(b);
+  }
+  if (damaged) {
+    keys->clear();
+    return Status::Corruption(r->Where(uint32_t(own ? me : ro.rank)) + ": a damaged index entry was met by a query");
+  }
+  return Status::OK();
+}
+
+Status Store::QueryAll(const std::vector<TagQuery>& all_of, std::vector<QueryHit>* hits) {
+  hits->clear();
+  Comm* c = rep_->comm.get();
+  std::vector<std::string> keys;
+  Status s = Query(all_of, &keys);
+  s = AgreeStatus(c, s);
+  if (!s.ok()) return s;
+  std::string mine;
+  for (const auto& k : keys) PutLengthPrefixed(&mine, k);
+  std::vector<std::string> all;
+  c->Gather(mine, &all, 0);
+  std::string flat;
+  if (c->rank() == 0) {
+    for (int r = 0; r < c->size(); r++) {
+      PutVarint32(&flat, uint32_t(r));
+      PutLengthPrefixed(&flat, all[r]);
+    }
+  }
+  c->Bcast(&flat, 0);
+  Decoder d(flat);
+  while (d.remaining() > 0 && !d.failed()) {
+    int r = int(d.Varint32());
+    Decoder inner(d.LengthPrefixed());
+    while (inner.remaining() > 0 && !inner.failed()) hits->push_back(QueryHit{r, std::string(inner.LengthPrefixed())});
+  }
+  return Status::OK();
+}
+
+}  // namespace cairn
