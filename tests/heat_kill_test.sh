@@ -39,8 +39,10 @@ TRIALS=${TRIALS:-6}
 SEED=${SEED:-$(( $(date +%s) % 100000 ))}
 
 # The run: an uneven grid (161 rows, 193 columns do not split evenly over
-# 2 or 4 ranks), a checkpoint every 10 steps, slowed to ~2-3 s.
-NX=193 NY=161 STEPS=150 EVERY=10 SLEEP_MS=15
+# 2 or 4 ranks), slowed to ~3 s, with a checkpoint every 3 steps so that a
+# third or more of the run is spent inside Commit() and many kills land
+# in the middle of one.
+NX=193 NY=161 STEPS=120 EVERY=3 SLEEP_MS=10
 RUN_TIMEOUT=60  # seconds any single run may take before the test gives up
 
 fail() { echo "heat_kill_test: FAIL: $*" >&2; exit 1; }
@@ -128,8 +130,8 @@ wait_run() {
   local pid=$1 log=$2 deadline=$(( $(now_ms) + RUN_TIMEOUT * 1000 ))
   while kill -0 "$pid" 2>/dev/null; do
     if (( $(now_ms) > deadline )); then
+      disown "$pid"
       kill_session "$pid"
-      { wait "$pid"; } 2>/dev/null
       echo "----- $log" >&2; tail -n 30 "$log" >&2
       fail "run timed out after ${RUN_TIMEOUT}s (hung?)"
     fi
@@ -181,28 +183,28 @@ done
 # --- Kill/restart trials. ---
 RANDOM=$SEED
 read -r -a np_list <<<"$NPS"
-nominal_ms=$(( STEPS * SLEEP_MS ))
+# The length of a run: the sleeps, ~25 ms per commit, ~0.5 s of start-up.
+span_ms=$(( STEPS * SLEEP_MS + STEPS / EVERY * 25 + 500 ))
 declare -i killed_mid=0
 for ((t = 1; t <= TRIALS; t++)); do
   np=${np_list[$(( (t - 1) % ${#np_list[@]} ))]}
   dir="$TMP/trial$t"; mkdir -p "$dir"
   store="$dir/store"
-  # Kill anywhere from launcher start-up to just after the nominal end: the
+  # Kill anywhere from launcher start-up to about the end of the run: the
   # span is cut into TRIALS slots, trial t is killed at a random point of slot t.
-  slot_ms=$(( (nominal_ms + 1000) / TRIALS ))
+  slot_ms=$(( span_ms / TRIALS ))
   delay_ms=$(( 150 + (t - 1) * slot_ms + RANDOM % slot_ms ))
 
   start_run "$np" "$store" "$dir/killed.log" "$SLEEP_MS"
   pid=$JOB
+  disown "$pid"  # its end is not reported ("Killed"); bash still reaps it
   end=$(( $(now_ms) + delay_ms ))
   while kill -0 "$pid" 2>/dev/null && (( $(now_ms) < end )); do sleep 0.01; done
   if kill -0 "$pid" 2>/dev/null; then
     kill_session "$pid" || fail "trial $t: could not kill every process of the run"
-    { wait "$pid"; } 2>/dev/null
     how="killed after ${delay_ms} ms"
     killed_mid+=1
   else
-    { wait "$pid"; } 2>/dev/null
     how="finished before the kill at ${delay_ms} ms"
   fi
   # The last revision the killed run reported as committed (0: none).
