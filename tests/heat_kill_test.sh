@@ -21,8 +21,9 @@
 # What it checks, for every trial:
 #   - the killed run's store restarts, and the restart exits 0;
 #   - the restart resumes from the last revision the killed run reported as
-#     committed, or the one after it (committed but not yet reported), and
-#     the restored step is revision * EVERY;
+#     committed or a newer one (rank 0's output reaches the log through
+#     mpiexec, so the last lines before a kill can be lost), and the restored
+#     step is revision * EVERY;
 #   - the final checksum equals the uninterrupted reference;
 #   - the uninterrupted runs on 1, 2 and 4 ranks agree (the result does not
 #     depend on the decomposition).
@@ -224,7 +225,7 @@ for ((t = 1; t <= TRIALS; t++)); do
   else
     rev=0 step=0
   fi
-  if (( rev < last_rev || rev > last_rev + 1 )); then
+  if (( rev < last_rev )); then
     trial_fail "$dir" "trial $t (np=$np, $how): the killed run reported revision $last_rev committed, but the restart resumed from revision $rev"
   fi
   if (( step != rev * EVERY )); then
