@@ -182,7 +182,7 @@ TEST(Tags, AllTypesRoundTrip) {
   ASSERT_TRUE(ValidateTags(tags).ok());
   NameDict dict;
   std::string enc;
-  EncodeTags(tags, &dict, &enc);
+  ASSERT_TRUE(EncodeTags(tags, &dict, &enc).ok());
   TagList back;
   ASSERT_TRUE(DecodeTags(enc, dict, &back).ok());
   EXPECT_EQ(back, tags);
@@ -192,7 +192,12 @@ TEST(Tags, AllTypesRoundTrip) {
 
 TEST(Tags, BadTagsAreRejected) {
   EXPECT_TRUE(ValidateTags({{"", TagValue::Int(1)}}).IsInvalidArgument());
-  EXPECT_TRUE(ValidateTags({{"a", TagValue::Int(1)}, {"a", TagValue::Int(2)}}).IsInvalidArgument());
+  NameDict dict;
+  std::string out = "keep";
+  EXPECT_TRUE(EncodeTags({{"a", TagValue::Int(1)}, {"b", TagValue::Int(1)}, {"a", TagValue::Int(2)}}, &dict, &out)
+                  .IsInvalidArgument());
+  EXPECT_EQ(out, "keep");  // nothing appended on failure
+  EXPECT_TRUE(EncodeTags({{"a", TagValue::Int(1)}, {"b", TagValue::Int(2)}}, &dict, &out).ok());  // new list: no false duplicate
   EXPECT_TRUE(ValidateTags({{"a", TagValue::Int(200, TagType::kInt8)}}).IsInvalidArgument());
   EXPECT_TRUE(ValidateTags({{"a", TagValue::UInt(70000, TagType::kUInt16)}}).IsInvalidArgument());
   EXPECT_TRUE(ValidateTags({{std::string(70000, 'n'), TagValue::Int(1)}}).IsInvalidArgument());

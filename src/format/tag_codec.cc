@@ -1,7 +1,6 @@
 #include "format/tag_codec.h"
 
 #include <cstring>
-#include <set>
 
 #include "format/coding.h"
 
@@ -54,12 +53,6 @@ bool KnownScalar(uint8_t code) { return code >= 1 && code <= 12; }
 }  // namespace
 
 Status ValidateTags(const TagList& tags) {
-  if (tags.size() > 1) {
-    std::set<std::string_view> seen;
-    for (const Tag& t : tags)
-      if (!seen.insert(t.name).second)
-        return Status::InvalidArgument("tag '" + t.name + "' given twice");
-  }
   for (const Tag& t : tags) {
     if (t.name.empty()) return Status::InvalidArgument("tag name is empty");
     if (t.name.size() > kMaxTagNameLength)
@@ -107,13 +100,23 @@ void EncodeTagPayload(const TagValue& v, std::string* out) {
   }
 }
 
-void EncodeTags(const TagList& tags, NameDict* dict, std::string* out) {
+Status EncodeTags(const TagList& tags, NameDict* dict, std::string* out) {
+  Status s = ValidateTags(tags);
+  if (!s.ok()) return s;
+  size_t start = out->size();
   PutVarint64(out, tags.size());
+  dict->BeginMarks();
   for (const Tag& t : tags) {
-    PutVarint32(out, dict->Intern(t.name));
+    uint32_t id = dict->Intern(t.name);
+    if (!dict->Mark(id)) {
+      out->resize(start);
+      return Status::InvalidArgument("tag '" + t.name + "' given twice");
+    }
+    PutVarint32(out, id);
     out->push_back(char(t.value.type_code()));
     EncodeTagPayload(t.value, out);
   }
+  return Status::OK();
 }
 
 Status DecodeTagPayload(uint8_t code, Decoder* d, TagValue* v) {

@@ -3,6 +3,7 @@
 // them by number). Byte layout: doc/format.md, "Tags".
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -31,8 +32,24 @@ class NameDict {
     names_.reserve(n);
     ids_.reserve(n);
   }
+  // Duplicate detection within one tag list in O(1) per tag: BeginMarks()
+  // starts a new list; Mark(id) is false if id was marked since.
+  void BeginMarks() {
+    if (++epoch_ == 0) {  // wrapped: clear old stamps
+      std::fill(marks_.begin(), marks_.end(), 0);
+      epoch_ = 1;
+    }
+  }
+  bool Mark(uint32_t id) {
+    if (marks_.size() <= id) marks_.resize(names_.size() + 1, 0);
+    if (marks_[id] == epoch_) return false;
+    marks_[id] = epoch_;
+    return true;
+  }
 
  private:
+  std::vector<uint32_t> marks_;
+  uint32_t epoch_ = 0;
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
@@ -41,10 +58,13 @@ class NameDict {
   std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids_;
 };
 
-// Checks a tag list for bad names, duplicate names and out-of-range values.
+// Checks a tag list for bad names and out-of-range values (duplicate names
+// are caught by EncodeTags).
 Status ValidateTags(const TagList& tags);
-// Appends varint count + each tag (name id, type code, payload).
-void EncodeTags(const TagList& tags, NameDict* dict, std::string* out);
+// Validates, then appends varint count + each tag (name id, type code,
+// payload). InvalidArgument (and *out unchanged) on a bad tag or a name
+// given twice.
+Status EncodeTags(const TagList& tags, NameDict* dict, std::string* out);
 // Decodes an encoded tag list; names resolved through `dict`.
 Status DecodeTags(std::string_view in, const NameDict& dict, TagList* tags);
 

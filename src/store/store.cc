@@ -327,7 +327,9 @@ Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string
                            const TagList& tags) {
   Status s = CheckKey(key);
   if (!s.ok()) return s;
-  s = ValidateTags(tags);
+  // Tags first: a bad tag fails the put before any data is written.
+  std::string tag_bytes;
+  s = EncodeTags(tags, ns->dict(), &tag_bytes);
   if (!s.ok()) return s;
   std::vector<ChunkRef> chunks;
   ValueKind kind = ValueKind::kInline;
@@ -336,8 +338,6 @@ Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string
     s = writer->Append(value, &chunks);
     if (!s.ok()) return s.WithContext("put '" + std::string(key) + "'");
   }
-  std::string tag_bytes;
-  EncodeTags(tags, ns->dict(), &tag_bytes);
   std::string body;
   body.reserve(key.size() + 16 + (kind == ValueKind::kInline ? value.size() : chunks.size() * 24) +
                tag_bytes.size());
@@ -347,15 +347,14 @@ Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string
 }
 
 Status Store::Rep::RetagInto(NamespaceState* ns, std::string_view key, const TagList& tags) {
-  Status s = ValidateTags(tags);
-  if (!s.ok()) return s;
   std::string_view old;
   if (!ns->Lookup(key, &old)) return Status::NotFound("key '" + std::string(key) + "' not found");
   EntryView e;
-  s = DecodeEntryBody(old, &e);
+  Status s = DecodeEntryBody(old, &e);
   if (!s.ok()) return s;
   std::string tag_bytes;
-  EncodeTags(tags, ns->dict(), &tag_bytes);
+  s = EncodeTags(tags, ns->dict(), &tag_bytes);
+  if (!s.ok()) return s;
   std::string body;
   EncodeEntryBody(e.key, e.kind, e.size, e.inline_value, e.chunks, tag_bytes, &body);
   ns->Put(key, std::move(body));

@@ -1,0 +1,398 @@
+// The tagged-object catalogue workload of a data service (PDC's metadata
+// checkpoint): S ranks act as servers; together they hold O objects with T
+// typed tags each (tag names shared by all objects). One phase per process,
+// so that a restart really starts from disk:
+//
+//   catalogue_bench write   SYSTEM DIR O T   build the catalogue in memory
+//                                            (untimed), then checkpoint it
+//   catalogue_bench restart SYSTEM DIR O T   open (restart), read every tag
+//                                            of every object and check it,
+//                                            then checkpoint again
+//
+// SYSTEM: cairn | cairn-commit (the catalogue lives in the store, so a
+// checkpoint is Commit alone) | sqlite | rocksdb. Prints one JSON line
+// from rank 0 with the phase times (max over ranks), peak RSS and bytes.
+#include <mpi.h>
+#include <sqlite3.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cairn/store.h"
+
+#ifdef CAIRN_BENCH_HAVE_ROCKSDB
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+#endif
+
+namespace {
+
+int g_rank = 0, g_size = 1;
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+double MaxOver(double v) {
+  double out;
+  MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return out;
+}
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "rank %d: %s\n", g_rank, what.c_str());
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();
+}
+
+// Tag t of object o. Five kinds in turn: int64, double, string, uint32, int32.
+enum Kind { kI64, kF64, kStr, kU32, kI32 };
+Kind KindOf(int t) { return Kind(t % 5); }
+std::string TagName(int t) {
+  static const char* kinds[] = {"count", "value", "label", "flags", "level"};
+  return std::string(kinds[t % 5]) + "_" + std::to_string(t);
+}
+int64_t IntOf(uint64_t o, int t) { return int64_t((o * 2654435761u) ^ (uint64_t(t) * 40503u)) % 1000003 - 500000; }
+double FloatOf(uint64_t o, int t) { return double(o) * 0.5 + t * 0.25; }
+std::string StrOf(uint64_t o, int t) { return "v" + std::to_string(o) + "_t" + std::to_string(t); }
+
+cairn::TagValue ValueOf(uint64_t o, int t) {
+  switch (KindOf(t)) {
+    case kI64: return cairn::TagValue::Int(IntOf(o, t));
+    case kF64: return cairn::TagValue::Float64(FloatOf(o, t));
+    case kStr: return cairn::TagValue::String(StrOf(o, t));
+    case kU32: return cairn::TagValue::UInt(uint64_t(IntOf(o, t) & 0xffffff), cairn::TagType::kUInt32);
+    default: return cairn::TagValue::Int(IntOf(o, t) % 30000, cairn::TagType::kInt32);
+  }
+}
+
+std::string ObjKey(uint64_t o) {
+  char b[24];
+  std::snprintf(b, sizeof b, "obj%010" PRIu64, o);
+  return b;
+}
+
+// This rank's objects: a contiguous block of the global ids.
+struct Range { uint64_t first, count; };
+Range MyRange(uint64_t total) {
+  uint64_t base = total / g_size, extra = total % g_size;
+  uint64_t first = g_rank * base + std::min<uint64_t>(g_rank, extra);
+  return {first, base + (uint64_t(g_rank) < extra ? 1 : 0)};
+}
+
+// The service's in-memory catalogue, built before anything is timed.
+struct Object { std::string key; cairn::TagList tags; };
+std::vector<Object> BuildCatalogue(Range r, int ntags) {
+  std::vector<Object> objs(r.count);
+  for (uint64_t i = 0; i < r.count; i++) {
+    uint64_t o = r.first + i;
+    objs[i].key = ObjKey(o);
+    objs[i].tags.reserve(ntags);
+    for (int t = 0; t < ntags; t++) objs[i].tags.push_back({TagName(t), ValueOf(o, t)});
+  }
+  return objs;
+}
+
+uint64_t DirBytes(const std::string& dir) {
+  uint64_t n = 0;
+  std::error_code ec;
+  for (auto& e : std::filesystem::recursive_directory_iterator(dir, ec))
+    if (e.is_regular_file()) n += e.file_size();
+  return n;
+}
+
+long PeakRssKiB() {
+  rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+// ------------------------------------------------------------------ cairn
+
+std::unique_ptr<cairn::Store> OpenCairn(const std::string& dir) {
+  std::unique_ptr<cairn::Store> s;
+  cairn::Status st = cairn::Store::Open(cairn::Options(), dir, MPI_COMM_WORLD, &s);
+  if (!st.ok()) Die(st.ToString());
+  return s;
+}
+void CairnPutAll(cairn::Store* s, const std::vector<Object>& objs) {
+  for (const auto& ob : objs) {
+    cairn::Status st = s->Put(ob.key, "", ob.tags);
+    if (!st.ok()) Die(st.ToString());
+  }
+}
+void CairnCommit(cairn::Store* s) {
+  cairn::Status st = s->Commit();
+  if (!st.ok()) Die(st.ToString());
+}
+uint64_t CairnVerify(cairn::Store* s, Range r, int ntags) {
+  uint64_t checked = 0;
+  cairn::TagList tags;
+  for (uint64_t i = 0; i < r.count; i++) {
+    uint64_t o = r.first + i;
+    cairn::Status st = s->GetTags(ObjKey(o), &tags);
+    if (!st.ok()) Die(st.ToString());
+    if (int(tags.size()) != ntags) Die("wrong tag count for " + ObjKey(o));
+    for (int t = 0; t < ntags; t++) {
+      if (tags[t].name != TagName(t) || !(tags[t].value == ValueOf(o, t))) Die("tag mismatch at " + ObjKey(o));
+      checked++;
+    }
+  }
+  return checked;
+}
+
+// ----------------------------------------------------------------- SQLite
+// One table, a row per tag, a transaction per checkpoint; synchronous=FULL
+// (durable, like cairn's commit), WAL journal.
+
+void Sql(sqlite3* db, const char* q) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, q, nullptr, nullptr, &err) != SQLITE_OK) Die(std::string("sqlite: ") + (err ? err : "?"));
+}
+sqlite3* OpenSqlite(const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  sqlite3* db;
+  std::string path = dir + "/rank" + std::to_string(g_rank) + ".sqlite";
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) Die("sqlite open");
+  Sql(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;");
+  Sql(db, "CREATE TABLE IF NOT EXISTS tags (obj TEXT, name TEXT, type INTEGER, ival INTEGER, dval REAL, sval TEXT)");
+  return db;
+}
+void SqliteCheckpoint(sqlite3* db, const std::vector<Object>& objs) {
+  Sql(db, "BEGIN");
+  Sql(db, "DELETE FROM tags");
+  sqlite3_stmt* ins;
+  sqlite3_prepare_v2(db, "INSERT INTO tags VALUES (?,?,?,?,?,?)", -1, &ins, nullptr);
+  for (const auto& ob : objs) {
+    for (const auto& t : ob.tags) {
+      sqlite3_bind_text(ins, 1, ob.key.data(), int(ob.key.size()), SQLITE_STATIC);
+      sqlite3_bind_text(ins, 2, t.name.data(), int(t.name.size()), SQLITE_STATIC);
+      sqlite3_bind_int(ins, 3, t.value.type_code());
+      if (t.value.is_float()) sqlite3_bind_double(ins, 5, t.value.as_double());
+      else sqlite3_bind_null(ins, 5);
+      if (t.value.is_signed()) sqlite3_bind_int64(ins, 4, t.value.as_int());
+      else if (t.value.is_unsigned()) sqlite3_bind_int64(ins, 4, int64_t(t.value.as_uint()));
+      else sqlite3_bind_null(ins, 4);
+      if (t.value.type() == cairn::TagType::kString)
+        sqlite3_bind_text(ins, 6, t.value.bytes().data(), int(t.value.bytes().size()), SQLITE_STATIC);
+      else sqlite3_bind_null(ins, 6);
+      if (sqlite3_step(ins) != SQLITE_DONE) Die("sqlite insert");
+      sqlite3_reset(ins);
+    }
+  }
+  sqlite3_finalize(ins);
+  Sql(db, "COMMIT");
+}
+uint64_t SqliteVerify(sqlite3* db, Range r, int ntags, std::vector<Object>* restored) {
+  sqlite3_stmt* q;
+  sqlite3_prepare_v2(db, "SELECT obj, name, type, ival, dval, sval FROM tags ORDER BY rowid", -1, &q, nullptr);
+  restored->clear();
+  restored->reserve(r.count);
+  uint64_t checked = 0;
+  while (sqlite3_step(q) == SQLITE_ROW) {
+    std::string key(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)));
+    if (restored->empty() || restored->back().key != key) restored->push_back({key, {}});
+    cairn::Tag tag;
+    tag.name = reinterpret_cast<const char*>(sqlite3_column_text(q, 1));
+    int type = sqlite3_column_int(q, 2);
+    auto tt = cairn::TagType(type);
+    if (tt == cairn::TagType::kFloat64) tag.value = cairn::TagValue::Float64(sqlite3_column_double(q, 4));
+    else if (tt == cairn::TagType::kString)
+      tag.value = cairn::TagValue::String(reinterpret_cast<const char*>(sqlite3_column_text(q, 5)));
+    else if (tt >= cairn::TagType::kUInt8 && tt <= cairn::TagType::kUInt64)
+      tag.value = cairn::TagValue::UInt(uint64_t(sqlite3_column_int64(q, 3)), tt);
+    else tag.value = cairn::TagValue::Int(sqlite3_column_int64(q, 3), tt);
+    restored->back().tags.push_back(std::move(tag));
+  }
+  sqlite3_finalize(q);
+  if (restored->size() != r.count) Die("sqlite: wrong object count");
+  for (uint64_t i = 0; i < r.count; i++) {
+    uint64_t o = r.first + i;
+    const auto& ob = (*restored)[i];
+    if (ob.key != ObjKey(o) || int(ob.tags.size()) != ntags) Die("sqlite: object mismatch");
+    for (int t = 0; t < ntags; t++) {
+      if (ob.tags[t].name != TagName(t) || !(ob.tags[t].value == ValueOf(o, t))) Die("sqlite: tag mismatch");
+      checked++;
+    }
+  }
+  return checked;
+}
+
+// ---------------------------------------------------------------- RocksDB
+// A key per tag (object key + tag name), value = type byte + payload; one
+// write batch per checkpoint, written with sync (durable).
+
+#ifdef CAIRN_BENCH_HAVE_ROCKSDB
+std::unique_ptr<rocksdb::DB> OpenRocks(const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  rocksdb::Options o;
+  o.create_if_missing = true;
+  rocksdb::DB* db;
+  rocksdb::Status s = rocksdb::DB::Open(o, dir + "/rank" + std::to_string(g_rank), &db);
+  if (!s.ok()) Die("rocksdb: " + s.ToString());
+  return std::unique_ptr<rocksdb::DB>(db);
+}
+std::string RocksValue(const cairn::TagValue& v) {
+  std::string out(1, char(v.type_code()));
+  if (v.is_float()) { double d = v.as_double(); out.append(reinterpret_cast<char*>(&d), 8); }
+  else if (v.is_signed()) { int64_t i = v.as_int(); out.append(reinterpret_cast<char*>(&i), 8); }
+  else if (v.is_unsigned()) { uint64_t u = v.as_uint(); out.append(reinterpret_cast<char*>(&u), 8); }
+  else out += v.bytes();
+  return out;
+}
+void RocksCheckpoint(rocksdb::DB* db, const std::vector<Object>& objs) {
+  rocksdb::WriteBatch batch;
+  for (const auto& ob : objs)
+    for (const auto& t : ob.tags) batch.Put(ob.key + "/" + t.name, RocksValue(t.value));
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  rocksdb::Status s = db->Write(wo, &batch);
+  if (!s.ok()) Die("rocksdb write: " + s.ToString());
+}
+uint64_t RocksVerify(rocksdb::DB* db, Range r, int ntags) {
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+  uint64_t n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    rocksdb::Slice k = it->key(), v = it->value();
+    std::string key = k.ToString();
+    size_t slash = key.find('/');
+    uint64_t o = std::strtoull(key.c_str() + 3, nullptr, 10);
+    std::string name = key.substr(slash + 1);
+    size_t us = name.rfind('_');
+    int t = std::atoi(name.c_str() + us + 1);
+    if (RocksValue(ValueOf(o, t)) != v.ToString() || TagName(t) != name) Die("rocksdb: tag mismatch");
+    n++;
+  }
+  if (n != r.count * ntags) Die("rocksdb: wrong tag count");
+  return n;
+}
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  if (argc != 6) {
+    if (g_rank == 0) std::fprintf(stderr, "usage: catalogue_bench write|restart SYSTEM DIR OBJECTS TAGS\n");
+    MPI_Finalize();
+    return 2;
+  }
+  std::string phase = argv[1], sys = argv[2], dir = argv[3];
+  uint64_t total = std::strtoull(argv[4], nullptr, 10);
+  int ntags = std::atoi(argv[5]);
+  Range r = MyRange(total);
+  double t_ckpt = 0, t_open = 0, t_verify = 0, t_ckpt2 = 0;
+  uint64_t checked = 0;
+  std::vector<Object> objs;
+  if (phase == "write") objs = BuildCatalogue(r, ntags);  // the service's state, untimed
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = Now();
+
+  if (sys == "cairn" || sys == "cairn-commit") {
+    bool in_store = sys == "cairn-commit";  // the catalogue lives in the store
+    if (phase == "write") {
+      if (in_store) {  // building the in-store state is the service's own work
+        auto s = OpenCairn(dir);
+        CairnPutAll(s.get(), objs);
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = Now();
+        CairnCommit(s.get());
+        t_ckpt = Now() - t0;
+        s->Close();
+      } else {
+        auto s = OpenCairn(dir);
+        CairnPutAll(s.get(), objs);
+        CairnCommit(s.get());
+        s->Close();
+        t_ckpt = Now() - t0;
+      }
+    } else {
+      auto s = OpenCairn(dir);
+      t_open = Now() - t0;
+      double t1 = Now();
+      checked = CairnVerify(s.get(), r, ntags);
+      t_verify = Now() - t1;
+      MPI_Barrier(MPI_COMM_WORLD);
+      t1 = Now();
+      if (!in_store) {
+        // A service that keeps its own catalogue saves it all again.
+        std::vector<Object> again = BuildCatalogue(r, ntags);
+        MPI_Barrier(MPI_COMM_WORLD);
+        t1 = Now();
+        CairnPutAll(s.get(), again);
+      }
+      CairnCommit(s.get());
+      s->Close();
+      t_ckpt2 = Now() - t1;
+    }
+  } else if (sys == "sqlite") {
+    if (phase == "write") {
+      sqlite3* db = OpenSqlite(dir);
+      SqliteCheckpoint(db, objs);
+      sqlite3_close(db);
+      t_ckpt = Now() - t0;
+    } else {
+      sqlite3* db = OpenSqlite(dir);
+      t_open = Now() - t0;
+      double t1 = Now();
+      std::vector<Object> restored;
+      checked = SqliteVerify(db, r, ntags, &restored);
+      t_verify = Now() - t1;
+      MPI_Barrier(MPI_COMM_WORLD);
+      t1 = Now();
+      SqliteCheckpoint(db, restored);
+      sqlite3_close(db);
+      t_ckpt2 = Now() - t1;
+    }
+  } else if (sys == "rocksdb") {
+#ifdef CAIRN_BENCH_HAVE_ROCKSDB
+    if (phase == "write") {
+      auto db = OpenRocks(dir);
+      RocksCheckpoint(db.get(), objs);
+      db.reset();
+      t_ckpt = Now() - t0;
+    } else {
+      auto db = OpenRocks(dir);
+      t_open = Now() - t0;
+      double t1 = Now();
+      checked = RocksVerify(db.get(), r, ntags);
+      t_verify = Now() - t1;
+      std::vector<Object> again = BuildCatalogue(r, ntags);
+      MPI_Barrier(MPI_COMM_WORLD);
+      t1 = Now();
+      RocksCheckpoint(db.get(), again);
+      db.reset();
+      t_ckpt2 = Now() - t1;
+    }
+#else
+    Die("built without RocksDB");
+#endif
+  } else {
+    Die("unknown system " + sys);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  t_ckpt = MaxOver(t_ckpt);
+  t_open = MaxOver(t_open);
+  t_verify = MaxOver(t_verify);
+  t_ckpt2 = MaxOver(t_ckpt2);
+  long rss = PeakRssKiB(), max_rss;
+  MPI_Reduce(&rss, &max_rss, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+  uint64_t all_checked = 0;
+  MPI_Reduce(&checked, &all_checked, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (g_rank == 0)
+    std::printf("{\"phase\": \"%s\", \"system\": \"%s\", \"ranks\": %d, \"objects\": %" PRIu64
+                ", \"tags\": %d, \"checkpoint_s\": %.6f, \"open_s\": %.6f, \"verify_s\": %.6f, "
+                "\"checkpoint2_s\": %.6f, \"tags_checked\": %" PRIu64 ", \"peak_rss_kib\": %ld, \"bytes\": %" PRIu64 "}\n",
+                phase.c_str(), sys.c_str(), g_size, total, ntags, t_ckpt, t_open, t_verify, t_ckpt2,
+                all_checked, max_rss, DirBytes(dir));
+  MPI_Finalize();
+  return 0;
+}
