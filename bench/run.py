@@ -4,7 +4,7 @@ one run, and writes bench/results/<timestamp>/ (results.json, results.md and
 PNG plots).
 
     scripts/install_bench_deps.sh      # once: peers, strace, matplotlib
-    python3 bench/run.py               # full run (about 10-20 minutes here)
+    python3 bench/run.py               # full run (about 15 minutes here)
     python3 bench/run.py --quick       # smoke check, under a minute
 
 See bench/README.md for what each system is and how it is measured.
@@ -413,6 +413,7 @@ def markdown(meta, summary, md_counts, workloads, ranks, systems):
                 x = md_counts.get((s, w["name"], ranks[-1]))
                 row.append("-" if not x else str(x["sparse_read_requests"]))
             L.append(f"| {s} | " + " | ".join(row) + " |")
+    L += targets(summary, md_counts, workloads, ranks, systems)
     if meta.get("failures"):
         L.append("")
         L.append("## Cells that failed")
@@ -428,6 +429,52 @@ def markdown(meta, summary, md_counts, workloads, ranks, systems):
     L.append("")
     L.append("Plots: write_bw.png, read_bw.png, sparse.png, metadata.png beside this file.")
     return "\n".join(L) + "\n"
+
+
+def targets(summary, md_counts, workloads, ranks, systems):
+    """Checks cairn against the targets of the benchmark issue."""
+    if "cairn" not in systems:
+        return []
+    peers = [s for s in systems if s not in ("device",) and not s.startswith("cairn")]
+    L = ["", "## cairn against its targets", ""]
+    for w in workloads:
+        for n in ranks:
+            c = summary.get(("cairn", w["name"], n, "write"))
+            if not c:
+                continue
+            med = c["mib_s"]["median"]
+            best = max(((summary[(p, w["name"], n, "write")]["mib_s"]["median"], p) for p in peers
+                        if (p, w["name"], n, "write") in summary), default=(0, "-"))
+            ratio = c.get("ratio_to_device", 0)
+            if w["name"].startswith("W1"):
+                ok = ratio >= 0.9 and med >= best[0]
+                goal = ">= 0.9x device and >= best peer"
+            else:
+                ok = med >= best[0]
+                goal = "ahead of every peer"
+            L.append(f"- {w['name']} write, {n} ranks: cairn {med:.0f} MiB/s (x{ratio:.2f} device), "
+                     f"best peer {best[1]} {best[0]:.0f} MiB/s; target {goal}: "
+                     f"{'met' if ok else '**not met**'}")
+    for w in workloads:
+        per = [md_counts[("cairn", w["name"], n)]["per_checkpoint"] for n in ranks
+               if ("cairn", w["name"], n) in md_counts]
+        if per:
+            const = max(per) == min(per)
+            L.append(f"- {w['name']} metadata operations per checkpoint over ranks {ranks}: "
+                     f"{', '.join(f'{x:g}' for x in per)}: constant: {'met' if const else '**not met**'}")
+    for w in workloads:
+        for n in ranks:
+            x = md_counts.get(("cairn", w["name"], n))
+            c = summary.get(("cairn", w["name"], n, "sparse"))
+            if not x or not c:
+                continue
+            cm = c.get("counters_median", {})
+            L.append(f"- {w['name']} sparse read, {n} ranks: {x['sparse_read_requests']} read calls "
+                     f"on the store's files (strace, open included); cairn's own count: "
+                     f"{cm.get('lib_read_requests', 0):g} in all, "
+                     f"{cm.get('lib_fetch_read_requests', 0):g} by the MultiGet itself "
+                     f"(the rest is the open: manifest and index)")
+    return L
 
 
 def plots(outdir, summary, md_counts, workloads, ranks, systems):
@@ -562,9 +609,9 @@ def main():
     ap.add_argument("--ranks", default=None, help="comma-separated rank counts (default 1,2,4,8)")
     ap.add_argument("--reps", type=int, default=5, help="repetitions per cell (default 5)")
     ap.add_argument("--bytes", type=parse_size, default=None,
-                    help="W1: bytes per rank (default 128M; 8M with --quick)")
+                    help="W1: bytes per rank (default 64M; 8M with --quick)")
     ap.add_argument("--count", type=int, default=None,
-                    help="W2: objects per rank (default 2048; 256 with --quick)")
+                    help="W2: objects per rank (default 1024; 256 with --quick)")
     ap.add_argument("--workloads", default=None,
                     help="comma-separated subset of W1-1M,W1-16M,W2-64K,W2-4K")
     ap.add_argument("--systems", default=None, help="comma-separated subset of the systems")
@@ -594,8 +641,8 @@ def main():
         wl_names = ["W1-1M", "W2-4K"]
     else:
         ranks = [1, 2, 4, 8]
-        B = args.bytes or 128 * MiB
-        K = args.count or 2048
+        B = args.bytes or 64 * MiB
+        K = args.count or 1024
         wl_names = ["W1-1M", "W1-16M", "W2-64K", "W2-4K"]
     if args.ranks:
         ranks = [int(x) for x in args.ranks.split(",")]
