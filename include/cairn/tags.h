@@ -42,9 +42,15 @@ class TagValue {
   bool is_array() const { return (code_ & kTagArrayFlag) != 0; }
   // The scalar type, or the element type of an array.
   TagType type() const { return static_cast<TagType>(code_ & ~kTagArrayFlag); }
-  bool is_signed() const;    // kInt8..kInt64
-  bool is_unsigned() const;  // kUInt8..kUInt64
-  bool is_float() const;     // kFloat32, kFloat64
+  bool is_signed() const {  // kInt8..kInt64
+    return type() >= TagType::kInt8 && type() <= TagType::kInt64;
+  }
+  bool is_unsigned() const {  // kUInt8..kUInt64
+    return type() >= TagType::kUInt8 && type() <= TagType::kUInt64;
+  }
+  bool is_float() const {  // kFloat32, kFloat64
+    return type() == TagType::kFloat32 || type() == TagType::kFloat64;
+  }
   bool is_number() const { return !is_array() && (is_signed() || is_unsigned() || is_float()); }
 
   // Accessors: valid for the matching scalar kind only (checked: a mismatch

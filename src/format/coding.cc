@@ -4,13 +4,7 @@ namespace cairn {
 
 void PutVarint64(std::string* dst, uint64_t v) {
   char buf[10];
-  int n = 0;
-  while (v >= 0x80) {
-    buf[n++] = char((v & 0x7f) | 0x80);
-    v >>= 7;
-  }
-  buf[n++] = char(v);
-  dst->append(buf, n);
+  dst->append(buf, size_t(EncodeVarint(buf, v) - buf));
 }
 
 void PutLengthPrefixed(std::string* dst, std::string_view s) {

@@ -44,6 +44,15 @@ inline uint64_t DecodeFixed64(const char* p) {
 
 // Unsigned LEB128: 7 bits per byte, low group first, high bit = more.
 void PutVarint64(std::string* dst, uint64_t v);
+// Writes the varint at p (room for 10 bytes) and returns the end.
+inline char* EncodeVarint(char* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = char((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  *p++ = char(v);
+  return p;
+}
 inline void PutVarint32(std::string* dst, uint32_t v) { PutVarint64(dst, v); }
 // Zigzag maps signed to unsigned so small magnitudes encode short.
 inline uint64_t ZigZag(int64_t v) { return (uint64_t(v) << 1) ^ uint64_t(v >> 63); }

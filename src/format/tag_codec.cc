@@ -104,17 +104,31 @@ Status EncodeTags(const TagList& tags, NameDict* dict, std::string* out) {
   Status s = ValidateTags(tags);
   if (!s.ok()) return s;
   size_t start = out->size();
+  out->reserve(start + 10 + tags.size() * 12);
   PutVarint64(out, tags.size());
   dict->BeginMarks();
-  for (const Tag& t : tags) {
-    uint32_t id = dict->Intern(t.name);
+  for (size_t i = 0; i < tags.size(); i++) {
+    const Tag& t = tags[i];
+    uint32_t id = dict->InternAt(i, t.name);
     if (!dict->Mark(id)) {
       out->resize(start);
       return Status::InvalidArgument("tag '" + t.name + "' given twice");
     }
-    PutVarint32(out, id);
-    out->push_back(char(t.value.type_code()));
-    EncodeTagPayload(t.value, out);
+    // Name id, type code and a scalar payload go through one small buffer.
+    char buf[24];
+    char* p = EncodeVarint(buf, id);
+    *p++ = char(t.value.type_code());
+    const TagValue& v = t.value;
+    if (!v.is_array() && (v.is_signed() || v.is_unsigned())) {
+      p = EncodeVarint(p, v.is_signed() ? ZigZag(int64_t(v.raw_bits())) : v.raw_bits());
+      out->append(buf, size_t(p - buf));
+    } else if (!v.is_array() && v.type() == TagType::kFloat64) {
+      EncodeFixed64(p, v.raw_bits());
+      out->append(buf, size_t(p + 8 - buf));
+    } else {
+      out->append(buf, size_t(p - buf));
+      EncodeTagPayload(v, out);
+    }
   }
   return Status::OK();
 }

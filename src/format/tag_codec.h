@@ -23,6 +23,17 @@ class NameDict {
  public:
   // The id of `name`, adding it if new.
   uint32_t Intern(std::string_view name);
+  // The same, trying first the id used at the same position of the last tag
+  // list (services tag every object alike, so this skips the hash).
+  uint32_t InternAt(size_t position, std::string_view name) {
+    if (position < hints_.size()) {
+      uint32_t h = hints_[position];
+      if (h < names_.size() && names_[h] == name) return h;
+    } else {
+      hints_.resize(position + 1, UINT32_MAX);
+    }
+    return hints_[position] = Intern(name);
+  }
   // Looks up without adding.
   bool Find(std::string_view name, uint32_t* id) const;
   const std::string& name(uint32_t id) const { return names_[id]; }
@@ -49,6 +60,7 @@ class NameDict {
 
  private:
   std::vector<uint32_t> marks_;
+  std::vector<uint32_t> hints_;
   uint32_t epoch_ = 0;
   struct Hash {
     using is_transparent = void;

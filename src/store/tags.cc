@@ -34,19 +34,6 @@ TagValue TagValue::Array(TagType elem, const void* data, size_t count) {
                   std::string(static_cast<const char*>(data), w * count));
 }
 
-bool TagValue::is_signed() const {
-  auto t = type();
-  return t >= TagType::kInt8 && t <= TagType::kInt64;
-}
-bool TagValue::is_unsigned() const {
-  auto t = type();
-  return t >= TagType::kUInt8 && t <= TagType::kUInt64;
-}
-bool TagValue::is_float() const {
-  auto t = type();
-  return t == TagType::kFloat32 || t == TagType::kFloat64;
-}
-
 int64_t TagValue::as_int() const { return !is_array() && is_signed() ? int64_t(bits_) : 0; }
 uint64_t TagValue::as_uint() const { return !is_array() && is_unsigned() ? bits_ : 0; }
 double TagValue::as_double() const {
