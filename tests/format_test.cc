@@ -153,6 +153,18 @@ TEST(Manifest, DamagedMiddleRecordIsCorruption) {
   EXPECT_TRUE(ParseManifest(f, &pm).IsCorruption());
 }
 
+TEST(Manifest, DamagedLengthOfACommittedRecordIsNeverATornTail) {
+  std::string f = SampleManifest(3);
+  for (size_t i = 0; i < 4; i++) {  // every byte of the first record's length
+    for (uint8_t mask : {0x01, 0x80}) {
+      std::string c = f;
+      c[kManifestHeaderSize + i] ^= char(mask);
+      ParsedManifest pm;
+      EXPECT_TRUE(ParseManifest(c, &pm).IsCorruption()) << "byte " << i << " mask " << int(mask);
+    }
+  }
+}
+
 TEST(Manifest, PayloadWithWrongCountsIsRejected) {
   std::string p = EncodeRevisionPayload(SampleRecord(1, 3));
   RevisionRecord r;
@@ -212,8 +224,10 @@ TEST(Tags, MalformedEncodingIsCorruption) {
   NameDict empty;
   EXPECT_TRUE(DecodeTags(enc, empty, &t).IsCorruption());  // name id unknown
   std::string bad = enc;
-  bad[2] = char(99);  // unknown type code
-  EXPECT_FALSE(DecodeTags(bad, dict, &t).ok());
+  bad[2] = char(13);  // a type code from the future
+  EXPECT_TRUE(DecodeTags(bad, dict, &t).IsNotSupported());
+  bad[2] = char(0x40 | 11);  // an array of strings: never valid
+  EXPECT_TRUE(DecodeTags(bad, dict, &t).IsCorruption());
 }
 
 std::string SampleTable(int n, NameDict* dict) {

@@ -67,7 +67,9 @@ Status DecodeEntryBody(std::string_view body, EntryView* e) {
     if (!d.failed() && total != e->size)
       return Status::Corruption("index entry chunk lengths do not add up to the value size");
   } else {
-    return Status::Corruption("index entry has unknown value kind " + std::to_string(kind));
+    // A kind this version does not know: written by a newer cairn.
+    return Status::NotSupported("index entry has value kind " + std::to_string(kind) +
+                                ", unknown to this cairn (written by a newer version?)");
   }
   if (d.failed()) return Status::Corruption("index entry truncated");
   e->tags = std::string_view(d.pos(), d.remaining());
@@ -115,12 +117,12 @@ Status ParseIndexTable(std::string bytes, const std::string& where,
   if (bytes.size() < kIndexHeaderSize + 8) return corrupt("index table truncated");
   const char* p = bytes.data();
   if (std::memcmp(p, kIndexMagic, 8) != 0) return corrupt("index table has a bad magic number");
-  if (DecodeFixed64(p + bytes.size() - 8) != Checksum(p, bytes.size() - 8))
-    return corrupt("index table checksum mismatch");
   uint16_t version = DecodeFixed16(p + 8);
   if (version > kIndexFormatVersion)
     return Status::NotSupported(where + ": index table format version " + std::to_string(version) +
                                 " is newer than this cairn supports");
+  if (DecodeFixed64(p + bytes.size() - 8) != Checksum(p, bytes.size() - 8))
+    return corrupt("index table checksum mismatch");
   auto t = std::make_shared<IndexTable>();
   t->ns = DecodeFixed32(p + 12);
   t->revision = DecodeFixed64(p + 16);
@@ -143,6 +145,7 @@ Status ParseIndexTable(std::string bytes, const std::string& where,
     std::string_view body = d.LengthPrefixed();
     std::string_view key = EntryKey(body);
     if (d.failed() || key.empty()) return corrupt("index entry " + std::to_string(i) + " truncated");
+    if (key.size() > kMaxKeyLength) return corrupt("index entry " + std::to_string(i) + " has a key over 65535 bytes");
     if (!t->keys.empty() && !(t->keys.back() < key))
       return corrupt("index entries out of key order at entry " + std::to_string(i));
     t->entries.push_back(body);

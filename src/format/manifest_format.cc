@@ -24,13 +24,15 @@ Status DecodeManifestHeader(std::string_view in, ManifestHeader* h) {
   if (in.size() < kManifestHeaderSize) return Status::Corruption("manifest header truncated");
   if (std::memcmp(in.data(), kManifestMagic, 8) != 0)
     return Status::Corruption("manifest has a bad magic number (not a cairn store)");
-  if (DecodeFixed64(in.data() + 56) != Checksum(in.data(), 56))
-    return Status::Corruption("manifest header checksum mismatch");
+  // The version before the checksum: a newer version may lay out its header
+  // differently, and must be refused as such, not as corruption.
   h->version = DecodeFixed32(in.data() + 8);
   if (h->version > kManifestFormatVersion)
     return Status::NotSupported("store format version " + std::to_string(h->version) +
                                 " is newer than this cairn supports (" +
                                 std::to_string(kManifestFormatVersion) + ")");
+  if (DecodeFixed64(in.data() + 56) != Checksum(in.data(), 56))
+    return Status::Corruption("manifest header checksum mismatch");
   if (DecodeFixed32(in.data() + 12) != kManifestHeaderSize)
     return Status::Corruption("manifest header length is not 64");
   h->store_id.assign(in.data() + 16, 16);
@@ -121,15 +123,18 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
   while (off < file.size()) {
     uint64_t len = 0;
     if (!IntactRecordAt(file, off, &len)) {
-      // A damaged record is a torn final append unless an intact record
-      // follows it (then a committed record was damaged: corruption).
-      if (file.size() - off >= kRecordOverhead) {
-        uint32_t plen = DecodeFixed32(file.data() + off);
-        uint64_t next = off + kRecordOverhead + uint64_t(plen);
+      // A damaged record is a torn final append only if no intact record
+      // lies anywhere after it. The damage may be in the length field
+      // itself, so every later offset is tried, not just the one the length
+      // points to: a committed record must never be taken for a torn tail
+      // (a writer would cut it, and every record after it, away).
+      for (uint64_t p = off + 1; p + kRecordOverhead <= file.size(); p++) {
         uint64_t nlen;
-        if (plen <= kMaxRecordPayload && next < file.size() && IntactRecordAt(file, next, &nlen))
+        if (DecodeFixed32(file.data() + p + 4) == uint32_t(RecordType::kRevision) &&
+            IntactRecordAt(file, p, &nlen))
           return Status::Corruption("manifest record at offset " + std::to_string(off) +
-                                    " is damaged (checksum mismatch) and is not the last");
+                                    " is damaged (checksum mismatch) and an intact record follows at offset " +
+                                    std::to_string(p));
       }
       break;
     }

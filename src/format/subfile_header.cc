@@ -23,13 +23,13 @@ Status DecodeSubfileHeader(std::string_view in, SubfileHeader* h) {
   if (in.size() < kSubfileHeaderSize) return Status::Corruption("data file header truncated");
   if (std::memcmp(in.data(), kSubfileMagic, 8) != 0)
     return Status::Corruption("data file has a bad magic number (not a cairn data file)");
-  if (DecodeFixed64(in.data() + 40) != Checksum(in.data(), 40))
-    return Status::Corruption("data file header checksum mismatch");
   h->version = DecodeFixed32(in.data() + 8);
   if (h->version > kSubfileFormatVersion)
     return Status::NotSupported("data file format version " + std::to_string(h->version) +
                                 " is newer than this cairn supports (" +
                                 std::to_string(kSubfileFormatVersion) + ")");
+  if (DecodeFixed64(in.data() + 40) != Checksum(in.data(), 40))
+    return Status::Corruption("data file header checksum mismatch");
   h->subfile_id = DecodeFixed32(in.data() + 12);
   h->store_id.assign(in.data() + 16, 16);
   return Status::OK();

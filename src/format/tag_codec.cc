@@ -143,7 +143,9 @@ Status DecodeTagPayload(uint8_t code, Decoder* d, TagValue* v) {
     *v = TagValue(code, 0, std::string(d->Bytes(n * w)));
     return Status::OK();
   }
-  if (!KnownScalar(code)) return Status::Corruption("unknown tag type code " + std::to_string(code));
+  if (!KnownScalar(code))
+    return Status::NotSupported("tag type code " + std::to_string(code) +
+                                " is unknown to this cairn (written by a newer version?)");
   TagType t = static_cast<TagType>(code);
   uint64_t bits = 0;
   std::string bytes;

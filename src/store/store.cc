@@ -228,6 +228,7 @@ Status Store::Rep::ReadTable(uint32_t ns, const NamespaceDesc& d,
   std::shared_ptr<IndexTable> t;
   s = ParseIndexTable(std::move(bytes), Where(ns) + " index", &t);
   if (!s.ok()) return s;
+  if (t->ns != ns) return Status::Corruption(Where(ns) + ": index table belongs to namespace " + std::to_string(t->ns));
   *out = std::move(t);
   return Status::OK();
 }
