@@ -13,11 +13,13 @@ s="$tmp/store"
 "$mpiexec" -n 2 "$writer" "$s" write 1 >/dev/null 2>&1 && "$mpiexec" -n 2 "$writer" "$s" write 2 >/dev/null 2>&1 || { echo "FAIL: setup"; exit 1; }
 
 check "ls lists 2 revisions" '[ "$("$tool" ls "$s" | tail -n +2 | wc -l)" -eq 2 ]'
-check "ls --json" '"$tool" ls "$s" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert [r[\"revision\"] for r in d]==[1,2] and d[1][\"ranks\"]==2 and d[1][\"objects\"]==12"'
+check "ls --json" '"$tool" ls "$s" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert [r[\"revision\"] for r in d]==[1,2] and d[1][\"ranks\"]==2 and d[1][\"objects\"]==13"'
 check "info --json" '"$tool" info "$s" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"ranks\"]==2 and len(d[\"namespaces\"])==3"'
-check "keys lists 12 keys with tags" '[ "$("$tool" keys "$s" | grep -c "rev=2")" -eq 12 ]'
+check "keys lists 12 keys and the shared one, with tags" '[ "$("$tool" keys "$s" | grep -c "rev=2")" -eq 13 ]'
 check "keys --json --rank 1" '"$tool" keys "$s" --rank 1 --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert len(d)==6 and all(o[\"rank\"]==1 and o[\"tags\"][\"rev\"]==2 for o in d)"'
 check "get of an older revision" '[ "$("$tool" get "$s" v1 --rank 1 --revision 1 | wc -c)" -eq 43000 ]'
+check "keys --shared lists the shared object" '"$tool" keys "$s" --shared | grep -q "^shared	meta	10	rev=2"'
+check "get --shared" '[ "$("$tool" get "$s" meta --shared)" = "revision 2" ]'
 check "get of a missing key fails" '! "$tool" get "$s" nope 2>/dev/null'
 check "verify passes on an intact store" '"$tool" verify "$s" >/dev/null'
 

@@ -45,6 +45,10 @@ int main(int argc, char** argv) {
       st = s->Put("v" + std::to_string(i), Value(rank, rev, i), {{"rev", cairn::TagValue::UInt(rev)}});
       if (!st.ok()) fail("put: " + st.ToString());
     }
+    if (!bad && rank == 0) {
+      st = s->PutShared("meta", "revision " + std::to_string(rev), {{"rev", cairn::TagValue::UInt(rev)}});
+      if (!st.ok()) fail("put shared: " + st.ToString());
+    }
     if (!bad) {
       uint64_t got = 0;
       st = s->Commit(&got);
@@ -59,6 +63,10 @@ int main(int argc, char** argv) {
       if (!st.ok()) fail("get: " + st.ToString());
       else if (v != Value(rank, rev, i)) fail("value v" + std::to_string(i) + " differs");
     }
+    std::string meta;
+    st = s->GetShared("meta", &meta);
+    if (!st.ok()) fail("get shared: " + st.ToString());
+    else if (meta != "revision " + std::to_string(rev)) fail("shared value differs");
   }
   if (s) s->Close();
   int worst = 0;

@@ -89,9 +89,7 @@ if mode == "ls":
                 errors.append("revision %s field %s: reader %r, cairn %r"
                               % (x.get("revision"), f, x.get(f), y.get(f)))
 elif mode == "keys":
-    # The reader also lists the shared namespace (rank "shared"); cairn keys
-    # lists ranks only.
-    a = [e for e in a if e["rank"] != "shared"]
+    # Both list the shared namespace as rank "shared", after the ranks.
     if len(a) != len(b):
         errors.append("reader lists %d keys, cairn %d" % (len(a), len(b)))
     for x, y in zip(a, b):
@@ -167,7 +165,8 @@ for e in json.load(open(sys.argv[1])):
     n=$((n + 1))
     reader "$store" get "$key" --rank "$rank" --revision "$rev" >"$tmp/v.reader" 2>"$tmp/err.r"
     rr=$?
-    "$CAIRN" get "$store" "$key" --rank "$rank" --revision "$rev" >"$tmp/v.cairn" 2>"$tmp/err.c"
+    if [ "$rank" = shared ]; then which=(--shared); else which=(--rank "$rank"); fi
+    "$CAIRN" get "$store" "$key" "${which[@]}" --revision "$rev" >"$tmp/v.cairn" 2>"$tmp/err.c"
     rc=$?
     if [ $rr -ne 0 ] || [ $rc -ne 0 ]; then
       nbad=$((nbad + 1))

@@ -350,6 +350,16 @@ TEST(Store, SharedObjectsSingleProcess) {
   ASSERT_TRUE(s->GetShared("mesh", &v).ok());
   EXPECT_EQ(v, Pattern(11, 30000));
   EXPECT_TRUE(s->GetShared("nope", &v).IsNotFound());
+  ReadOptions sh;
+  sh.rank = ReadOptions::kShared;
+  v.clear();
+  ASSERT_TRUE(s->Get("mesh", &v, sh).ok());  // a local read of the shared namespace
+  EXPECT_EQ(v, Pattern(11, 30000));
+  EXPECT_TRUE(s->Get("mesh", &v).IsNotFound());  // not in rank 0's own namespace
+  std::vector<ObjectInfo> objs;
+  ASSERT_TRUE(s->List(&objs, sh).ok());
+  ASSERT_EQ(objs.size(), 1u);
+  EXPECT_EQ(objs[0].key, "mesh");
 }
 
 }  // namespace

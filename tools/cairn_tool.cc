@@ -127,10 +127,18 @@ int CmdKeys(const std::string& path, uint64_t revision, int rank, bool json) {
   Status s = OpenStore(path, revision, &st);
   if (!s.ok()) return Fail(s);
   const cairn::RevisionRecord& r = cairn::Inspector::Record(*st);
-  int first = rank < 0 ? 0 : rank, last = rank < 0 ? int(r.nranks) - 1 : rank;
+  // All ranks then the shared namespace, one rank, or only the shared one.
+  std::vector<int> which;
+  if (rank == cairn::ReadOptions::kShared) which = {rank};
+  else if (rank >= 0) which = {rank};
+  else {
+    for (int k = 0; k < int(r.nranks); k++) which.push_back(k);
+    if (r.revision != 0) which.push_back(cairn::ReadOptions::kShared);
+  }
   bool any = false;
   if (json) std::printf("[");
-  for (int k = first; k <= last; k++) {
+  for (int k : which) {
+    std::string who = k == cairn::ReadOptions::kShared ? "\"shared\"" : std::to_string(k);
     std::vector<cairn::ObjectInfo> objs;
     cairn::ReadOptions ro;
     ro.rank = k;
@@ -138,13 +146,13 @@ int CmdKeys(const std::string& path, uint64_t revision, int rank, bool json) {
     if (!s.ok()) return Fail(s);
     for (const auto& o : objs) {
       if (json) {
-        std::printf("%s\n {\"rank\": %d, \"key\": %s, \"size\": %lu, \"inline\": %s, \"tags\": {", any ? "," : "",
-                    k, JsonString(o.key).c_str(), o.size, o.inlined ? "true" : "false");
+        std::printf("%s\n {\"rank\": %s, \"key\": %s, \"size\": %lu, \"inline\": %s, \"tags\": {", any ? "," : "",
+                    who.c_str(), JsonString(o.key).c_str(), o.size, o.inlined ? "true" : "false");
         for (size_t i = 0; i < o.tags.size(); i++)
           std::printf("%s%s: %s", i ? ", " : "", JsonString(o.tags[i].name).c_str(), TagJson(o.tags[i].value).c_str());
         std::printf("}}");
       } else {
-        std::printf("%d\t%s\t%lu", k, o.key.c_str(), o.size);
+        std::printf("%s\t%s\t%lu", k == cairn::ReadOptions::kShared ? "shared" : who.c_str(), o.key.c_str(), o.size);
         for (const auto& t : o.tags) std::printf("\t%s=%s", t.name.c_str(), t.value.ToString().c_str());
         std::printf("\n");
       }
@@ -225,12 +233,15 @@ int main(int argc, char** argv) {
   keys->add_option("--revision,-r", revision, "Revision (default: newest)");
   keys->add_option("--rank", rank, "Only this rank's namespace (default: all)");
   keys->add_flag("--json", json, "Machine-readable output");
+  bool shared = false;
+  keys->add_flag("--shared", shared, "Only the shared namespace");
 
   auto* get = app.add_subcommand("get", "Write a value to standard output");
   get->add_option("STORE", path, "Store directory")->required();
   get->add_option("KEY", key, "Key")->required();
   get->add_option("--revision,-r", revision, "Revision (default: newest)");
   get->add_option("--rank", rank, "Rank whose namespace holds the key (default 0)");
+  get->add_flag("--shared", shared, "The key is in the shared namespace");
 
   auto* verify = app.add_subcommand("verify", "Read everything and check every checksum (exit 0 only if intact)");
   verify->add_option("STORE", path, "Store directory")->required();
@@ -240,8 +251,9 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (*ls) return CmdLs(path, json);
   if (*info) return CmdInfo(path, revision, json);
+  if (shared) rank = cairn::ReadOptions::kShared;
   if (*keys) return CmdKeys(path, revision, rank, json);
-  if (*get) return CmdGet(path, key, revision, rank < 0 ? 0 : rank);
+  if (*get) return CmdGet(path, key, revision, shared ? rank : rank < 0 ? 0 : rank);
   if (*verify) return CmdVerify(path, revision, json);
   return 1;
 }

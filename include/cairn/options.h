@@ -50,8 +50,12 @@ struct Options {
 };
 
 struct ReadOptions {
+  // Names the shared namespace in `rank` (a local read of it; GetShared is
+  // the collective read-once-and-broadcast).
+  static constexpr int kShared = -2;
   // Whose namespace to read: -1 is the caller's own; 0..N-1 names a rank of
-  // the revision (any rank can read any other rank's objects).
+  // the revision (any rank can read any other rank's objects); kShared the
+  // shared namespace.
   int rank = -1;
   // Batch reads merge requested ranges whose gap is at most this many bytes
   // into one I/O request (libsonata's I/O blocks). 4 MiB default.

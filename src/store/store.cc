@@ -255,7 +255,22 @@ Status Store::Rep::Resolve(std::string_view key, const ReadOptions& ro, std::str
   Status s = CheckKey(key);
   if (!s.ok()) return s;
   int me = comm->rank();
-  if (ro.rank < -1) return Status::InvalidArgument("ReadOptions::rank must be -1 or a rank");
+  if (ro.rank == ReadOptions::kShared) {
+    const NamespaceState& sh = shared;
+    if (me == 0 && sh.Lookup(key, body)) {  // rank 0 sees its pending shared puts too
+      *dict = &sh.dict();
+      return Status::OK();
+    }
+    std::shared_ptr<const IndexTable> t;
+    s = Table(kSharedNamespace, &t);
+    if (!s.ok()) return s;
+    ptrdiff_t i = t ? t->Find(key) : -1;
+    if (i < 0) return Status::NotFound("key '" + std::string(key) + "' not in " + Where(kSharedNamespace));
+    *body = t->entries[size_t(i)];
+    *dict = &t->names;
+    return Status::OK();
+  }
+  if (ro.rank < -1) return Status::InvalidArgument("ReadOptions::rank must be -1, kShared or a rank");
   if (ro.rank == -1 || (ro.rank == me && !opt.read_only)) {
     if (!own.Lookup(key, body))
       return Status::NotFound("key '" + std::string(key) + "' not in " + Where(uint32_t(me)));
@@ -753,15 +768,22 @@ Status Store::List(std::vector<ObjectInfo>* objects, const ReadOptions& ro) {
     own.ForEach([&](std::string_view b) { add(b, own.dict()); });
     return s.WithContext(rep_->Where(uint32_t(me)));
   }
-  if (rep_->current.revision == 0 || ro.rank < 0 || uint32_t(ro.rank) >= rep_->current.nranks)
+  bool sh = ro.rank == ReadOptions::kShared;
+  if (sh && me == 0 && !rep_->opt.read_only) {
+    const NamespaceState& shared = rep_->shared;
+    shared.ForEach([&](std::string_view b) { add(b, shared.dict()); });
+    return s.WithContext(rep_->Where(kSharedNamespace));
+  }
+  if (!sh && (rep_->current.revision == 0 || ro.rank < 0 || uint32_t(ro.rank) >= rep_->current.nranks))
     return Status::InvalidArgument("rank " + std::to_string(ro.rank) + " has no namespace in revision " +
                                    std::to_string(rep_->current.revision));
+  uint32_t ns = sh ? kSharedNamespace : uint32_t(ro.rank);
   std::shared_ptr<const IndexTable> t;
-  s = rep_->Table(uint32_t(ro.rank), &t);
+  s = rep_->Table(ns, &t);
   if (!s.ok() || !t) return s;
   objects->reserve(t->entries.size());
   for (std::string_view b : t->entries) add(b, t->names);
-  return s.WithContext(rep_->Where(uint32_t(ro.rank)));
+  return s.WithContext(rep_->Where(ns));
 }
 
 Status Store::GetShared(std::string_view key, std::string* value) {
