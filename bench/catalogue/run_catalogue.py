@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Runs the tagged-object catalogue benchmark (issue 4): cairn against SQLite
+and RocksDB on PDC's workload, each cell at least 5 times, all in one run,
+and writes a JSON file and a Markdown table (min / avg / max) under
+bench/results/catalogue-<time>/.
+
+  run_catalogue.py [--build DIR] [--reps N] [--quick]
+
+Cells: strong scaling (100,000 objects x 100 tags on 1, 2, 4 ranks), weak
+scaling (25,000 objects per rank), and cairn alone at 10K, 100K and 1M
+objects on 1 rank (linearity).
+"""
+import argparse, json, os, shutil, subprocess, sys, tempfile, time, statistics
+
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+FIELDS = ["checkpoint_s", "open_s", "verify_s", "checkpoint2_s", "peak_rss_kib", "bytes"]
+
+
+def run_cell(binary, system, ranks, objects, tags, reps, workdir):
+    runs = []
+    for _ in range(reps):
+        d = os.path.join(workdir, "store")
+        shutil.rmtree(d, ignore_errors=True)
+        out = {}
+        for phase in ("write", "restart"):
+            # Page cache dropped for the store before the restart, where the
+            # kernel lets us (root): a restart reads from the device.
+            if phase == "restart":
+                subprocess.run(["sync"])
+                try:
+                    with open("/proc/sys/vm/drop_caches", "w") as f:
+                        f.write("1\n")
+                except OSError:
+                    pass
+            p = subprocess.run(["mpiexec", "-n", str(ranks), binary, phase, system, d, str(objects), str(tags)],
+                               env=ENV, capture_output=True, text=True)
+            if p.returncode != 0:
+                raise SystemExit("%s %s failed:\n%s%s" % (system, phase, p.stdout, p.stderr))
+            r = json.loads(p.stdout.strip().splitlines()[-1])
+            for k in FIELDS:
+                if r[k]:
+                    out[k] = r[k] if not (k == "peak_rss_kib" and phase == "write") else out.get(k, 0)
+            if phase == "restart":
+                out["peak_rss_kib"] = r["peak_rss_kib"]
+                out["bytes"] = r["bytes"]
+                out["tags_checked"] = r["tags_checked"]
+        if out.get("tags_checked") != objects * tags:
+            raise SystemExit("%s: %s tags checked, expected %d" % (system, out.get("tags_checked"), objects * tags))
+        runs.append(out)
+        shutil.rmtree(d, ignore_errors=True)
+    return runs
+
+
+def summary(runs, field):
+    v = [r.get(field, 0.0) for r in runs]
+    return min(v), statistics.mean(v), max(v)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke check")
+    ap.add_argument("--systems", default="cairn,cairn-commit,sqlite,rocksdb")
+    ap.add_argument("--no-linearity", action="store_true")
+    args = ap.parse_args()
+    binary = os.path.join(args.build, "bench/catalogue/catalogue_bench")
+    systems = args.systems.split(",")
+    scale = 10 if args.quick else 1
+    cells = []
+    for s in (1, 2, 4):
+        for sysname in systems:
+            cells.append(("strong", sysname, s, 100000 // scale))
+    for s in (1, 2, 4):
+        for sysname in systems:
+            cells.append(("weak", sysname, s, 25000 // scale * s))
+    if not args.no_linearity:
+        for o in (10000, 100000, 1000000):
+            cells.append(("linearity", "cairn", 1, o // scale))
+            cells.append(("linearity", "cairn-commit", 1, o // scale))
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    outdir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results", "catalogue-" + stamp)
+    os.makedirs(outdir, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="cairn-catalogue-")
+    results = []
+    try:
+        for kind, sysname, ranks, objects in cells:
+            t0 = time.time()
+            runs = run_cell(binary, sysname, ranks, objects, 100, args.reps, work)
+            results.append(dict(kind=kind, system=sysname, ranks=ranks, objects=objects, tags=100, runs=runs))
+            ck = summary(runs, "checkpoint_s")
+            print("%-9s %-12s S=%d O=%-8d ckpt %.3f/%.3f/%.3f  (%.0f s)" % (kind, sysname, ranks, objects, *ck, time.time() - t0),
+                  flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    with open(os.path.join(outdir, "catalogue.json"), "w") as f:
+        json.dump(dict(reps=args.reps, results=results), f, indent=1)
+    lines = ["# Catalogue benchmark (%s), %d runs per cell, min / avg / max seconds" % (stamp, args.reps), "",
+             "checkpoint: save the whole catalogue durably (cairn: Put every object + Commit; cairn-commit: the "
+             "catalogue lives in the store, Commit only). restart: open. verify: read and check every tag. "
+             "checkpoint 2: the checkpoint again after the restart.", "",
+             "| scaling | system | ranks | objects | checkpoint | open | read all tags | checkpoint 2 | ckpt2/ckpt | peak RSS restart (MiB) | MB on disk |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        c, o, v, c2 = (summary(r["runs"], k) for k in ("checkpoint_s", "open_s", "verify_s", "checkpoint2_s"))
+        rss = max(x["peak_rss_kib"] for x in r["runs"]) / 1024
+        mb = max(x["bytes"] for x in r["runs"]) / 1e6
+        fmt = lambda t: "%.3f / %.3f / %.3f" % t
+        lines.append("| %s | %s | %d | %d | %s | %s | %s | %s | %.2f | %.0f | %.0f |" % (
+            r["kind"], r["system"], r["ranks"], r["objects"], fmt(c), fmt(o), fmt(v), fmt(c2), c2[1] / c[1], rss, mb))
+    # Ratios against the peers, same run.
+    lines += ["", "## cairn against the peers (ratio of averages; > 1 means cairn is faster)", "",
+              "| scaling | ranks | vs | checkpoint | restart (open + read all tags) | checkpoint 2 |", "|---|---|---|---|---|---|"]
+    by = {(r["kind"], r["system"], r["ranks"]): r for r in results}
+    for kind in ("strong", "weak"):
+        for s in (1, 2, 4):
+            me = by.get((kind, "cairn", s))
+            if not me:
+                continue
+            for peer in ("sqlite", "rocksdb"):
+                p = by.get((kind, peer, s))
+                if not p:
+                    continue
+                avg = lambda r, k: summary(r["runs"], k)[1]
+                ov = lambda r: avg(r, "open_s") + avg(r, "verify_s")
+                lines.append("| %s | %d | %s | %.1fx | %.1fx | %.1fx |" % (
+                    kind, s, peer, avg(p, "checkpoint_s") / avg(me, "checkpoint_s"),
+                    ov(p) / ov(me), avg(p, "checkpoint2_s") / avg(me, "checkpoint2_s")))
+    with open(os.path.join(outdir, "catalogue.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    print("\nwritten:", outdir)
+
+
+if __name__ == "__main__":
+    main()
