@@ -317,6 +317,20 @@ TEST(Store, BadInputGetsClearErrors) {
   EXPECT_TRUE(Store::Open(o, dir.sub("s"), &bad).IsInvalidArgument());
 }
 
+TEST(Store, ManifestCutInsideItsHeaderIsCreatedAgain) {
+  TempDir dir;
+  std::string path = dir.sub("s");
+  { auto s = MustOpen(path); }
+  std::filesystem::resize_file(path + "/MANIFEST", 30);  // a crash while creating the store
+  Options ro = SmallOptions();
+  ro.read_only = true;
+  std::unique_ptr<Store> s;
+  EXPECT_TRUE(Store::Open(ro, path, &s).IsNotFound());
+  s = MustOpen(path);
+  ASSERT_TRUE(s->Put("a", "b").ok());
+  ASSERT_TRUE(s->Commit().ok());
+}
+
 TEST(Store, NewerFormatVersionIsRefused) {
   TempDir dir;
   std::string path = dir.sub("s");

@@ -33,8 +33,12 @@ Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStat
     s = m->file_->Size(&size);
     if (!s.ok()) return s;
   }
-  if (*created || size == 0) {
-    // New (or created but never written: a crash right after create).
+  if (!*created && size < kManifestHeaderSize && !writable)
+    return Status::NotFound("store at " + dir + " was never completely created (MANIFEST is " +
+                            std::to_string(size) + " bytes)");
+  if (*created || size < kManifestHeaderSize) {
+    // New, or a crash during creation left less than a header (the header
+    // is synced before any data file exists, so nothing refers to it).
     ManifestHeader h;
     h.store_id = NewStoreId();
     h.created_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
