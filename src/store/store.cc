@@ -455,7 +455,10 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
       s = File::Open(fpath, File::kCreate, &rep->stats, &rep->my_file, &created);
       uint64_t size = 0;
       if (s.ok()) s = rep->my_file->Size(&size);
-      if (s.ok() && size < kSubfileHeaderSize) {
+      // With no committed revision nothing refers to any data file, so a
+      // header left by an earlier, never-committed creation is rewritten.
+      bool fresh = rep->newest_revision == 0;
+      if (s.ok() && (size < kSubfileHeaderSize || fresh)) {
         SubfileHeader h;
         h.subfile_id = rep->my_subfile;
         h.store_id = rep->store_id;
