@@ -127,6 +127,22 @@ TEST(Manifest, TornTailIsNotCorruption) {
   }
 }
 
+TEST(Manifest, TornAndDamagedTailsAreToldApart) {
+  std::string f = SampleManifest(3);
+  std::string two = SampleManifest(2);
+  ParsedManifest pm;
+  ASSERT_TRUE(ParseManifest(f.substr(0, f.size() - 5), &pm).ok());  // cut short: torn
+  EXPECT_FALSE(pm.damaged_tail);
+  std::string zeros = two + std::string(f.size() - two.size(), '\0');  // extended, never filled
+  ASSERT_TRUE(ParseManifest(zeros, &pm).ok());
+  EXPECT_FALSE(pm.damaged_tail);
+  std::string flipped = f;
+  flipped[f.size() - 20] ^= 1;  // whole but damaged: maybe a committed record
+  ASSERT_TRUE(ParseManifest(flipped, &pm).ok());
+  EXPECT_TRUE(pm.damaged_tail);
+  EXPECT_EQ(pm.revisions.size(), 2u);
+}
+
 TEST(Manifest, EveryFlippedByteIsDetected) {
   std::string f = SampleManifest(3);
   ParsedManifest clean;
@@ -305,6 +321,14 @@ TEST(IndexTable, UnsortedEntriesAreRejectedEvenWithValidChecksum) {
   Status s = ParseIndexTable(b.Finish(), "test", &table);
   EXPECT_TRUE(s.IsCorruption());
   EXPECT_NE(s.message().find("order"), std::string::npos);
+}
+
+TEST(IndexEntry, ChunkLengthsCannotWrapAroundTheSize) {
+  std::string body;
+  std::vector<ChunkRef> chunks = {{0, 4096, UINT64_MAX - 4, 0, UINT64_MAX - 4, 1}, {0, 8192, 20, 0, 20, 2}};
+  EncodeEntryBody("k", ValueKind::kChunked, 15, "", chunks, std::string(1, '\0'), &body);
+  EntryView e;
+  EXPECT_TRUE(DecodeEntryBody(body, &e).IsCorruption());
 }
 
 TEST(IndexEntry, ChunkSizesMustAddUp) {

@@ -317,6 +317,51 @@ TEST(Store, BadInputGetsClearErrors) {
   EXPECT_TRUE(Store::Open(o, dir.sub("s"), &bad).IsInvalidArgument());
 }
 
+TEST(Store, UncommittedValuesAreReadableByTheirWriter) {
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"));  // 32 KiB write buffer: these stay buffered
+  ASSERT_TRUE(s->Put("a", Pattern(1, 5000)).ok());
+  ASSERT_TRUE(s->Put("b", Pattern(2, 7000)).ok());
+  std::string v;
+  ASSERT_TRUE(s->Get("a", &v).ok());
+  EXPECT_EQ(v, Pattern(1, 5000));
+  std::vector<std::string> values;
+  std::vector<Status> st;
+  ASSERT_TRUE(s->MultiGet({"a", "b"}, &values, &st).ok());
+  EXPECT_EQ(values[1], Pattern(2, 7000));
+  ASSERT_TRUE(s->PutShared("sh", Pattern(3, 6000)).ok());
+  ASSERT_TRUE(s->GetShared("sh", &v).ok());
+  EXPECT_EQ(v, Pattern(3, 6000));
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->Get("b", &v).ok());
+  EXPECT_EQ(v, Pattern(2, 7000));
+}
+
+TEST(Store, DamagedFinalManifestRecordIsNeverCutAway) {
+  TempDir dir;
+  std::string path = dir.sub("s");
+  {
+    auto s = MustOpen(path);
+    for (int i = 1; i <= 2; i++) {
+      ASSERT_TRUE(s->Put("k", Pattern(i, 3000)).ok());
+      ASSERT_TRUE(s->Commit().ok());
+    }
+  }
+  uint64_t size = test::FileSize(path + "/MANIFEST");
+  test::FlipByte(path + "/MANIFEST", size - 30);  // inside revision 2's record
+  std::unique_ptr<Store> s;
+  Status st = Store::Open(SmallOptions(), path, &s);
+  EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+  EXPECT_EQ(test::FileSize(path + "/MANIFEST"), size);  // nothing was cut
+  Options ro = SmallOptions();
+  ro.read_only = true;
+  s = MustOpen(path, ro);
+  EXPECT_EQ(s->revision(), 1u);  // readers still reach the revision before it
+  std::string v;
+  ASSERT_TRUE(s->Get("k", &v).ok());
+  EXPECT_EQ(v, Pattern(1, 3000));
+}
+
 TEST(Store, ManifestCutInsideItsHeaderIsCreatedAgain) {
   TempDir dir;
   std::string path = dir.sub("s");

@@ -50,6 +50,7 @@ bool ToTags(const cairn_tag_t* tags, size_t n, cairn::TagList* out) {
   for (size_t i = 0; i < n; i++) {
     const cairn_tag_t& t = tags[i];
     if (!t.name) return false;
+    if (!t.data && t.len) return false;  // bytes promised, none given
     cairn::Tag tag;
     tag.name = t.name;
     int type = t.type;
@@ -172,11 +173,15 @@ int cairn_put_shared(cairn_store_t* s, const char* key, const void* value, size_
 }
 
 int cairn_get_shared(cairn_store_t* s, const char* key, void* buf, size_t cap, uint64_t* size) {
-  if (!s || !key || !size) return Invalid("cairn_get_shared: NULL argument");
+  if (!s) return Invalid("cairn_get_shared: NULL store");
+  // Collective: take part even with bad arguments, so no rank is left
+  // waiting; then report them.
   std::string v;
-  int rc = Code(s->store->GetShared(key, &v));
+  int rc = Code(s->store->GetShared(key ? key : "", &v));
+  if (!key || !size) return Invalid("cairn_get_shared: NULL argument");
   if (rc != CAIRN_OK) return rc;
   *size = v.size();
+  if (!buf && !v.empty()) return Invalid("cairn_get_shared: NULL buffer");
   if (v.size() > cap) {
     last_error = "InvalidArgument: buffer too small for shared '" + std::string(key) + "'";
     return CAIRN_INVALID_ARGUMENT;

@@ -103,8 +103,11 @@ class MpiComm final : public Comm {
     void* base = nullptr;
     int rc = MPI_Win_allocate(bytes, sizeof(uint64_t), MPI_INFO_NULL, comm_, &base, &win_);
     if (rc != MPI_SUCCESS) return Status::IOError("MPI_Win_allocate failed for the extent counters");
-    if (host) *static_cast<uint64_t*>(base) = initial;
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win_);
+    if (host) {
+      *static_cast<uint64_t*>(base) = initial;
+      MPI_Win_sync(win_);  // the store is visible to RMA in the separate memory model too
+    }
     MPI_Barrier(comm_);  // initial values are in place before anyone adds
     have_win_ = true;
     return Status::OK();

@@ -1,5 +1,6 @@
 #include "format/manifest_format.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "format/checksum.h"
@@ -135,6 +136,14 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
           return Status::Corruption("manifest record at offset " + std::to_string(off) +
                                     " is damaged (checksum mismatch) and an intact record follows at offset " +
                                     std::to_string(p));
+      }
+      // A torn append is shorter than its length field says, or an
+      // extension the file system never filled (zeros).
+      if (file.size() - off >= kRecordOverhead) {
+        uint64_t plen = DecodeFixed32(file.data() + off);
+        bool fits = plen <= kMaxRecordPayload && plen + kRecordOverhead <= file.size() - off;
+        bool zeros = std::all_of(file.begin() + off, file.end(), [](char ch) { return ch == 0; });
+        out->damaged_tail = fits && !zeros;
       }
       break;
     }

@@ -71,6 +71,10 @@ struct ParsedManifest {
   std::vector<RevisionRecord> revisions;  // in file order
   uint64_t valid_end = 0;   // end of the last intact record
   uint64_t torn_bytes = 0;  // bytes after valid_end (a torn final append)
+  // The bytes after valid_end hold a whole record (its length fits in the
+  // file, the bytes are not all zero) whose checksum fails: it cannot be
+  // told from a damaged committed record, so writers must not cut it.
+  bool damaged_tail = false;
 };
 // Parses a manifest. A damaged final record (a torn append after a crash) is
 // reported through torn_bytes, not as an error; a damaged record followed by

@@ -42,7 +42,15 @@ Status ReadCoalesced(std::vector<ReadRange> ranges, uint64_t gap_limit, uint64_t
     File* f = nullptr;
     Status s = files(b.subfile, &f);
     if (!s.ok()) return s;
-    if (b.first == b.last) {
+    // One range, or ranges that lie back to back both in the file and in
+    // memory (the chunks of one value): read straight into place.
+    bool direct = true;
+    for (size_t i = b.first; i < b.last && direct; i++) {
+      const ReadRange& x = ranges[i];
+      const ReadRange& y = ranges[i + 1];
+      direct = y.offset == x.offset + x.length && y.dest == x.dest + x.length;
+    }
+    if (direct) {
       s = f->PRead(b.offset, ranges[b.first].dest, b.length);
       if (!s.ok()) return s;
       continue;

@@ -69,17 +69,27 @@ Status Writer::Append(std::string_view data, std::vector<ChunkRef>* chunks) {
       Status s = NewRun(left);
       if (!s.ok()) return s;
     }
-    uint64_t n = std::min<uint64_t>({left, chunk_size_, run_end_ - pos_});
-    ChunkRef c;
-    c.subfile = subfile_;
-    c.offset = pos_;
-    c.length = c.raw_length = n;
-    c.checksum = Checksum(p, n);
-    Status s = Emit(p, n);
-    if (!s.ok()) return s;
-    chunks->push_back(c);
-    p += n;
-    left -= n;
+    // All that fits in this run goes out in one Emit (so a large value
+    // bypasses the buffer), cut into chunks of at most chunk_size.
+    uint64_t span = std::min<uint64_t>(left, run_end_ - pos_);
+    size_t first = chunks->size();
+    for (uint64_t done = 0; done < span;) {
+      uint64_t n = std::min<uint64_t>(chunk_size_, span - done);
+      ChunkRef c;
+      c.subfile = subfile_;
+      c.offset = pos_ + done;
+      c.length = c.raw_length = n;
+      c.checksum = Checksum(p + done, n);
+      chunks->push_back(c);
+      done += n;
+    }
+    Status s = Emit(p, span);
+    if (!s.ok()) {
+      chunks->resize(first);
+      return s;
+    }
+    p += span;
+    left -= span;
   }
   return Status::OK();
 }

@@ -12,6 +12,9 @@ const std::string& Inspector::Path(const Store& store) { return store.rep_->path
 Status Inspector::Verify(Store* store, VerifyReport* report) {
   Store::Rep* r = store->rep_.get();
   const RevisionRecord& rec = r->current;
+  if (r->manifest && r->manifest->parsed().damaged_tail)
+    report->problems.push_back("MANIFEST: the record at offset " + std::to_string(r->manifest->parsed().valid_end) +
+                               " is complete but damaged (a committed revision may be lost); writers refuse this store");
   // Data file headers.
   for (uint32_t id = 0; id < rec.high_water.size(); id++) {
     File* f;

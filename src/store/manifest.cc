@@ -57,6 +57,10 @@ Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStat
     if (!s.ok()) return s;
     s = ParseManifest(bytes, &m->parsed_);
     if (!s.ok()) return s.WithContext(path);
+    if (m->parsed_.damaged_tail && writable)
+      return Status::Corruption(path + ": the last record (offset " + std::to_string(m->parsed_.valid_end) +
+                                ") is complete but damaged, so it may be a committed revision; refusing to "
+                                "write. Open read-only to read the revisions before it");
     if (m->parsed_.torn_bytes > 0 && writable) {
       s = m->file_->Truncate(m->parsed_.valid_end);
       if (s.ok()) s = m->file_->Sync();
@@ -78,10 +82,15 @@ Status Manifest::AppendRevision(const RevisionRecord& r, bool sync) {
   Status s = file_->PWrite(at, rec.data(), rec.size());
   if (s.ok() && sync) s = file_->Sync();
   if (!s.ok()) {
-    // Best effort: remove the partial record so the failed revision never
-    // appears, even if a later sync succeeds.
-    file_->Truncate(at);
-    return s.WithContext("appending revision " + std::to_string(r.revision) + " to the manifest");
+    // Remove the record, durably, so the failed revision never appears.
+    // If even that fails, whether the revision exists is unknown.
+    Status cut = file_->Truncate(at);
+    if (cut.ok()) cut = file_->Sync();
+    std::string what = "appending revision " + std::to_string(r.revision) + " to the manifest";
+    if (!cut.ok())
+      return Status(s.code(), what + ": " + s.message() + "; cutting it back also failed (" + cut.message() +
+                                  "): outcome unknown, reopen the store to see whether the revision exists");
+    return s.WithContext(what);
   }
   parsed_.valid_end = at + rec.size();
   parsed_.revisions.push_back(r);

@@ -80,16 +80,19 @@ void NamespaceState::ForEach(const std::function<void(std::string_view)>& fn) co
 
 std::string NamespaceState::BuildTable(uint32_t ns, uint64_t revision, uint64_t* objects,
                                        uint64_t* value_bytes) const {
-  // Count first, allocate once.
-  uint64_t n = 0, body_bytes = 0, vbytes = 0;
+  // Merge once into a list of views, count, allocate once, copy.
+  std::vector<std::string_view> bodies;
+  bodies.reserve(count());
+  uint64_t body_bytes = 0, vbytes = 0;
   ForEach([&](std::string_view body) {
-    n++;
+    bodies.push_back(body);
     body_bytes += body.size();
     vbytes += EntryValueSize(body);
   });
+  uint64_t n = bodies.size();
   IndexTableBuilder b;
   b.Begin(ns, revision, n, dict_.names(), body_bytes);
-  ForEach([&](std::string_view body) { b.Add(body); });
+  for (std::string_view body : bodies) b.Add(body);
   *objects = n;
   *value_bytes = vbytes;
   return b.Finish();

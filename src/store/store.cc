@@ -117,6 +117,11 @@ OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
     bool created;
     info.status = MakeDir(rep->path, &rep->stats, &created);
     if (!info.status.ok()) return info;
+    // The new directory's own entry must survive a crash too.
+    std::string parent = rep->path.find('/') == std::string::npos
+                             ? "." : rep->path.substr(0, rep->path.find_last_of('/'));
+    if (created && o.sync) info.status = SyncDir(parent.empty() ? "/" : parent, &rep->stats);
+    if (!info.status.ok()) return info;
   }
   bool created = false;
   info.status = Manifest::Open(rep->path, o.create_if_missing && !o.read_only, !o.read_only,
@@ -192,11 +197,19 @@ std::string Store::Rep::Where(uint32_t ns) const {
 Status Store::Rep::CheckWritable() const {
   if (closed) return Status::InvalidArgument("store is closed");
   if (opt.read_only) return Status::InvalidArgument("store " + path + " is open read-only");
+  if (!poisoned.ok())
+    return Status(poisoned.code(), "an earlier commit failed to make its data durable (" + poisoned.message() +
+                  "); the operating system may have dropped the unwritten pages, so this handle takes no "
+                  "more commits: close and reopen the store (the last committed revision is intact)");
   return Status::OK();
 }
 
 Status Store::Rep::DataFile(uint32_t subfile, File** file) {
   if (my_file && subfile == my_subfile) {
+    // Pending puts may still be in the write buffer: write it out first so
+    // the caller reads its own uncommitted values (no fsync needed).
+    Status s = writer ? writer->Flush() : Status::OK();
+    if (!s.ok()) return s;
     *file = my_file.get();
     return Status::OK();
   }
@@ -513,7 +526,8 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
       std::string shared_bytes;
       std::vector<ReadRange> ranges;
       auto want = [&](const NamespaceDesc& d, std::string* dst) {
-        if (d.length == 0 || d.length > options.compact_index_limit) return;
+        uint64_t limit = std::min<uint64_t>(options.compact_index_limit, (1ull << 30) / uint64_t(nranks));
+        if (d.length == 0 || d.length > limit) return;
         dst->resize(d.length);
         ranges.push_back(ReadRange{d.subfile, d.offset, d.length, dst->data()});
       };
@@ -532,6 +546,8 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
           if (Checksum(shared_bytes) != d.checksum)
             rs = Status::Corruption(rep->Where(kSharedNamespace) + ": index table checksum does not match the manifest");
           else rs = ParseIndexTable(std::move(shared_bytes), rep->Where(kSharedNamespace) + " index", &t);
+          if (rs.ok() && t->ns != kSharedNamespace)
+            rs = Status::Corruption(rep->Where(kSharedNamespace) + ": index table belongs to another namespace");
           shared = t;
         } else {
           rs = rep->ReadTable(kSharedNamespace, d, &shared);
@@ -547,6 +563,8 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
         if (Checksum(my_bytes) != d.checksum)
           rs = Status::Corruption(rep->Where(uint32_t(rank)) + ": index table checksum does not match the manifest");
         else rs = ParseIndexTable(std::move(my_bytes), rep->Where(uint32_t(rank)) + " index", &t);
+        if (rs.ok() && t->ns != uint32_t(rank))
+          rs = Status::Corruption(rep->Where(uint32_t(rank)) + ": index table belongs to namespace " + std::to_string(t->ns));
         mine = t;
       } else {
         rs = rep->ReadTable(uint32_t(rank), d, &mine);
@@ -869,7 +887,9 @@ Status Store::Commit(uint64_t* revision) {
   std::string table = r->own.BuildTable(uint32_t(rank), rev, &me.desc.objects, &me.desc.value_bytes);
   me.desc.length = table.size();
   me.desc.checksum = Checksum(table);
-  if (table.size() <= r->opt.compact_index_limit) {
+  // Everything gathered to rank 0 must stay under MPI's int counts.
+  uint64_t compact_limit = std::min<uint64_t>(r->opt.compact_index_limit, (1ull << 30) / uint64_t(nranks));
+  if (table.size() <= compact_limit) {
     me.compact_table = table;
   } else {
     me.desc.subfile = r->my_subfile;
@@ -914,15 +934,24 @@ Status Store::Commit(uint64_t* revision) {
   CrashPoint("before_flush", rank);
   Status local = r->writer->Flush();
   CrashPoint("after_flush", rank);
+  bool sync_failed = false;
   if (r->opt.sync) {
     if (r->subfile_on_one_node) {
       uint64_t failed = r->sub_comm->AllreduceMax(local.ok() ? 0 : 1);
-      if (r->sub_comm->rank() == 0 && failed == 0) local = r->my_file->Sync();
+      if (r->sub_comm->rank() == 0 && failed == 0) {
+        local = r->my_file->Sync();
+        sync_failed = !local.ok();
+      }
     } else if (local.ok()) {
       local = r->my_file->Sync();
+      sync_failed = !local.ok();
     }
   }
+  // A failed fsync cannot be retried: Linux reports a writeback error once
+  // and may drop the pages, so a later fsync would succeed over lost data.
+  bool any_sync_failed = c->AllreduceMax(sync_failed ? 1 : 0) != 0;
   s = AgreeStatus(c, local);
+  if (any_sync_failed) r->poisoned = s;
 
   // 4. Rank 0 appends the revision record and syncs it: the commit point.
   std::string outcome;
@@ -955,6 +984,9 @@ Status Store::Commit(uint64_t* revision) {
     s = DecodeStatus(std::string(d.LengthPrefixed()));
     if (s.ok()) s = DecodeRevisionPayload(std::string_view(d.pos(), d.remaining()), &rec);
   }
+  // A manifest that could not be appended and cut back leaves the outcome
+  // unknown: no more commits through this handle.
+  if (!s.ok() && s.message().find("outcome unknown") != std::string::npos) r->poisoned = s;
   if (!s.ok()) return s;
 
   // 5. The new revision becomes this view's base; its table is the one we

@@ -26,6 +26,7 @@ struct Store::Rep {
   std::unique_ptr<Comm> sub_comm;  // the ranks sharing my data file (writable opens)
   bool subfile_on_one_node = true; // its ranks share a node: the leader's fsync covers all
   bool closed = false;
+  Status poisoned;  // not ok after a failed fsync: no more commits (see CheckWritable)
 
   std::string store_id;
   std::unique_ptr<Manifest> manifest;       // rank 0 only
