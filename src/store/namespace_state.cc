@@ -12,8 +12,6 @@ void NamespaceState::Reset(std::shared_ptr<const IndexTable> base) {
   dict_ = NameDict();
   if (base_) dict_ = base_->names;
   overlay_.clear();
-  overlay_adds_ = 0;
-  base_deletes_ = 0;
 }
 
 bool NamespaceState::Lookup(std::string_view key, std::string_view* body) const {
@@ -33,30 +31,24 @@ bool NamespaceState::Lookup(std::string_view key, std::string_view* body) const 
 }
 
 void NamespaceState::Put(std::string_view key, std::string body) {
-  bool in_base = base_ && base_->Find(key) >= 0;
-  auto [it, inserted] = overlay_.try_emplace(std::string(key));
-  if (inserted) {
-    if (!in_base) overlay_adds_++;
-  } else if (!it->second) {
-    // Re-creating a deleted key.
-    if (in_base) base_deletes_--; else overlay_adds_++;
-  }
+  // No look-up in the base: re-saving restored objects costs what saving
+  // fresh ones does.
+  auto it = overlay_.find(key);
+  if (it == overlay_.end()) it = overlay_.emplace(std::string(key), std::nullopt).first;
   it->second = std::move(body);
 }
 
 bool NamespaceState::Delete(std::string_view key) {
   std::string_view body;
   if (!Lookup(key, &body)) return false;
-  bool in_base = base_ && base_->Find(key) >= 0;
-  auto& slot = overlay_[std::string(key)];
-  slot.reset();
-  if (in_base) base_deletes_++; else overlay_adds_--;
+  auto it = overlay_.find(key);
+  if (it == overlay_.end()) it = overlay_.emplace(std::string(key), std::nullopt).first;
+  it->second.reset();
   return true;
 }
 
-uint64_t NamespaceState::count() const {
-  uint64_t n = base_ ? base_->entries.size() : 0;
-  return n + overlay_adds_ - base_deletes_;
+uint64_t NamespaceState::capacity_hint() const {
+  return (base_ ? base_->entries.size() : 0) + overlay_.size();
 }
 
 void NamespaceState::ForEach(const std::function<void(std::string_view)>& fn) const {
@@ -82,7 +74,7 @@ std::string NamespaceState::BuildTable(uint32_t ns, uint64_t revision, uint64_t*
                                        uint64_t* value_bytes) const {
   // Merge once into a list of views, count, allocate once, copy.
   std::vector<std::string_view> bodies;
-  bodies.reserve(count());
+  bodies.reserve(capacity_hint());
   uint64_t body_bytes = 0, vbytes = 0;
   ForEach([&](std::string_view body) {
     bodies.push_back(body);

@@ -41,8 +41,8 @@ class NamespaceState {
   // Encodes the whole namespace as an index table of `revision`.
   std::string BuildTable(uint32_t ns, uint64_t revision, uint64_t* objects,
                          uint64_t* value_bytes) const;
-  // Number of current objects.
-  uint64_t count() const;
+  // At least the number of current objects (for reserving).
+  uint64_t capacity_hint() const;
 
  private:
   std::shared_ptr<const IndexTable> base_;
@@ -53,8 +53,6 @@ class NamespaceState {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
   std::unordered_map<std::string, std::optional<std::string>, Hash, std::equal_to<>> overlay_;
-  uint64_t overlay_adds_ = 0;  // overlay keys that are not in base and not deleted
-  uint64_t base_deletes_ = 0;  // base keys deleted in the overlay
 };
 
 // The value size recorded in an entry body (0 if damaged).

@@ -784,7 +784,7 @@ Status Store::List(std::vector<ObjectInfo>* objects, const ReadOptions& ro) {
     objects->push_back(std::move(o));
   };
   if (ro.rank == -1 || (ro.rank == me && !rep_->opt.read_only)) {
-    objects->reserve(rep_->own.count());
+    objects->reserve(rep_->own.capacity_hint());
     const NamespaceState& own = rep_->own;
     own.ForEach([&](std::string_view b) { add(b, own.dict()); });
     return s.WithContext(rep_->Where(uint32_t(me)));
