@@ -1,6 +1,7 @@
 #include "store/namespace_state.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "format/coding.h"
@@ -12,6 +13,21 @@ void NamespaceState::Reset(std::shared_ptr<const IndexTable> base) {
   dict_ = NameDict();
   if (base_) dict_ = base_->names;
   overlay_.clear();
+  arena_.clear();
+  arena_used_ = arena_cap_ = 0;
+}
+
+std::string_view NamespaceState::Keep(std::string_view bytes) {
+  if (arena_cap_ - arena_used_ < bytes.size()) {
+    size_t block = std::max<size_t>(bytes.size(), 8u << 20);
+    arena_.emplace_back(new char[block]);
+    arena_used_ = 0;
+    arena_cap_ = block;
+  }
+  char* p = arena_.back().get() + arena_used_;
+  std::memcpy(p, bytes.data(), bytes.size());
+  arena_used_ += bytes.size();
+  return std::string_view(p, bytes.size());
 }
 
 bool NamespaceState::Lookup(std::string_view key, std::string_view* body) const {
@@ -30,12 +46,12 @@ bool NamespaceState::Lookup(std::string_view key, std::string_view* body) const 
   return true;
 }
 
-void NamespaceState::Put(std::string_view key, std::string body) {
+void NamespaceState::Put(std::string_view key, std::string_view body) {
   // No look-up in the base: re-saving restored objects costs what saving
   // fresh ones does.
   auto it = overlay_.find(key);
   if (it == overlay_.end()) it = overlay_.emplace(std::string(key), std::nullopt).first;
-  it->second = std::move(body);
+  it->second = Keep(body);
 }
 
 bool NamespaceState::Delete(std::string_view key) {
@@ -52,7 +68,7 @@ uint64_t NamespaceState::capacity_hint() const {
 }
 
 void NamespaceState::ForEach(const std::function<void(std::string_view)>& fn) const {
-  std::vector<const std::pair<const std::string, std::optional<std::string>>*> ov;
+  std::vector<const std::pair<const std::string, std::optional<std::string_view>>*> ov;
   ov.reserve(overlay_.size());
   for (const auto& kv : overlay_) ov.push_back(&kv);
   std::sort(ov.begin(), ov.end(), [](auto* a, auto* b) { return a->first < b->first; });

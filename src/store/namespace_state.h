@@ -31,8 +31,9 @@ class NamespaceState {
 
   // The encoded body of `key`'s entry, if the object exists.
   bool Lookup(std::string_view key, std::string_view* body) const;
-  // Sets `key`'s entry body (already encoded against dict()).
-  void Put(std::string_view key, std::string body);
+  // Sets `key`'s entry body (already encoded against dict()); the bytes
+  // are copied into the namespace's arena.
+  void Put(std::string_view key, std::string_view body);
   // Removes `key`; false if it did not exist.
   bool Delete(std::string_view key);
 
@@ -47,12 +48,19 @@ class NamespaceState {
  private:
   std::shared_ptr<const IndexTable> base_;
   NameDict dict_;
-  // key -> new body, or nullopt for a deleted key.
+  // Copies bytes into the arena: large blocks, freed together at Reset, so
+  // a put costs no allocation of its own (the PDC lesson: no per-element
+  // growth). Views into it stay valid until Reset.
+  std::string_view Keep(std::string_view bytes);
+  std::vector<std::unique_ptr<char[]>> arena_;
+  size_t arena_used_ = 0, arena_cap_ = 0;
+
+  // key -> new body (a view into the arena), or nullopt for a deleted key.
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
-  std::unordered_map<std::string, std::optional<std::string>, Hash, std::equal_to<>> overlay_;
+  std::unordered_map<std::string, std::optional<std::string_view>, Hash, std::equal_to<>> overlay_;
 };
 
 // The value size recorded in an entry body (0 if damaged).

@@ -357,7 +357,8 @@ Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string
   Status s = CheckKey(key);
   if (!s.ok()) return s;
   // Tags first: a bad tag fails the put before any data is written.
-  std::string tag_bytes;
+  std::string& tag_bytes = scratch_tags;
+  tag_bytes.clear();
   s = EncodeTags(tags, ns->dict(), &tag_bytes);
   if (!s.ok()) return s;
   std::vector<ChunkRef> chunks;
@@ -367,11 +368,11 @@ Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string
     s = writer->Append(value, &chunks);
     if (!s.ok()) return s.WithContext("put '" + std::string(key) + "'");
   }
-  std::string body;
-  body.reserve(key.size() + 16 + (kind == ValueKind::kInline ? value.size() : chunks.size() * 24) +
-               tag_bytes.size());
+  // Encoded in a reused scratch buffer, then kept in the namespace's arena.
+  std::string& body = scratch;
+  body.clear();
   EncodeEntryBody(key, kind, value.size(), value, chunks, tag_bytes, &body);
-  ns->Put(key, std::move(body));
+  ns->Put(key, body);
   return Status::OK();
 }
 
@@ -386,7 +387,7 @@ Status Store::Rep::RetagInto(NamespaceState* ns, std::string_view key, const Tag
   if (!s.ok()) return s;
   std::string body;
   EncodeEntryBody(e.key, e.kind, e.size, e.inline_value, e.chunks, tag_bytes, &body);
-  ns->Put(key, std::move(body));
+  ns->Put(key, body);
   return Status::OK();
 }
 

@@ -27,6 +27,7 @@ struct Store::Rep {
   bool subfile_on_one_node = true; // its ranks share a node: the leader's fsync covers all
   bool closed = false;
   Status poisoned;  // not ok after a failed fsync: no more commits (see CheckWritable)
+  std::string scratch, scratch_tags;  // reused encoding buffers of the put path
 
   std::string store_id;
   std::unique_ptr<Manifest> manifest;       // rank 0 only
