@@ -222,47 +222,104 @@ def sum_windows(per_rank):
     return total
 
 
-def run_cell(args, bindir, system, workload, n, cell_dir):
+def program_args(args, bindir, system, workload, n):
     name, prog, extra = system
-    ranks = 1 if name == "device" else n
     common = [os.path.join(bindir, prog), f"--count={workload['count']}",
               f"--size={workload['size']}", f"--seed={args.seed}"] + extra
     if name == "device":
         common.append(f"--scale={n}")
-    cell = {"system": name, "workload": workload["name"], "ranks": n, "runs": [], "wall": {}}
-    timed_dir = os.path.join(cell_dir, "timed")
-    reps = f"--reps={args.reps}"
-    res, wall = launch(mpiexec(ranks) + common + ["--phase=write", f"--dir={timed_dir}", reps],
-                       args.timeout)
-    cell["runs"] += res
-    cell["wall"]["write"] = wall
-    res, wall = launch(mpiexec(ranks) + common + ["--phase=read", f"--dir={timed_dir}", reps],
-                       args.timeout)
-    cell["runs"] += res
-    cell["wall"]["read"] = wall
+    return (1 if name == "device" else n), common
+
+
+def run_timed(args, bindir, system, workload, n, run_dir, reps, cell, rnd):
+    """One round of a cell: a write process, then a read process (full and
+    sparse read of every repetition)."""
+    ranks, common = program_args(args, bindir, system, workload, n)
+    for phase in ("write", "read"):
+        res, wall = launch(mpiexec(ranks) + common + [f"--phase={phase}", f"--dir={run_dir}",
+                                                      f"--reps={reps}"], args.timeout)
+        for r in res:
+            r["round"] = rnd
+        cell["runs"] += res
+        cell["wall"][phase] = cell["wall"].get(phase, 0) + wall
     bad = sum(r.get("errors", 0) for r in cell["runs"])
     if bad:
         raise RuntimeError(f"{bad} objects read back wrong")
-    if args.strace and name != "device":
-        trace_dir = os.path.join(cell_dir, "traces")
-        os.makedirs(trace_dir, exist_ok=True)
-        sdir = os.path.join(cell_dir, "traced")
-        per_rank = []
-        t = time.time()
-        for phase in ("write", "read"):
-            for f in os.listdir(trace_dir):
-                os.unlink(os.path.join(trace_dir, f))
-            prog_args = common + [f"--phase={phase}", f"--dir={sdir}", "--reps=1",
-                                  f"--checkpoints={args.traced_checkpoints}"]
-            launch(mpiexec(ranks) + strace_wrap(trace_dir, prog_args), args.timeout)
-            for r in range(ranks):
-                per_rank.append(count_trace(os.path.join(trace_dir, f"trace.{r}"), sdir))
-            if args.keep_traces:
-                dest = os.path.join(args.keep_traces, f"{name}-{workload['name']}-{n}-{phase}")
-                shutil.copytree(trace_dir, dest, dirs_exist_ok=True)
-        cell["wall"]["strace"] = time.time() - t
-        cell["syscalls"] = sum_windows(per_rank)
-    return cell
+
+
+def run_traced(args, bindir, system, workload, n, cell_dir, cell):
+    """The strace'd runs of a cell: a write process with several
+    checkpoints, then a read process."""
+    name = system[0]
+    ranks, common = program_args(args, bindir, system, workload, n)
+    trace_dir = os.path.join(cell_dir, "traces")
+    os.makedirs(trace_dir, exist_ok=True)
+    sdir = os.path.join(cell_dir, "traced")
+    per_rank = []
+    t = time.time()
+    for phase in ("write", "read"):
+        for f in os.listdir(trace_dir):
+            os.unlink(os.path.join(trace_dir, f))
+        prog_args = common + [f"--phase={phase}", f"--dir={sdir}", "--reps=1",
+                              f"--checkpoints={args.traced_checkpoints}"]
+        launch(mpiexec(ranks) + strace_wrap(trace_dir, prog_args), args.timeout)
+        for r in range(ranks):
+            per_rank.append(count_trace(os.path.join(trace_dir, f"trace.{r}"), sdir))
+        if args.keep_traces:
+            dest = os.path.join(args.keep_traces, f"{name}-{workload['name']}-{n}-{phase}")
+            shutil.copytree(trace_dir, dest, dirs_exist_ok=True)
+    cell["wall"]["strace"] = time.time() - t
+    cell["syscalls"] = sum_windows(per_rank)
+
+
+def run_group(args, bindir, systems, w, n, data_root, rng, cells, failures):
+    """All systems at one workload and rank count. The repetitions are split
+    into rounds; each round runs every system once, in a new random order,
+    so that the drift of a shared machine (and a host cache that fills and
+    drains) is spread over all systems instead of hitting one."""
+    group = {s[0]: {"system": s[0], "workload": w["name"], "ranks": n, "runs": [], "wall": {}}
+             for s in systems}
+    failed = {}
+    rounds = max(1, min(args.rounds, args.reps))
+    per_round = [args.reps // rounds + (1 if i < args.reps % rounds else 0) for i in range(rounds)]
+    for rnd, reps in enumerate(per_round):
+        order = list(systems)
+        rng.shuffle(order)
+        for s in order:
+            if s[0] in failed:
+                continue
+            run_dir = os.path.join(data_root, f"{s[0]}-{w['name']}-{n}", f"round{rnd}")
+            try:
+                run_timed(args, bindir, s, w, n, run_dir, reps, group[s[0]], rnd)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                failed[s[0]] = str(e)
+            finally:
+                shutil.rmtree(run_dir, ignore_errors=True)
+    for s in systems:
+        cell_dir = os.path.join(data_root, f"{s[0]}-{w['name']}-{n}")
+        if args.strace and s[0] != "device" and s[0] not in failed:
+            try:
+                run_traced(args, bindir, s, w, n, cell_dir, group[s[0]])
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                failed[s[0]] = "traced run: " + str(e)
+        shutil.rmtree(cell_dir, ignore_errors=True)
+        c = group[s[0]]
+        if s[0] in failed:
+            failures.append(dict(system=s[0], workload=w["name"], ranks=n, error=failed[s[0]]))
+            log(f"  {w['name']:7s} n={n} {s[0]:11s} FAILED: {failed[s[0]]}")
+            continue
+        cells.append(c)
+        wr = [r["mib_s"] for r in c["runs"] if r["phase"] == "write"]
+        rd = [r["mib_s"] for r in c["runs"] if r["phase"] == "read"]
+        sp = [r["seconds"] for r in c["runs"] if r["phase"] == "sparse"]
+        md = c.get("syscalls", {})
+        mdtxt = ""
+        if md:
+            mdtxt = (f"  meta/ckpt {md.get('ckpt-1', {}).get('metadata', 0)}"
+                     f" restart {md.get('read', {}).get('metadata', 0)}")
+        log(f"  {w['name']:7s} n={n} {s[0]:11s} write {statistics.median(wr):8.1f}"
+            f" read {statistics.median(rd):8.1f} MiB/s  sparse "
+            f"{statistics.median(sp)*1e3:7.2f} ms{mdtxt}")
 
 
 # ---------------------------------------------------------------- summarizing
@@ -608,6 +665,10 @@ def main():
                     help="smoke check: tiny sizes, ranks 1 and 2, two workloads (under a minute)")
     ap.add_argument("--ranks", default=None, help="comma-separated rank counts (default 1,2,4,8)")
     ap.add_argument("--reps", type=int, default=5, help="repetitions per cell (default 5)")
+    ap.add_argument("--rounds", type=int, default=None,
+                    help="split the repetitions into this many rounds, each running every "
+                         "system once in a random order (default: one round per repetition; "
+                         "1 with --quick, where launches dominate)")
     ap.add_argument("--bytes", type=parse_size, default=None,
                     help="W1: bytes per rank (default 64M; 8M with --quick)")
     ap.add_argument("--count", type=int, default=None,
@@ -634,6 +695,8 @@ def main():
                     help="copy the table into bench/README.md (between the results markers)")
     args = ap.parse_args()
 
+    if args.rounds is None:
+        args.rounds = 1 if args.quick else args.reps
     if args.quick:
         ranks = [1, 2]
         B = args.bytes or 8 * MiB
@@ -697,33 +760,7 @@ def main():
     try:
         for w in workloads:
             for n in ranks:
-                order = list(systems)
-                # The device limit first, the others in a shuffled order, so
-                # that drift of a shared machine does not always hit the same one.
-                rest = order[1:] if order and order[0][0] == "device" else order
-                rng.shuffle(rest)
-                order = ([systems[0]] if systems and systems[0][0] == "device" else []) + rest
-                for s in order:
-                    cell_dir = os.path.join(data_root, f"{s[0]}-{w['name']}-{n}")
-                    try:
-                        c = run_cell(args, bindir, s, w, n, cell_dir)
-                        cells.append(c)
-                        wr = [r["mib_s"] for r in c["runs"] if r["phase"] == "write"]
-                        rd = [r["mib_s"] for r in c["runs"] if r["phase"] == "read"]
-                        sp = [r["seconds"] for r in c["runs"] if r["phase"] == "sparse"]
-                        md = c.get("syscalls", {})
-                        mdtxt = ""
-                        if md:
-                            mdtxt = (f"  meta/ckpt {md.get('ckpt-1', {}).get('metadata', 0)}"
-                                     f" restart {md.get('read', {}).get('metadata', 0)}")
-                        log(f"  {w['name']:7s} n={n} {s[0]:11s} write {statistics.median(wr):8.1f}"
-                            f" read {statistics.median(rd):8.1f} MiB/s  sparse "
-                            f"{statistics.median(sp)*1e3:7.2f} ms{mdtxt}")
-                    except (RuntimeError, subprocess.TimeoutExpired) as e:
-                        failures.append(dict(system=s[0], workload=w["name"], ranks=n, error=str(e)))
-                        log(f"  {w['name']:7s} n={n} {s[0]:11s} FAILED: {e}")
-                    finally:
-                        shutil.rmtree(cell_dir, ignore_errors=True)
+                run_group(args, bindir, systems, w, n, data_root, rng, cells, failures)
     finally:
         shutil.rmtree(data_root, ignore_errors=True)
 
@@ -732,7 +769,7 @@ def main():
     resident = max([r.get("resident_pages_after_evict", 0) for c in cells for r in c["runs"]] or [0])
     meta = {
         "timestamp": stamp, "mode": "quick" if args.quick else "full", "reps": args.reps,
-        "ranks": ranks, "bytes_per_rank_w1": B, "objects_per_rank_w2": K,
+        "rounds": args.rounds, "ranks": ranks, "bytes_per_rank_w1": B, "objects_per_rank_w2": K,
         "workloads": workloads, "systems": [dict(name=s[0], program=s[1], args=s[2]) for s in systems],
         "data_dir": args.data_dir, "env": environment(args.data_dir), "cairn_note": cairn_note,
         "resident_pages_max": resident, "failures": failures, "skipped": skipped,
