@@ -44,9 +44,11 @@ Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStat
     h.created_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                 std::chrono::system_clock::now().time_since_epoch()).count());
     std::string bytes = EncodeManifestHeader(h);
+    // Not synced here: no revision refers to the store yet. The first
+    // commit's manifest fsync covers the header, and that commit syncs the
+    // directory before it (a crash before leaves a short manifest, which
+    // is created again).
     s = m->file_->PWrite(0, bytes.data(), bytes.size());
-    if (s.ok()) s = m->file_->Sync();
-    if (s.ok()) s = SyncDir(dir, stats);
     if (!s.ok()) return s;
     m->parsed_.header = h;
     m->parsed_.valid_end = bytes.size();

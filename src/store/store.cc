@@ -117,16 +117,15 @@ OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
     bool created;
     info.status = MakeDir(rep->path, &rep->stats, &created);
     if (!info.status.ok()) return info;
-    // The new directory's own entry must survive a crash too.
-    std::string parent = rep->path.find('/') == std::string::npos
-                             ? "." : rep->path.substr(0, rep->path.find_last_of('/'));
-    if (created && o.sync) info.status = SyncDir(parent.empty() ? "/" : parent, &rep->stats);
-    if (!info.status.ok()) return info;
+    // The new directory's own entry must survive a crash too: synced with
+    // the first commit, before its manifest record.
+    rep->sync_parent_dir = created;
   }
   bool created = false;
   info.status = Manifest::Open(rep->path, o.create_if_missing && !o.read_only, !o.read_only,
                                &rep->stats, &rep->manifest, &created);
   if (!info.status.ok()) return info;
+  if (created) rep->sync_store_dir = true;
   if (!created && o.error_if_exists) {
     info.status = Status::InvalidArgument("store " + rep->path + " already exists (error_if_exists)");
     return info;
@@ -462,6 +461,7 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     rep->sub_comm = c->Split(int(rep->my_subfile), rank);
     rep->subfile_on_one_node = rep->sub_comm->SplitNode()->size() == rep->sub_comm->size();
     bool leader = rep->sub_comm->rank() == 0;
+    bool made_file = false;
     std::string fpath = path + "/" + DataFileName(rep->my_subfile);
     // The leader creates the file and its header; the others open it after.
     if (leader) {
@@ -477,9 +477,11 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
         h.subfile_id = rep->my_subfile;
         h.store_id = rep->store_id;
         std::string hb = EncodeSubfileHeader(h);
+        // Durable with the first commit that uses this file: its fsync
+        // covers the header, and rank 0 syncs the directory before the
+        // manifest record (a crash before: no revision refers to it).
         s = rep->my_file->PWrite(0, hb.data(), hb.size());
-        if (s.ok() && options.sync) s = rep->my_file->Sync();
-        if (s.ok() && options.sync) s = SyncDir(path, &rep->stats);
+        made_file = true;
       } else if (s.ok()) {
         std::string hb(kSubfileHeaderSize, '\0');
         SubfileHeader h;
@@ -494,6 +496,7 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     if (!leader) s = File::Open(fpath, File::kReadWrite, &rep->stats, &rep->my_file);
     s = AgreeStatus(c, s);
     if (!s.ok()) return s;
+    if (c->AllreduceMax(made_file ? 1 : 0) != 0) rep->sync_store_dir = true;
     uint64_t floor = kSubfileHeaderReserve;
     if (rep->my_subfile < rep->newest_high_water.size())
       floor = std::max(floor, rep->newest_high_water[rep->my_subfile]);
@@ -961,6 +964,14 @@ Status Store::Commit(uint64_t* revision) {
     for (int i = 0; i < nranks && s.ok(); i++)
       if (!all[i].status.ok()) s = Status(all[i].status.code(), "rank " + std::to_string(i) + ": " + all[i].status.message());
     CrashPoint("before_manifest", rank);
+    // New files and a new directory: their entries before the record.
+    if (s.ok() && r->opt.sync && r->sync_store_dir) s = SyncDir(r->path, &r->stats);
+    if (s.ok() && r->opt.sync && r->sync_parent_dir) {
+      size_t slash = r->path.find_last_of('/');
+      std::string parent = slash == std::string::npos ? "." : slash == 0 ? "/" : r->path.substr(0, slash);
+      s = SyncDir(parent, &r->stats);
+    }
+    if (s.ok()) r->sync_store_dir = r->sync_parent_dir = false;
     if (s.ok()) {
       rec.revision = rev;
       rec.parent = r->current.revision;

@@ -28,6 +28,10 @@ struct Store::Rep {
   bool closed = false;
   Status poisoned;  // not ok after a failed fsync: no more commits (see CheckWritable)
   std::string scratch, scratch_tags;  // reused encoding buffers of the put path
+  // Directory entries created by this open, synced by the first commit
+  // (rank 0) before its manifest record.
+  bool sync_store_dir = false;
+  bool sync_parent_dir = false;
 
   std::string store_id;
   std::unique_ptr<Manifest> manifest;       // rank 0 only
