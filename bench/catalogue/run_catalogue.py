@@ -64,15 +64,19 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke check")
     ap.add_argument("--systems", default="cairn,cairn-commit,sqlite,rocksdb")
     ap.add_argument("--no-linearity", action="store_true")
+    ap.add_argument("--ranks", default="1,2,4", help="rank counts of the scaling cells")
+    ap.add_argument("--kinds", default="strong,weak", help="scaling kinds to run")
     args = ap.parse_args()
     binary = os.path.join(args.build, "bench/catalogue/catalogue_bench")
     systems = args.systems.split(",")
     scale = 10 if args.quick else 1
     cells = []
-    for s in (1, 2, 4):
+    ranks = [int(x) for x in args.ranks.split(",")]
+    kinds = args.kinds.split(",")
+    for s in ranks if "strong" in kinds else []:
         for sysname in systems:
             cells.append(("strong", sysname, s, 100000 // scale))
-    for s in (1, 2, 4):
+    for s in ranks if "weak" in kinds else []:
         for sysname in systems:
             cells.append(("weak", sysname, s, 25000 // scale * s))
     if not args.no_linearity:
