@@ -12,6 +12,7 @@ packages=(
   libxxhash-dev
   libhdf5-openmpi-dev
   librocksdb-dev
+  libsqlite3-dev               # the catalogue benchmark's SQLite peer
   strace
   python3 python3-matplotlib
 )
