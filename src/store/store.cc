@@ -669,37 +669,36 @@ Status Store::DeleteTag(std::string_view key, std::string_view name) {
 
 // ---------------------------------------------------------------- Reads
 
-Status Store::GetSize(std::string_view key, uint64_t* size, const ReadOptions& ro) {
+Status Store::Rep::Find(std::string_view key, const ReadOptions& ro, EntryView* e,
+                        const NameDict** dict) {
   std::string_view body;
-  const NameDict* dict;
-  Status s = rep_->Resolve(key, ro, &body, &dict);
-  if (!s.ok()) return s;
+  Status s = Resolve(key, ro, &body, dict);
+  if (s.ok()) s = DecodeEntryBody(body, e).WithContext("key '" + std::string(key) + "'");
+  return s;
+}
+
+Status Store::GetSize(std::string_view key, uint64_t* size, const ReadOptions& ro) {
   EntryView e;
-  s = DecodeEntryBody(body, &e);
+  const NameDict* dict;
+  Status s = rep_->Find(key, ro, &e, &dict);
   if (s.ok()) *size = e.size;
   return s;
 }
 
 Status Store::GetRange(std::string_view key, uint64_t offset, void* buf, uint64_t length,
                        const ReadOptions& ro) {
-  std::string_view body;
-  const NameDict* dict;
-  Status s = rep_->Resolve(key, ro, &body, &dict);
-  if (!s.ok()) return s;
   EntryView e;
-  s = DecodeEntryBody(body, &e);
-  if (!s.ok()) return s.WithContext("key '" + std::string(key) + "'");
+  const NameDict* dict;
+  Status s = rep_->Find(key, ro, &e, &dict);
+  if (!s.ok()) return s;
   return rep_->ReadValue(e, offset, length, static_cast<char*>(buf), ro);
 }
 
 Status Store::Get(std::string_view key, std::string* value, const ReadOptions& ro) {
-  std::string_view body;
-  const NameDict* dict;
-  Status s = rep_->Resolve(key, ro, &body, &dict);
-  if (!s.ok()) return s;
   EntryView e;
-  s = DecodeEntryBody(body, &e);
-  if (!s.ok()) return s.WithContext("key '" + std::string(key) + "'");
+  const NameDict* dict;
+  Status s = rep_->Find(key, ro, &e, &dict);
+  if (!s.ok()) return s;
   value->resize(e.size);
   s = rep_->ReadValue(e, 0, e.size, value->data(), ro);
   if (!s.ok()) value->clear();
@@ -707,14 +706,11 @@ Status Store::Get(std::string_view key, std::string* value, const ReadOptions& r
 }
 
 Status Store::GetTags(std::string_view key, TagList* tags, const ReadOptions& ro) {
-  std::string_view body;
-  const NameDict* dict;
-  Status s = rep_->Resolve(key, ro, &body, &dict);
-  if (!s.ok()) return s;
   EntryView e;
-  s = DecodeEntryBody(body, &e);
-  if (s.ok()) s = DecodeTags(e.tags, *dict, tags);
-  return s.WithContext("tags of '" + std::string(key) + "'");
+  const NameDict* dict;
+  Status s = rep_->Find(key, ro, &e, &dict);
+  if (s.ok()) s = DecodeTags(e.tags, *dict, tags).WithContext("tags of '" + std::string(key) + "'");
+  return s;
 }
 
 Status Store::MultiGet(const std::vector<std::string>& keys, std::vector<std::string>* values,
@@ -726,10 +722,8 @@ Status Store::MultiGet(const std::vector<std::string>& keys, std::vector<std::st
   std::vector<ReadRange> ranges;
   std::vector<Want> wants;
   for (size_t i = 0; i < keys.size(); i++) {
-    std::string_view body;
     const NameDict* dict;
-    Status s = rep_->Resolve(keys[i], ro, &body, &dict);
-    if (s.ok()) s = DecodeEntryBody(body, &views[i]);
+    Status s = rep_->Find(keys[i], ro, &views[i], &dict);
     if (!s.ok()) {
       (*statuses)[i] = s;
       continue;

@@ -61,6 +61,8 @@ struct Store::Rep {
   // Resolves ReadOptions::rank to an entry body and the dictionary of its tags.
   Status Resolve(std::string_view key, const ReadOptions& ro, std::string_view* body,
                  const NameDict** dict);
+  // Resolve, then decode the entry.
+  Status Find(std::string_view key, const ReadOptions& ro, EntryView* e, const NameDict** dict);
   // Reads [offset, offset+len) of a decoded entry's value into dest.
   Status ReadValue(const EntryView& e, uint64_t offset, uint64_t len, char* dest,
                    const ReadOptions& ro);
