@@ -398,7 +398,7 @@ def markdown(meta, summary, md_counts, workloads, ranks, systems):
              f"{meta['resident_pages_max']} (max over all reads). cairn: {meta['cairn_note'] or 'measured'}.")
     L.append("")
     L.append("Each cell: median MiB/s [min-max] and, after the x, the median as a ratio to "
-             "the device limit (one process writing/reading the same bytes in 16 MiB blocks).")
+             "the device limit (one process writing/reading the same bytes in 1 MiB blocks, or one object per call for larger objects).")
     for phase, title in (("write", "Checkpoint (write) bandwidth"),
                          ("read", "Restart (full read) bandwidth"),
                          ("sparse", "Sparse read of 1 % of the objects")):
@@ -676,9 +676,9 @@ def main():
     ap.add_argument("--workloads", default=None,
                     help="comma-separated subset of W1-1M,W1-16M,W2-64K,W2-4K")
     ap.add_argument("--systems", default=None, help="comma-separated subset of the systems")
-    ap.add_argument("--cairn-tuned", default=None, metavar="ARGS",
-                    help='also measure cairn with these options as "cairn-tuned", '
-                         'e.g. "--subfiles=1 --write-buffer=67108864"')
+    ap.add_argument("--cairn-variant", action="append", default=[], metavar="NAME=ARGS",
+                    help='also measure cairn with other options, reported as "cairn-NAME", '
+                         'e.g. --cairn-variant "wb1m=--write-buffer=1048576" (repeatable)')
     ap.add_argument("--data-dir", default="/tmp/cairn-bench-data",
                     help="where the benchmark files go (the file system measured)")
     ap.add_argument("--out", default=os.path.join(BENCH, "results"))
@@ -729,8 +729,11 @@ def main():
     t_start = time.time()
     bindir, cairn_note = build(args)
     systems = list(SYSTEMS)
-    if args.cairn_tuned:
-        systems.append(("cairn-tuned", "bench_cairn", ["--label=tuned"] + shlex.split(args.cairn_tuned)))
+    for v in args.cairn_variant:
+        label, _, vargs = v.partition("=")
+        if not label or not re.fullmatch(r"[A-Za-z0-9_]+", label):
+            ap.error(f"--cairn-variant wants NAME=ARGS, got {v!r}")
+        systems.append((f"cairn-{label}", "bench_cairn", [f"--label={label}"] + shlex.split(vargs)))
     if args.systems:
         keep = set(args.systems.split(",")) | {"device"}
         systems = [s for s in systems if s[0] in keep]
