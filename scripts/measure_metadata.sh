@@ -25,7 +25,7 @@ for np in 1 2 4; do
   rm -rf "$tmp/a" "$tmp/b"
   read a fa oa < <(count "$np" 5 "$tmp/a")
   read b fb ob < <(count "$np" 15 "$tmp/b")
-  printf "%-6s %-28s %-10s %-10s\n" "$np" "$(( (b - a) / 10 ))" "$(( (fb - fa) / 10 ))" "$(( (ob - oa) / 10 ))"
+  printf "%-6s %-28s %-10s %-10s\n" "$np" "$(awk "BEGIN{print ($b - $a) / 10}")" "$(awk "BEGIN{print ($fb - $fa) / 10}")" "$(awk "BEGIN{print ($ob - $oa) / 10}")"
 done
 echo
 echo "restart (open of a store with 15 revisions), the library's own counters summed over ranks:"
