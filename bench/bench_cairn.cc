@@ -22,12 +22,6 @@ void CheckOk(const cairn::Status& s, const char* what) {
   if (!s.ok()) bench::Die("cairn %s: %s", what, s.ToString().c_str());
 }
 
-std::string Key(int ckpt, uint64_t i) {
-  char buf[48];
-  snprintf(buf, sizeof buf, "c%04d/%012llu", ckpt, static_cast<unsigned long long>(i));
-  return buf;
-}
-
 class Cairn : public bench::System {
  public:
   Cairn() {
@@ -56,7 +50,7 @@ class Cairn : public bench::System {
     const auto& c = bench::Ctx();
     for (uint64_t i = 0; i < c.cfg.count; ++i) {
       bench::Stamp(buf_.data(), c.cfg.size, c.rank, ckpt, i);
-      CheckOk(store_->Put(Key(ckpt, i), std::string_view(buf_.data(), c.cfg.size)), "put");
+      CheckOk(store_->Put(bench::ObjectKey(ckpt, i), std::string_view(buf_.data(), c.cfg.size)), "put");
     }
     CheckOk(store_->Commit(), "commit");
   }
@@ -105,13 +99,13 @@ class Cairn : public bench::System {
     uint64_t before = store_->stats().read_requests;
     uint64_t bad = 0;
     if (use_get_ && ids.size() == 1) {
-      CheckOk(store_->Get(Key(ckpt, ids[0]), &value_), "get");
+      CheckOk(store_->Get(bench::ObjectKey(ckpt, ids[0]), &value_), "get");
       bad += value_.size() != c.cfg.size ||
              !bench::CheckStamp(value_.data(), c.cfg.size, c.rank, ckpt, ids[0]);
     } else {
       std::vector<std::string> keys;
       keys.reserve(ids.size());
-      for (uint64_t i : ids) keys.push_back(Key(ckpt, i));
+      for (uint64_t i : ids) keys.push_back(bench::ObjectKey(ckpt, i));
       std::vector<std::string> values;
       std::vector<cairn::Status> st;
       CheckOk(store_->MultiGet(keys, &values, &st), "multiget");

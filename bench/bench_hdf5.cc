@@ -78,12 +78,6 @@ class Hdf5 : public bench::System {
     H5Pclose(fapl);
   }
 
-  uint64_t ReadAll(const std::string& dir, int ckpt) override {
-    std::vector<uint64_t> all(bench::Ctx().cfg.count);
-    for (uint64_t i = 0; i < all.size(); ++i) all[i] = i;
-    return ReadSome(dir, ckpt, all);
-  }
-
   uint64_t ReadSome(const std::string& dir, int ckpt, const std::vector<uint64_t>& ids) override {
     const auto& c = bench::Ctx();
     std::vector<char>& buf = rbuf_;  // allocated before the timed phase

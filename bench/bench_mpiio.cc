@@ -52,12 +52,6 @@ class MpiIo : public bench::System {
     CheckMpi(MPI_File_close(&fh), "MPI_File_close", path);
   }
 
-  uint64_t ReadAll(const std::string& dir, int ckpt) override {
-    std::vector<uint64_t> all(bench::Ctx().cfg.count);
-    for (uint64_t i = 0; i < all.size(); ++i) all[i] = i;
-    return ReadSome(dir, ckpt, all);
-  }
-
   // Every rank asks for the same number of objects, so the collective calls match.
   uint64_t ReadSome(const std::string& dir, int ckpt, const std::vector<uint64_t>& ids) override {
     const auto& c = bench::Ctx();

@@ -32,12 +32,6 @@ class Posix : public bench::System {
     BENCH_CHECK(close(fd) == 0, "close %s: %s", path.c_str(), strerror(errno));
   }
 
-  uint64_t ReadAll(const std::string& dir, int ckpt) override {
-    std::vector<uint64_t> all(bench::Ctx().cfg.count);
-    for (uint64_t i = 0; i < all.size(); ++i) all[i] = i;
-    return ReadSome(dir, ckpt, all);
-  }
-
   uint64_t ReadSome(const std::string& dir, int ckpt, const std::vector<uint64_t>& ids) override {
     const auto& c = bench::Ctx();
     std::vector<char>& buf = rbuf_;  // allocated before the timed phase

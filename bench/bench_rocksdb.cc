@@ -24,12 +24,6 @@ void CheckOk(const rocksdb::Status& s, const char* what) {
   if (!s.ok()) bench::Die("rocksdb %s: %s", what, s.ToString().c_str());
 }
 
-std::string Key(int ckpt, uint64_t i) {
-  char buf[48];
-  snprintf(buf, sizeof buf, "c%04d/%012llu", ckpt, static_cast<unsigned long long>(i));
-  return buf;
-}
-
 class RocksDb : public bench::System {
  public:
   RocksDb() {
@@ -61,7 +55,7 @@ class RocksDb : public bench::System {
     const auto& c = bench::Ctx();
     for (uint64_t i = 0; i < c.cfg.count; ++i) {
       bench::Stamp(buf_.data(), c.cfg.size, c.rank, ckpt, i);
-      CheckOk(db_->Put(write_options_, Key(ckpt, i), rocksdb::Slice(buf_.data(), c.cfg.size)), "put");
+      CheckOk(db_->Put(write_options_, bench::ObjectKey(ckpt, i), rocksdb::Slice(buf_.data(), c.cfg.size)), "put");
     }
     rocksdb::FlushOptions fo;
     fo.wait = true;
@@ -106,7 +100,7 @@ class RocksDb : public bench::System {
     const auto& c = bench::Ctx();
     std::vector<std::string> keys;
     keys.reserve(ids.size());
-    for (uint64_t i : ids) keys.push_back(Key(ckpt, i));
+    for (uint64_t i : ids) keys.push_back(bench::ObjectKey(ckpt, i));
     std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
     std::vector<rocksdb::PinnableSlice> values(ids.size());
     std::vector<rocksdb::Status> st(ids.size());

@@ -372,4 +372,16 @@ int RunMain(int argc, char** argv, System* (*make_system)()) {
   return 0;
 }
 
+uint64_t System::ReadAll(const std::string& rep_dir, int ckpt) {
+  std::vector<uint64_t> all(Ctx().cfg.count);
+  for (uint64_t i = 0; i < all.size(); ++i) all[i] = i;
+  return ReadSome(rep_dir, ckpt, all);
+}
+
+std::string ObjectKey(int ckpt, uint64_t i) {
+  char buf[48];
+  snprintf(buf, sizeof buf, "c%04d/%012llu", ckpt, static_cast<unsigned long long>(i));
+  return buf;
+}
+
 }  // namespace bench

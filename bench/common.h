@@ -79,8 +79,8 @@ class System {
   virtual void CloseAfterWrite() {}
   virtual void OpenForRead(const std::string& rep_dir, int ckpt) {}
   // Reads all of this rank's objects of checkpoint `ckpt`; returns the number
-  // of objects whose stamp did not match.
-  virtual uint64_t ReadAll(const std::string& rep_dir, int ckpt) = 0;
+  // of objects whose stamp did not match. Default: ReadSome of every id.
+  virtual uint64_t ReadAll(const std::string& rep_dir, int ckpt);
   // Reads the objects `ids` (sorted, unique) of this rank; returns mismatches.
   virtual uint64_t ReadSome(const std::string& rep_dir, int ckpt,
                             const std::vector<uint64_t>& ids) = 0;
@@ -88,6 +88,9 @@ class System {
   // Counters of the last phase (e.g. cairn's IoStats), reset by the harness.
   virtual Counters TakeCounters() { return {}; }
 };
+
+// The key of object `i` of checkpoint `ckpt`, for the key-value systems.
+std::string ObjectKey(int ckpt, uint64_t i);
 
 // The process-wide context a System uses.
 struct Context {
