@@ -44,6 +44,15 @@ struct Options {
   // Data files ("subfiles"). 0: one per node (ranks sharing memory share a
   // file). k > 0: k files, ranks assigned in contiguous blocks.
   int subfiles = 0;
+  // Staging memory for background writes, in bytes. 0 (the default): a put
+  // writes its value (into the page cache) before it returns. > 0: a put
+  // copies its value into staging buffers (write_buffer_size each) and
+  // returns; a background thread writes them. Either way the caller may
+  // reuse its buffer as soon as Put returns. When this much is staged and
+  // not yet written, a put waits for the writes to free a buffer (counted
+  // in IoStats::staging_stalls). With CommitAsync this lets a checkpoint
+  // block the application only for the copy. 0 or >= write_buffer_size.
+  uint64_t staging_bytes = 0;
   // fsync data and manifest at commit. Turning this off loses the crash
   // guarantee; it exists for benchmarks that measure the page cache.
   bool sync = true;

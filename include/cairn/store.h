@@ -90,10 +90,47 @@ struct IoStats {
   uint64_t renames = 0;
   uint64_t unlinks = 0;
   uint64_t truncates = 0;
+  // Background writes (Options::staging_bytes > 0): how often, and for how
+  // long in total, a put waited because the staging memory was full.
+  uint64_t staging_stalls = 0;
+  uint64_t staging_stall_ns = 0;
   // Sum of the metadata operations above.
   uint64_t metadata_ops() const {
     return opens + mkdirs + stats + fsyncs + renames + unlinks + truncates;
   }
+};
+
+// The handle of a commit made by Store::CommitAsync. Copyable (copies
+// share the commit); a default-constructed handle refers to none.
+//
+// The commit finishes in steps: the rank's staged data is written and
+// synced by a background thread, the ranks agree that all succeeded, rank 0
+// appends and syncs the manifest record. The agreement uses nonblocking
+// MPI collectives, which advance only while the ranks are inside MPI: each
+// rank's Test, Wait, or any later call on the store moves them on.
+class AsyncCommit {
+ public:
+  AsyncCommit() = default;
+  // Whether the handle refers to a commit.
+  bool valid() const { return state_ != nullptr; }
+  // The revision number the commit makes (0 for an empty handle).
+  uint64_t revision() const;
+  // Local, never blocks: moves the commit on as far as it can go without
+  // waiting, and says whether it has finished (committed or failed).
+  bool Test();
+  // Whether it finished and its revision is committed (durable).
+  bool committed() const;
+  // Blocks until the commit has finished (every rank must also reach Wait,
+  // Test, or a store call) and returns its outcome; *revision is set on
+  // success. Calling it again returns the same outcome.
+  Status Wait(uint64_t* revision = nullptr);
+
+  struct State;  // implementation, not part of the API
+
+ private:
+  friend class Store;
+  explicit AsyncCommit(std::shared_ptr<State> s) : state_(std::move(s)) {}
+  std::shared_ptr<State> state_;
 };
 
 class Store {
@@ -181,12 +218,35 @@ class Store {
   // manifest and syncs it. If any rank fails, no revision is made, every
   // rank returns the error, and the changes stay pending for a later Commit.
   Status Commit(uint64_t* revision = nullptr);
+  // Collective: starts a commit of all ranks' changes and returns once every
+  // value put so far is captured, without waiting for it to be durable; the
+  // commit then finishes in the background (see AsyncCommit). What the
+  // revision holds is fixed when this returns: puts made after it belong to
+  // the next revision, and the caller's buffers were already free to reuse
+  // when each Put returned (Options::staging_bytes says whether a put
+  // copied or wrote its value). At most one commit is in flight: a later
+  // Commit, CommitAsync, collective read or Close first waits for it. If it
+  // fails, this handle takes no more commits (close and reopen; the last
+  // committed revision is intact). The time this call blocks is the time
+  // to encode the index and exchange it with rank 0, plus the time to copy
+  // or write values not yet handed over.
+  Status CommitAsync(AsyncCommit* handle);
+  // Local write barrier: everything this rank has put so far is written and
+  // made durable (one fdatasync of its data file; with staging, after the
+  // background writes drain), without making a revision. A later Commit
+  // then has only the index and the manifest record left to sync. Data
+  // that is durable but not committed is not visible after a crash: only a
+  // Commit publishes it.
+  Status Flush();
   // The committed revisions of the store, oldest first (read by rank 0 at
   // open and at each commit; local).
   Status ListRevisions(std::vector<RevisionInfo>* revisions);
 
-  // Collective: releases files and MPI resources. Changes not committed are
-  // discarded. Safe to call twice.
+  // Collective: waits for a commit in flight (returning its error if it
+  // failed), then releases files and MPI resources. Changes not committed
+  // are discarded. Safe to call twice. A store still open at MPI_Finalize is
+  // closed by it (a pending commit is finished first; a failure is printed
+  // to stderr, as there is no caller to return it to).
   Status Close();
 
   // I/O counters of this rank.

@@ -14,6 +14,16 @@
 
 namespace cairn {
 
+// A nonblocking collective in flight.
+class CommRequest {
+ public:
+  virtual ~CommRequest() = default;
+  // Local: whether it has completed (drives MPI's progress).
+  virtual bool Test() = 0;
+  // Blocks until it completes.
+  virtual void Wait() = 0;
+};
+
 class Comm {
  public:
   virtual ~Comm() = default;
@@ -29,6 +39,13 @@ class Comm {
   virtual void Scatter(const std::vector<std::string>& parts, std::string* mine, int root) = 0;
   virtual uint64_t AllreduceMax(uint64_t v) = 0;
   virtual uint64_t AllreduceMin(uint64_t v) = 0;
+  // Nonblocking, element-wise max of v[0..n) over all ranks, in place when
+  // the request completes. `v` must stay valid until then. Nonblocking
+  // collectives are started in the same order on every rank, like blocking
+  // ones.
+  virtual std::unique_ptr<CommRequest> IallreduceMax(uint64_t* v, int n) = 0;
+  // Nonblocking broadcast of n bytes at buf from root, into buf elsewhere.
+  virtual std::unique_ptr<CommRequest> Ibcast(void* buf, int n, int root) = 0;
   // Ranks with the same color form a new communicator, ordered by key.
   virtual std::unique_ptr<Comm> Split(int color, int key) = 0;
   // The ranks that share memory (a node) with this one.

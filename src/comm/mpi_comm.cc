@@ -9,6 +9,30 @@ namespace {
 // MPI counts are ints: large buffers travel in pieces of at most 1 GiB.
 constexpr uint64_t kPiece = 1ull << 30;
 
+class MpiRequest final : public CommRequest {
+ public:
+  MpiRequest() = default;
+  ~MpiRequest() override {
+    // Completed before release in normal use; never left dangling in MPI.
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized && req_ != MPI_REQUEST_NULL) MPI_Wait(&req_, MPI_STATUS_IGNORE);
+  }
+  bool Test() override {
+    if (req_ == MPI_REQUEST_NULL) return true;
+    int flag = 0;
+    MPI_Test(&req_, &flag, MPI_STATUS_IGNORE);
+    return flag != 0;
+  }
+  void Wait() override {
+    if (req_ != MPI_REQUEST_NULL) MPI_Wait(&req_, MPI_STATUS_IGNORE);
+  }
+  MPI_Request* get() { return &req_; }
+
+ private:
+  MPI_Request req_ = MPI_REQUEST_NULL;
+};
+
 class MpiComm final : public Comm {
  public:
   explicit MpiComm(MPI_Comm comm) : comm_(comm) {
@@ -83,6 +107,17 @@ class MpiComm final : public Comm {
     uint64_t out;
     MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_MIN, comm_);
     return out;
+  }
+
+  std::unique_ptr<CommRequest> IallreduceMax(uint64_t* v, int n) override {
+    auto r = std::make_unique<MpiRequest>();
+    MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_MAX, comm_, r->get());
+    return r;
+  }
+  std::unique_ptr<CommRequest> Ibcast(void* buf, int n, int root) override {
+    auto r = std::make_unique<MpiRequest>();
+    MPI_Ibcast(buf, n, MPI_BYTE, root, comm_, r->get());
+    return r;
   }
 
   std::unique_ptr<Comm> Split(int color, int key) override {

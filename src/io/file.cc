@@ -4,9 +4,38 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 
 namespace cairn {
+
+// Counters may be bumped by the background I/O thread while the caller's
+// thread reads them (Store::stats): relaxed atomic adds keep that race-free.
+static void Count(uint64_t& field, uint64_t n = 1) {
+  std::atomic_ref<uint64_t>(field).fetch_add(n, std::memory_order_relaxed);
+}
+
+IoStats SnapshotStats(const IoStats& s) {
+  auto load = [](const uint64_t& f) {
+    return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(f)).load(std::memory_order_relaxed);
+  };
+  IoStats o;
+  o.read_requests = load(s.read_requests);
+  o.read_bytes = load(s.read_bytes);
+  o.write_requests = load(s.write_requests);
+  o.write_bytes = load(s.write_bytes);
+  o.opens = load(s.opens);
+  o.creates = load(s.creates);
+  o.mkdirs = load(s.mkdirs);
+  o.stats = load(s.stats);
+  o.fsyncs = load(s.fsyncs);
+  o.renames = load(s.renames);
+  o.unlinks = load(s.unlinks);
+  o.truncates = load(s.truncates);
+  o.staging_stalls = load(s.staging_stalls);
+  o.staging_stall_ns = load(s.staging_stall_ns);
+  return o;
+}
 
 Status File::Open(const std::string& path, Mode mode, IoStats* stats,
                   std::unique_ptr<File>* file, bool* created) {
@@ -17,21 +46,21 @@ Status File::Open(const std::string& path, Mode mode, IoStats* stats,
   if (mode == kCreate) {
     // Open the existing file (the common case: a restart); create it
     // exclusively only if it is missing, so we know whether it is new.
-    stats->opens++;
+    Count(stats->opens);
     fd = ::open(path.c_str(), flags);
     if (fd < 0 && errno == ENOENT) {
-      stats->opens++;
+      Count(stats->opens);
       fd = ::open(path.c_str(), flags | O_CREAT | O_EXCL, 0644);
       if (fd >= 0) {
         made = true;
-        stats->creates++;
+        Count(stats->creates);
       } else if (errno == EEXIST) {  // another rank made it meanwhile
-        stats->opens++;
+        Count(stats->opens);
         fd = ::open(path.c_str(), flags);
       }
     }
   } else {
-    stats->opens++;
+    Count(stats->opens);
     fd = ::open(path.c_str(), flags);
   }
   if (fd < 0) return Status::FromErrno("open " + path, errno);
@@ -45,7 +74,7 @@ File::~File() {
 }
 
 Status File::PRead(uint64_t offset, void* buf, uint64_t n) const {
-  stats_->read_requests++;
+  Count(stats_->read_requests);
   char* p = static_cast<char*>(buf);
   uint64_t done = 0;
   while (done < n) {
@@ -61,12 +90,12 @@ Status File::PRead(uint64_t offset, void* buf, uint64_t n) const {
                                 std::to_string(offset + done));
     done += uint64_t(r);
   }
-  stats_->read_bytes += n;
+  Count(stats_->read_bytes, n);
   return Status::OK();
 }
 
 Status File::PWrite(uint64_t offset, const void* buf, uint64_t n) {
-  stats_->write_requests++;
+  Count(stats_->write_requests);
   const char* p = static_cast<const char*>(buf);
   uint64_t done = 0;
   while (done < n) {
@@ -78,12 +107,12 @@ Status File::PWrite(uint64_t offset, const void* buf, uint64_t n) {
     }
     done += uint64_t(r);
   }
-  stats_->write_bytes += n;
+  Count(stats_->write_bytes, n);
   return Status::OK();
 }
 
 Status File::Sync() {
-  stats_->fsyncs++;
+  Count(stats_->fsyncs);
   if (::fsync(fd_) != 0) return Status::FromErrno("fsync " + path_, errno);
   return Status::OK();
 }
@@ -92,7 +121,7 @@ Status File::Size(uint64_t* size) const {
   // lseek is not a metadata operation (no inode lookup, no server round
   // trip on Lustre beyond the glimpse it shares with fstat) but count it as
   // a stat to be conservative.
-  stats_->stats++;
+  Count(stats_->stats);
   off_t end = ::lseek(fd_, 0, SEEK_END);
   if (end < 0) return Status::FromErrno("seek " + path_, errno);
   *size = uint64_t(end);
@@ -100,7 +129,7 @@ Status File::Size(uint64_t* size) const {
 }
 
 Status File::Truncate(uint64_t size) {
-  stats_->truncates++;
+  Count(stats_->truncates);
   if (::ftruncate(fd_, off_t(size)) != 0) return Status::FromErrno("truncate " + path_, errno);
   return Status::OK();
 }
@@ -108,7 +137,7 @@ Status File::Truncate(uint64_t size) {
 void File::DropCache() const { ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED); }
 
 Status MakeDir(const std::string& path, IoStats* stats, bool* created) {
-  stats->mkdirs++;
+  Count(stats->mkdirs);
   if (::mkdir(path.c_str(), 0755) == 0) {
     *created = true;
     return Status::OK();
@@ -124,10 +153,10 @@ Status MakeDir(const std::string& path, IoStats* stats, bool* created) {
 }
 
 Status SyncDir(const std::string& path, IoStats* stats) {
-  stats->opens++;
+  Count(stats->opens);
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return Status::FromErrno("open directory " + path, errno);
-  stats->fsyncs++;
+  Count(stats->fsyncs);
   int rc = ::fsync(fd);
   int err = errno;
   ::close(fd);
@@ -136,7 +165,7 @@ Status SyncDir(const std::string& path, IoStats* stats) {
 }
 
 bool PathExists(const std::string& path, IoStats* stats, bool* is_dir) {
-  stats->stats++;
+  Count(stats->stats);
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return false;
   if (is_dir) *is_dir = S_ISDIR(st.st_mode);

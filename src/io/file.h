@@ -42,6 +42,8 @@ class File {
   IoStats* stats_;
 };
 
+// A consistent-enough copy of counters that another thread may be adding to.
+IoStats SnapshotStats(const IoStats& s);
 // mkdir; ok if it already exists as a directory (*created says which).
 Status MakeDir(const std::string& path, IoStats* stats, bool* created);
 // fsync of a directory, so a file created in it survives a crash.

@@ -8,10 +8,14 @@
 namespace cairn {
 
 Writer::Writer(File* file, uint32_t subfile, ExtentAllocator alloc, size_t buffer_size,
-               uint64_t extent_size, uint64_t chunk_size)
+               uint64_t extent_size, uint64_t chunk_size, IoQueue* queue)
     : file_(file), subfile_(subfile), alloc_(std::move(alloc)), extent_size_(extent_size),
-      chunk_size_(chunk_size), buf_cap_(buffer_size) {
-  buf_.reserve(buf_cap_);
+      chunk_size_(chunk_size), buf_cap_(buffer_size), queue_(queue) {
+  if (!queue_) buf_.reserve(buf_cap_);
+}
+
+Writer::~Writer() {
+  if (queue_ && buf_.capacity() > 0) queue_->Release(std::move(buf_));
 }
 
 Status Writer::NewRun(uint64_t min_bytes) {
@@ -29,7 +33,7 @@ Status Writer::NewRun(uint64_t min_bytes) {
 Status Writer::Emit(const char* p, uint64_t n) {
   // Invariant: buffered bytes end at pos_.
   while (n > 0) {
-    if (buf_.empty() && n >= buf_cap_) {
+    if (!queue_ && buf_.empty() && n >= buf_cap_) {
       // Large: straight to the file, no copy.
       Status s = file_->PWrite(pos_, p, n);
       if (!s.ok()) return s;
@@ -38,6 +42,7 @@ Status Writer::Emit(const char* p, uint64_t n) {
       return Status::OK();
     }
     if (buf_.empty()) buf_start_ = pos_;
+    if (queue_ && buf_.capacity() < buf_cap_) buf_ = queue_->Acquire(buf_cap_);
     uint64_t take = std::min<uint64_t>(n, buf_cap_ - buf_.size());
     buf_.append(p, take);
     pos_ += take;
@@ -52,6 +57,15 @@ Status Writer::Emit(const char* p, uint64_t n) {
 }
 
 Status Writer::Flush() {
+  if (queue_) {
+    if (!buf_.empty()) {
+      uint64_t start = buf_start_;
+      buf_start_ += buf_.size();
+      queue_->SubmitWrite(file_, start, std::move(buf_));
+      buf_ = std::string();  // the next Emit acquires a fresh one
+    }
+    return queue_->error();
+  }
   if (buf_.empty()) return Status::OK();
   Status s = file_->PWrite(buf_start_, buf_.data(), buf_.size());
   if (!s.ok()) return s;  // keep the bytes: a later Flush may retry

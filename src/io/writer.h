@@ -14,6 +14,7 @@
 #include "cairn/status.h"
 #include "format/index_format.h"
 #include "io/file.h"
+#include "io/io_queue.h"
 
 namespace cairn {
 
@@ -23,16 +24,24 @@ using ExtentAllocator = std::function<Status(uint64_t bytes, uint64_t* offset)>;
 
 class Writer {
  public:
+  // With `queue` (may be null) the writer stages: every appended byte is
+  // copied into a staging buffer from the queue's pool, and full buffers
+  // are written by the queue's thread. Without it, full buffers (and data
+  // larger than the buffer) are written before Append returns.
   Writer(File* file, uint32_t subfile, ExtentAllocator alloc, size_t buffer_size,
-         uint64_t extent_size, uint64_t chunk_size);
+         uint64_t extent_size, uint64_t chunk_size, IoQueue* queue = nullptr);
+  ~Writer();
 
   // Writes `data` to the rank's stream and appends the chunks that hold it
   // (each at most chunk_size, never crossing a run) to *chunks.
   Status Append(std::string_view data, std::vector<ChunkRef>* chunks);
   // Writes `data` contiguously (one piece, in one run) and returns where.
   Status AppendContiguous(std::string_view data, uint64_t* offset);
-  // Writes the buffered bytes out (no fsync).
+  // Writes the buffered bytes out (no fsync). Staging: hands them to the
+  // queue and returns the queue's first error so far (the write itself may
+  // still be in flight: IoQueue::Wait for it).
   Status Flush();
+  IoQueue* queue() const { return queue_; }
   // End of the highest run this writer was given (0 if none).
   uint64_t high_water() const { return run_end_; }
   uint32_t subfile() const { return subfile_; }
@@ -52,6 +61,7 @@ class Writer {
   uint64_t buf_start_ = 0;
   uint64_t pos_ = 0;       // next byte offset in the current run
   uint64_t run_end_ = 0;   // end of the current run
+  IoQueue* queue_;
 };
 
 }  // namespace cairn

@@ -199,6 +199,7 @@ Status Store::Query(const std::vector<TagQuery>& all_of, std::vector<std::string
 }
 
 Status Store::QueryAll(const std::vector<TagQuery>& all_of, std::vector<QueryHit>* hits) {
+  rep_->FinishInflight();  // one collective at a time, in the same order everywhere
   hits->clear();
   Comm* c = rep_->comm.get();
   std::vector<std::string> keys;

@@ -11,16 +11,13 @@
 #include "format/subfile_header.h"
 #include "io/coalescing_reader.h"
 #include "store/crash_point.h"
+#include "store/finalize_hook.h"
 #include "store/store_rep.h"
 
 namespace cairn {
 
 namespace {
 
-uint64_t NowNs() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::system_clock::now().time_since_epoch()).count());
-}
 bool IsPow2(uint64_t v) { return v && !(v & (v - 1)); }
 uint64_t RoundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
@@ -33,6 +30,8 @@ Status ValidateOptions(const Options& o) {
   if (o.inline_value_limit > (1u << 20)) return Status::InvalidArgument("inline_value_limit must be <= 1 MiB");
   if (o.compact_index_limit > (256u << 20)) return Status::InvalidArgument("compact_index_limit must be <= 256 MiB");
   if (o.subfiles < 0) return Status::InvalidArgument("subfiles must be >= 0");
+  if (o.staging_bytes != 0 && o.staging_bytes < o.write_buffer_size)
+    return Status::InvalidArgument("staging_bytes must be 0 or at least write_buffer_size");
   return Status::OK();
 }
 
@@ -205,9 +204,9 @@ Status Store::Rep::CheckWritable() const {
 
 Status Store::Rep::DataFile(uint32_t subfile, File** file) {
   if (my_file && subfile == my_subfile) {
-    // Pending puts may still be in the write buffer: write it out first so
-    // the caller reads its own uncommitted values (no fsync needed).
-    Status s = writer ? writer->Flush() : Status::OK();
+    // Pending puts may still be in the write buffer (or staged): write them
+    // out first so the caller reads its own uncommitted values (no fsync).
+    Status s = writer ? DrainWrites() : Status::OK();
     if (!s.ok()) return s;
     *file = my_file.get();
     return Status::OK();
@@ -513,7 +512,8 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     rep->writer = std::make_unique<Writer>(
         rep->my_file.get(), rep->my_subfile,
         [wc, leader_rank](uint64_t n, uint64_t* off) { return wc->FetchAdd(leader_rank, n, off); },
-        options.write_buffer_size, options.extent_size, options.chunk_size);
+        options.write_buffer_size, options.extent_size, options.chunk_size,
+        options.staging_bytes > 0 ? rep->Io() : nullptr);
   }
 
   // 3. Index tables of the opened revision. Rank 0 reads the small ones
@@ -593,7 +593,10 @@ Status Store::Open(const Options& options, const std::string& path, MPI_Comm com
   if (!init) return Status::InvalidArgument("MPI is not initialized (use the single-process Open)");
   std::unique_ptr<Rep> rep;
   Status s = OpenWith(options, path, NewMpiComm(comm), &rep);
-  if (s.ok()) store->reset(new Store(std::move(rep)));
+  if (s.ok()) {
+    store->reset(new Store(std::move(rep)));
+    RegisterOpenStore(store->get());
+  }
   return s;
 }
 
@@ -610,7 +613,7 @@ Status Store::Open(const Options& options, const std::string& path, std::unique_
 int Store::rank() const { return rep_->comm->rank(); }
 int Store::size() const { return rep_->comm->size(); }
 uint64_t Store::revision() const { return rep_->current.revision; }
-IoStats Store::stats() const { return rep_->stats; }
+IoStats Store::stats() const { return SnapshotStats(rep_->stats); }
 
 Status Store::ListRevisions(std::vector<RevisionInfo>* revisions) {
   *revisions = rep_->revisions;
@@ -622,6 +625,7 @@ Status Store::ListRevisions(std::vector<RevisionInfo>* revisions) {
 Status Store::Put(std::string_view key, std::string_view value, const TagList& tags) {
   Status s = rep_->CheckWritable();
   if (!s.ok()) return s;
+  if (rep_->inflight) rep_->Progress(false);
   return rep_->PutInto(&rep_->own, key, value, tags);
 }
 
@@ -807,6 +811,7 @@ Status Store::List(std::vector<ObjectInfo>* objects, const ReadOptions& ro) {
 
 Status Store::GetShared(std::string_view key, std::string* value) {
   Rep* r = rep_.get();
+  r->FinishInflight();  // one collective at a time, in the same order everywhere
   Status s;
   if (rank() == 0) {
     std::string_view body;
@@ -829,210 +834,25 @@ Status Store::GetShared(std::string_view key, std::string* value) {
   return Status::OK();
 }
 
-// ---------------------------------------------------------------- Commit
-
-namespace {
-// What each rank reports to rank 0 at commit.
-struct CommitReport {
-  Status status;
-  NamespaceDesc desc;
-  uint32_t subfile = 0;
-  uint64_t high_water = 0;
-  std::string compact_table;  // the rank's table, if small enough to go with rank 0's block
-};
-std::string EncodeReport(const CommitReport& r) {
-  std::string o;
-  PutLengthPrefixed(&o, EncodeStatus(r.status));
-  PutFixed32(&o, r.desc.subfile);
-  PutFixed64(&o, r.desc.offset);
-  PutFixed64(&o, r.desc.length);
-  PutFixed64(&o, r.desc.checksum);
-  PutFixed64(&o, r.desc.objects);
-  PutFixed64(&o, r.desc.value_bytes);
-  PutFixed32(&o, r.subfile);
-  PutFixed64(&o, r.high_water);
-  PutLengthPrefixed(&o, r.compact_table);
-  return o;
-}
-CommitReport DecodeReport(const std::string& b) {
-  CommitReport r;
-  Decoder d(b);
-  r.status = DecodeStatus(std::string(d.LengthPrefixed()));
-  r.desc.subfile = d.U32();
-  r.desc.offset = d.U64();
-  r.desc.length = d.U64();
-  r.desc.checksum = d.U64();
-  r.desc.objects = d.U64();
-  r.desc.value_bytes = d.U64();
-  r.subfile = d.U32();
-  r.high_water = d.U64();
-  r.compact_table = std::string(d.LengthPrefixed());
-  return r;
-}
-}  // namespace
-
-Status Store::Commit(uint64_t* revision) {
-  Rep* r = rep_.get();
-  Comm* c = r->comm.get();
-  int rank = c->rank(), nranks = c->size();
-  Status s = r->CheckWritable();
-  if (!s.ok()) return s;  // same on every rank: read_only and closed are collective
-  uint64_t rev = r->newest_revision + 1;
-
-  // 1. Each rank encodes its table; a large one goes to its own extent.
-  CommitReport me;
-  me.subfile = r->my_subfile;
-  std::string table = r->own.BuildTable(uint32_t(rank), rev, &me.desc.objects, &me.desc.value_bytes);
-  me.desc.length = table.size();
-  me.desc.checksum = Checksum(table);
-  // Everything gathered to rank 0 must stay under MPI's int counts.
-  uint64_t compact_limit = std::min<uint64_t>(r->opt.compact_index_limit, (1ull << 30) / uint64_t(nranks));
-  if (table.size() <= compact_limit) {
-    me.compact_table = table;
-  } else {
-    me.desc.subfile = r->my_subfile;
-    me.status = r->writer->AppendContiguous(table, &me.desc.offset);
-  }
-  me.high_water = r->writer->high_water();
-
-  // 2. Rank 0 collects the small tables and writes them as one block.
-  std::vector<std::string> reports;
-  c->Gather(EncodeReport(me), &reports, 0);
-  std::vector<CommitReport> all;
-  std::string shared_table;
-  NamespaceDesc shared_desc;
-  if (rank == 0) {
-    all.reserve(nranks);
-    for (auto& b : reports) all.push_back(DecodeReport(b));
-    shared_table = r->shared.BuildTable(kSharedNamespace, rev, &shared_desc.objects, &shared_desc.value_bytes);
-    std::string block;
-    for (auto& rp : all) block += rp.compact_table;
-    block += shared_table;
-    uint64_t base = 0;
-    Status ws = r->writer->AppendContiguous(block, &base);
-    if (!ws.ok() && all[0].status.ok()) all[0].status = ws;
-    all[0].high_water = r->writer->high_water();
-    uint64_t at = base;
-    for (auto& rp : all) {
-      if (!rp.compact_table.empty()) {
-        rp.desc.subfile = r->my_subfile;
-        rp.desc.offset = at;
-        at += rp.compact_table.size();
-      }
-    }
-    shared_desc.subfile = r->my_subfile;
-    shared_desc.offset = at;
-    shared_desc.length = shared_table.size();
-    shared_desc.checksum = Checksum(shared_table);
-  }
-
-  // 3. Everything written is made durable: the buffer is flushed, then one
-  //    fsync per data file by its leader when its ranks share a node (the
-  //    node's page cache holds all their writes), else one per rank.
-  CrashPoint("before_flush", rank);
-  Status local = r->writer->Flush();
-  CrashPoint("after_flush", rank);
-  bool sync_failed = false;
-  if (r->opt.sync) {
-    if (r->subfile_on_one_node) {
-      uint64_t failed = r->sub_comm->AllreduceMax(local.ok() ? 0 : 1);
-      if (r->sub_comm->rank() == 0 && failed == 0) {
-        local = r->my_file->Sync();
-        sync_failed = !local.ok();
-      }
-    } else if (local.ok()) {
-      local = r->my_file->Sync();
-      sync_failed = !local.ok();
-    }
-  }
-  // A failed fsync cannot be retried: Linux reports a writeback error once
-  // and may drop the pages, so a later fsync would succeed over lost data.
-  bool any_sync_failed = c->AllreduceMax(sync_failed ? 1 : 0) != 0;
-  s = AgreeStatus(c, local);
-  if (any_sync_failed) r->poisoned = s;
-
-  // 4. Rank 0 appends the revision record and syncs it: the commit point.
-  std::string outcome;
-  RevisionRecord rec;
-  if (rank == 0) {
-    for (int i = 0; i < nranks && s.ok(); i++)
-      if (!all[i].status.ok()) s = Status(all[i].status.code(), "rank " + std::to_string(i) + ": " + all[i].status.message());
-    CrashPoint("before_manifest", rank);
-    // New files and a new directory: their entries before the record.
-    if (s.ok() && r->opt.sync && r->sync_store_dir) s = SyncDir(r->path, &r->stats);
-    if (s.ok() && r->opt.sync && r->sync_parent_dir) {
-      size_t slash = r->path.find_last_of('/');
-      std::string parent = slash == std::string::npos ? "." : slash == 0 ? "/" : r->path.substr(0, slash);
-      s = SyncDir(parent, &r->stats);
-    }
-    if (s.ok()) r->sync_store_dir = r->sync_parent_dir = false;
-    if (s.ok()) {
-      rec.revision = rev;
-      rec.parent = r->current.revision;
-      rec.time_ns = NowNs();
-      rec.nranks = uint32_t(nranks);
-      rec.high_water = r->newest_high_water;
-      for (auto& rp : all) {
-        if (rp.subfile >= rec.high_water.size()) rec.high_water.resize(rp.subfile + 1, 0);
-        rec.high_water[rp.subfile] = std::max(rec.high_water[rp.subfile], rp.high_water);
-        rec.namespaces.push_back(rp.desc);
-      }
-      rec.namespaces.push_back(shared_desc);
-      s = r->manifest->AppendRevision(rec, r->opt.sync);
-      CrashPoint("after_manifest", rank);
-    }
-    PutLengthPrefixed(&outcome, EncodeStatus(s));
-    if (s.ok()) outcome += EncodeRevisionPayload(rec);
-  }
-  c->Bcast(&outcome, 0);
-  if (rank != 0) {
-    Decoder d(outcome);
-    s = DecodeStatus(std::string(d.LengthPrefixed()));
-    if (s.ok()) s = DecodeRevisionPayload(std::string_view(d.pos(), d.remaining()), &rec);
-  }
-  // A manifest that could not be appended and cut back leaves the outcome
-  // unknown: no more commits through this handle.
-  if (!s.ok() && s.message().find("outcome unknown") != std::string::npos) r->poisoned = s;
-  if (!s.ok()) return s;
-
-  // 5. The new revision becomes this view's base; its table is the one we
-  //    just wrote, so nothing is re-read.
-  std::shared_ptr<IndexTable> t;
-  s = ParseIndexTable(std::move(table), r->Where(uint32_t(rank)), &t);
-  std::shared_ptr<IndexTable> st;
-  if (s.ok() && rank == 0) s = ParseIndexTable(std::move(shared_table), r->Where(kSharedNamespace), &st);
-  if (!s.ok()) return s;  // cannot happen: we built these bytes
-  r->current = rec;
-  r->newest_revision = rev;
-  r->newest_high_water = rec.high_water;
-  r->revisions.push_back(InfoOf(rec));
-  r->tables.clear();
-  r->tables[uint32_t(rank)] = t;
-  r->own.Reset(t);
-  if (rank == 0) {
-    r->tables[kSharedNamespace] = st;
-    r->shared.Reset(st);
-  }
-  if (revision) *revision = rev;
-  return Status::OK();
-}
-
 Status Store::Close() {
   if (!rep_ || rep_->closed) return Status::OK();
   Rep* r = rep_.get();
+  int finalized = 0;
+  if (r->comm->mpi() != MPI_COMM_NULL) MPI_Finalized(&finalized);
+  Status pending = finalized ? Status::OK() : r->FinishInflight();
+  UnregisterOpenStore(this);
   r->closed = true;
   if (r->writer) r->comm->FreeCounters();
   r->writer.reset();
+  r->io.reset();  // waits for its last jobs
   r->my_file.reset();
   r->read_files.clear();
   r->manifest.reset();
   if (r->comm->mpi() != MPI_COMM_NULL) {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
     if (finalized) return Status::InvalidArgument("store closed after MPI_Finalize");
     r->comm->Barrier();
   }
-  return Status::OK();
+  return pending;
 }
 
 }  // namespace cairn

@@ -12,11 +12,21 @@
 #include "format/index_format.h"
 #include "format/manifest_format.h"
 #include "io/file.h"
+#include "io/io_queue.h"
 #include "io/writer.h"
 #include "store/manifest.h"
 #include "store/namespace_state.h"
 
 namespace cairn {
+
+// A commit between its collective start and its end: the record rank 0
+// will append, and this rank's table, already encoded.
+struct CommitPlan {
+  uint64_t revision = 0;
+  RevisionRecord rec;                            // every rank: the record to append
+  std::shared_ptr<IndexTable> table;             // this rank's namespace in it
+  std::shared_ptr<IndexTable> shared_table;      // rank 0: the shared namespace
+};
 
 struct Store::Rep {
   Options opt;
@@ -43,7 +53,14 @@ struct Store::Rep {
   // Writing (writable opens).
   uint32_t my_subfile = 0;
   std::unique_ptr<File> my_file;
+  // The background I/O thread (staged writes, and the durable end of
+  // asynchronous commits); made on first need. Declared between the file
+  // and the writer: destroyed after the writer releases its buffer and
+  // before the files its jobs write.
+  std::unique_ptr<IoQueue> io;
   std::unique_ptr<Writer> writer;
+  std::shared_ptr<AsyncCommit::State> inflight;  // the commit in flight, if any
+  uint64_t open_seq = 0;  // order of opening, for closing at MPI_Finalize
 
   // Reading.
   std::map<uint32_t, std::unique_ptr<File>> read_files;  // data files opened on demand
@@ -72,6 +89,24 @@ struct Store::Rep {
   // Re-encodes an entry with new tags, keeping its value.
   Status RetagInto(NamespaceState* ns, std::string_view key, const TagList& tags);
   std::string Where(uint32_t ns) const;
+
+  // The background I/O queue, made on first use.
+  IoQueue* Io();
+  // Everything this rank's writer was given is written (not synced).
+  Status DrainWrites();
+  // Collective: encodes every namespace's table, gathers the small ones to
+  // rank 0, which writes them as one block and builds the revision record;
+  // every rank gets the record, or the same error (then nothing changed).
+  Status PrepareCommit(CommitPlan* plan);
+  // Rank 0: syncs the directory entries made at open (before the first
+  // record that depends on them).
+  Status SyncNewDirs();
+  // The revision of `plan` is committed: it becomes this view.
+  void Adopt(const CommitPlan& plan);
+  // Moves a commit in flight on without blocking (block: until it ends).
+  void Progress(bool block);
+  // Waits for the commit in flight, if any; returns its outcome.
+  Status FinishInflight();
 };
 
 RevisionInfo InfoOf(const RevisionRecord& r);

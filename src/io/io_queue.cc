@@ -1,0 +1,112 @@
+#include "io/io_queue.h"
+
+#include <atomic>
+#include <chrono>
+
+namespace cairn {
+
+IoQueue::IoQueue(uint64_t staging_limit, IoStats* stats)
+    : limit_(staging_limit), stats_(stats), thread_([this] { Run(); }) {}
+
+IoQueue::~IoQueue() {
+  {
+    std::unique_lock<std::mutex> l(mu_);
+    stop_ = true;
+  }
+  work_cv_.notify_all();
+  thread_.join();
+}
+
+std::string IoQueue::Acquire(size_t cap) {
+  std::unique_lock<std::mutex> l(mu_);
+  if (staged_ > 0 && staged_ + cap > limit_) {
+    auto t0 = std::chrono::steady_clock::now();
+    pool_cv_.wait(l, [&] { return staged_ == 0 || staged_ + cap <= limit_; });
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+    std::atomic_ref<uint64_t>(stats_->staging_stalls).fetch_add(1, std::memory_order_relaxed);
+    std::atomic_ref<uint64_t>(stats_->staging_stall_ns).fetch_add(uint64_t(ns), std::memory_order_relaxed);
+  }
+  std::string buf;
+  while (!pool_.empty()) {
+    buf = std::move(pool_.back());
+    pool_.pop_back();
+    if (buf.capacity() >= cap) break;
+    buf = std::string();  // too small for this writer: let it go
+  }
+  buf.clear();
+  if (buf.capacity() < cap) buf.reserve(cap);
+  staged_ += buf.capacity();
+  return buf;
+}
+
+void IoQueue::Release(std::string buf) {
+  std::unique_lock<std::mutex> l(mu_);
+  staged_ -= std::min<uint64_t>(staged_, buf.capacity());
+  buf.clear();
+  pool_.push_back(std::move(buf));
+  pool_cv_.notify_all();
+}
+
+uint64_t IoQueue::SubmitWrite(File* file, uint64_t offset, std::string buf) {
+  std::unique_lock<std::mutex> l(mu_);
+  uint64_t t = next_ticket_++;
+  Job j{t, nullptr, std::move(buf)};
+  const std::string* data = nullptr;
+  jobs_.push_back(std::move(j));
+  data = &jobs_.back().buf;  // deque: element addresses survive push_back
+  jobs_.back().fn = [file, offset, data] { return file->PWrite(offset, data->data(), data->size()); };
+  work_cv_.notify_one();
+  return t;
+}
+
+uint64_t IoQueue::Submit(std::function<Status()> job) {
+  std::unique_lock<std::mutex> l(mu_);
+  uint64_t t = next_ticket_++;
+  jobs_.push_back(Job{t, std::move(job), std::string()});
+  work_cv_.notify_one();
+  return t;
+}
+
+bool IoQueue::Done(uint64_t ticket) const {
+  std::unique_lock<std::mutex> l(mu_);
+  return finished_ >= ticket;
+}
+
+Status IoQueue::Wait(uint64_t ticket) {
+  std::unique_lock<std::mutex> l(mu_);
+  if (ticket == 0) ticket = next_ticket_ - 1;
+  done_cv_.wait(l, [&] { return finished_ >= ticket; });
+  return error_;
+}
+
+Status IoQueue::error() const {
+  std::unique_lock<std::mutex> l(mu_);
+  return error_;
+}
+
+void IoQueue::Run() {
+  std::unique_lock<std::mutex> l(mu_);
+  for (;;) {
+    work_cv_.wait(l, [&] { return stop_ || !jobs_.empty(); });
+    if (jobs_.empty()) return;  // stop_ and nothing left
+    // The job stays at the front of the deque while it runs (SubmitWrite's
+    // closure points at its buffer there).
+    Job& j = jobs_.front();
+    Status failed = error_;
+    l.unlock();
+    Status s = failed.ok() ? j.fn() : failed;
+    l.lock();
+    if (!s.ok() && error_.ok()) error_ = s;
+    finished_ = j.ticket;
+    if (j.buf.capacity() > 0) {
+      staged_ -= std::min<uint64_t>(staged_, j.buf.capacity());
+      j.buf.clear();
+      pool_.push_back(std::move(j.buf));
+      pool_cv_.notify_all();
+    }
+    jobs_.pop_front();
+    done_cv_.notify_all();
+  }
+}
+
+}  // namespace cairn

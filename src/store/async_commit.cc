@@ -1,0 +1,243 @@
+// The asynchronous commit: CommitAsync does the collective start every
+// commit shares and hands the rest to a state machine. Each step either
+// waits for a job of the background I/O thread (local file I/O only) or for
+// a nonblocking collective; Progress moves through as many steps as are
+// ready. Only the application's thread calls MPI.
+//
+//   writes   staged data of this rank written            (I/O thread)
+//   group    the ranks of my data file agree it is       (Iallreduce, node)
+//   sync     the file's leader fsyncs it                  (I/O thread)
+//   agree    every rank agrees: failed rank, failed sync  (Iallreduce, all)
+//   message  the failing rank's error to everyone         (Ibcast) - or -
+//   record   rank 0 appends and syncs the manifest record (I/O thread)
+//   outcome  rank 0's result to everyone                  (Ibcast)
+#include <cstring>
+
+#include "store/crash_point.h"
+#include "store/store_rep.h"
+
+namespace cairn {
+
+namespace {
+constexpr int kMessageBytes = 1024;  // a status travels as code + text, truncated
+
+void PackStatus(const Status& s, char* buf) {
+  std::memset(buf, 0, kMessageBytes);
+  buf[0] = char(int(s.code()));
+  std::string m = s.message().substr(0, kMessageBytes - 2);
+  std::memcpy(buf + 1, m.data(), m.size());
+}
+Status UnpackStatus(const char* buf) {
+  auto code = static_cast<Status::Code>(buf[0]);
+  if (code == Status::Code::kOk) return Status::OK();
+  return Status(code, std::string(buf + 1, strnlen(buf + 1, kMessageBytes - 1)));
+}
+}  // namespace
+
+struct AsyncCommit::State {
+  enum Step { kWrites, kGroup, kSync, kAgree, kMessage, kRecord, kOutcome, kDone };
+  Store::Rep* rep = nullptr;  // null once finished
+  CommitPlan plan;
+  Step step = kWrites;
+  uint64_t ticket = 0;        // the I/O job the current step waits for (0: none)
+  Status local;               // this rank's status so far
+  bool sync_failed = false;   // set by the fsync job
+  Status record_status;       // set by rank 0's manifest job
+  uint64_t group_v[1] = {0};
+  uint64_t all_v[2] = {0, 0};  // [0] a sync failed anywhere, [1] nranks - first failing rank
+  std::unique_ptr<CommRequest> req;
+  char msg[kMessageBytes] = {};
+  int failing_rank = -1;
+  Status outcome;
+
+  // One step if it is ready (block: wait until it is); false if not ready.
+  bool Step1(bool block);
+  void Finish(Status s);
+};
+
+void AsyncCommit::State::Finish(Status s) {
+  Store::Rep* r = rep;
+  outcome = s;
+  step = kDone;
+  req.reset();
+  if (s.ok()) {
+    r->Adopt(plan);
+  } else {
+    // The namespaces already moved on to the failed revision's tables, and
+    // its data may be missing: nothing pending can be committed safely.
+    r->poisoned = Status(s.code(), "asynchronous commit of revision " + std::to_string(plan.revision) +
+                                       " failed: " + s.message());
+  }
+  plan.table.reset();
+  plan.shared_table.reset();
+  r->inflight.reset();
+  rep = nullptr;
+}
+
+bool AsyncCommit::State::Step1(bool block) {
+  Store::Rep* r = rep;
+  Comm* c = r->comm.get();
+  int rank = c->rank();
+  IoQueue* q = r->Io();
+  auto io_ready = [&] {
+    if (ticket == 0 || q->Done(ticket)) return true;
+    if (!block) return false;
+    q->Wait(ticket);
+    return true;
+  };
+  auto req_ready = [&] {
+    if (req->Test()) return true;
+    if (!block) return false;
+    req->Wait();
+    return true;
+  };
+  switch (step) {
+    case kWrites:
+      if (!io_ready()) return false;
+      if (local.ok()) local = q->error();
+      CrashPoint("after_flush", rank);
+      ticket = 0;
+      if (r->opt.sync && r->subfile_on_one_node) {
+        group_v[0] = local.ok() ? 0 : 1;
+        req = r->sub_comm->IallreduceMax(group_v, 1);
+        step = kGroup;
+      } else {
+        group_v[0] = local.ok() ? 0 : 1;
+        step = kSync;
+        if (r->opt.sync && local.ok()) {
+          File* f = r->my_file.get();
+          ticket = q->Submit([this, f] {
+            Status st = f->Sync();
+            sync_failed = !st.ok();
+            return st;
+          });
+        }
+      }
+      return true;
+    case kGroup:
+      if (!req_ready()) return false;
+      step = kSync;
+      if (r->sub_comm->rank() == 0 && group_v[0] == 0) {
+        File* f = r->my_file.get();
+        ticket = q->Submit([this, f] {
+          Status st = f->Sync();
+          sync_failed = !st.ok();
+          return st;
+        });
+      }
+      return true;
+    case kSync:
+      if (!io_ready()) return false;
+      if (ticket != 0 && local.ok()) local = q->error();
+      ticket = 0;
+      all_v[0] = sync_failed ? 1 : 0;
+      all_v[1] = local.ok() ? 0 : uint64_t(c->size() - rank);
+      req = c->IallreduceMax(all_v, 2);
+      step = kAgree;
+      return true;
+    case kAgree:
+      if (!req_ready()) return false;
+      if (all_v[1] != 0) {
+        failing_rank = int(uint64_t(c->size()) - all_v[1]);
+        if (rank == failing_rank) PackStatus(local, msg);
+        req = c->Ibcast(msg, kMessageBytes, failing_rank);
+        step = kMessage;
+      } else if (rank == 0) {
+        CrashPoint("before_manifest", rank);
+        const RevisionRecord* rec = &plan.rec;
+        ticket = q->Submit([this, r, rec] {
+          Status st = r->SyncNewDirs();
+          if (st.ok()) st = r->manifest->AppendRevision(*rec, r->opt.sync);
+          if (st.ok()) CrashPoint("after_manifest", 0);
+          record_status = st;
+          return Status::OK();  // the outcome travels in record_status, not as a queue failure
+        });
+        step = kRecord;
+      } else {
+        req = c->Ibcast(msg, kMessageBytes, 0);
+        step = kOutcome;
+      }
+      return true;
+    case kMessage: {
+      if (!req_ready()) return false;
+      Status s = UnpackStatus(msg);
+      if (s.ok()) s = Status::IOError("failed (no message)");
+      bool sync_lost = all_v[0] != 0;
+      Finish(Status(s.code(), "rank " + std::to_string(failing_rank) + ": " + s.message() +
+                                  (sync_lost ? " (an fsync failed: written data may be lost)" : "")));
+      return true;
+    }
+    case kRecord:
+      if (!io_ready()) return false;
+      ticket = 0;
+      PackStatus(record_status, msg);
+      req = c->Ibcast(msg, kMessageBytes, 0);
+      step = kOutcome;
+      return true;
+    case kOutcome:
+      if (!req_ready()) return false;
+      Finish(UnpackStatus(msg));
+      return true;
+    case kDone:
+      return false;
+  }
+  return false;
+}
+
+void Store::Rep::Progress(bool block) {
+  // The state stays alive through Finish, which drops the store's reference.
+  std::shared_ptr<AsyncCommit::State> st = inflight;
+  while (st && st->step != AsyncCommit::State::kDone && st->Step1(block)) {
+  }
+}
+
+Status Store::Rep::FinishInflight() {
+  std::shared_ptr<AsyncCommit::State> st = inflight;
+  if (!st) return Status::OK();
+  Progress(true);
+  return st->outcome;
+}
+
+Status Store::CommitAsync(AsyncCommit* handle) {
+  *handle = AsyncCommit();
+  Rep* r = rep_.get();
+  int rank = r->comm->rank();
+  r->FinishInflight();  // its failure, if any, shows in CheckWritable
+  Status s = r->CheckWritable();
+  if (!s.ok()) return s;
+  auto st = std::make_shared<AsyncCommit::State>();
+  s = r->PrepareCommit(&st->plan);
+  if (!s.ok()) return s;
+  // What the revision holds is fixed: later puts build on its tables.
+  r->own.Reset(st->plan.table);
+  if (rank == 0) r->shared.Reset(st->plan.shared_table);
+  CrashPoint("before_flush", rank);
+  st->local = r->writer->Flush();
+  st->ticket = r->Io()->Submit([] { return Status::OK(); });  // behind every queued write
+  st->rep = r;
+  r->inflight = st;
+  r->Progress(false);
+  *handle = AsyncCommit(st);
+  return Status::OK();
+}
+
+uint64_t AsyncCommit::revision() const { return state_ ? state_->plan.revision : 0; }
+
+bool AsyncCommit::Test() {
+  if (!state_) return true;
+  if (state_->rep) state_->rep->Progress(false);
+  return state_->step == State::kDone;
+}
+
+bool AsyncCommit::committed() const {
+  return state_ && state_->step == State::kDone && state_->outcome.ok();
+}
+
+Status AsyncCommit::Wait(uint64_t* revision) {
+  if (!state_) return Status::InvalidArgument("empty AsyncCommit handle");
+  if (state_->rep) state_->rep->Progress(true);
+  if (state_->outcome.ok() && revision) *revision = state_->plan.revision;
+  return state_->outcome;
+}
+
+}  // namespace cairn

@@ -1,0 +1,270 @@
+// Commit: the collective start every commit shares (PrepareCommit), the
+// synchronous commit, and the write barrier. The asynchronous end of a
+// commit is in async_commit.cc. Protocol: doc/design.md, "Commit".
+#include <algorithm>
+#include <chrono>
+
+#include "format/checksum.h"
+#include "format/coding.h"
+#include "store/crash_point.h"
+#include "store/store_rep.h"
+
+namespace cairn {
+
+namespace {
+
+uint64_t NowNs() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+// What each rank reports to rank 0 at commit.
+struct CommitReport {
+  Status status;
+  NamespaceDesc desc;
+  uint32_t subfile = 0;
+  uint64_t high_water = 0;
+  std::string compact_table;  // the rank's table, if small enough to go with rank 0's block
+};
+
+std::string EncodeReport(const CommitReport& r) {
+  std::string o;
+  PutLengthPrefixed(&o, EncodeStatus(r.status));
+  PutFixed32(&o, r.desc.subfile);
+  PutFixed64(&o, r.desc.offset);
+  PutFixed64(&o, r.desc.length);
+  PutFixed64(&o, r.desc.checksum);
+  PutFixed64(&o, r.desc.objects);
+  PutFixed64(&o, r.desc.value_bytes);
+  PutFixed32(&o, r.subfile);
+  PutFixed64(&o, r.high_water);
+  PutLengthPrefixed(&o, r.compact_table);
+  return o;
+}
+
+CommitReport DecodeReport(const std::string& b) {
+  CommitReport r;
+  Decoder d(b);
+  r.status = DecodeStatus(std::string(d.LengthPrefixed()));
+  r.desc.subfile = d.U32();
+  r.desc.offset = d.U64();
+  r.desc.length = d.U64();
+  r.desc.checksum = d.U64();
+  r.desc.objects = d.U64();
+  r.desc.value_bytes = d.U64();
+  r.subfile = d.U32();
+  r.high_water = d.U64();
+  r.compact_table = std::string(d.LengthPrefixed());
+  return r;
+}
+
+}  // namespace
+
+IoQueue* Store::Rep::Io() {
+  if (!io) io = std::make_unique<IoQueue>(opt.staging_bytes, &stats);
+  return io.get();
+}
+
+Status Store::Rep::DrainWrites() {
+  Status s = writer->Flush();
+  if (s.ok() && writer->queue()) s = writer->queue()->Wait();
+  return s;
+}
+
+Status Store::Rep::PrepareCommit(CommitPlan* plan) {
+  Comm* c = comm.get();
+  int rank = c->rank(), nranks = c->size();
+  uint64_t rev = newest_revision + 1;
+
+  // 1. Each rank encodes its table; a large one goes to its own extent.
+  CommitReport me;
+  me.subfile = my_subfile;
+  std::string table = own.BuildTable(uint32_t(rank), rev, &me.desc.objects, &me.desc.value_bytes);
+  me.desc.length = table.size();
+  me.desc.checksum = Checksum(table);
+  // Everything gathered to rank 0 must stay under MPI's int counts.
+  uint64_t compact_limit = std::min<uint64_t>(opt.compact_index_limit, (1ull << 30) / uint64_t(nranks));
+  if (table.size() <= compact_limit) {
+    me.compact_table = table;
+  } else {
+    me.desc.subfile = my_subfile;
+    me.status = writer->AppendContiguous(table, &me.desc.offset);
+  }
+  me.high_water = writer->high_water();
+
+  // 2. Rank 0 collects the small tables, writes them as one block, and
+  //    builds the record; everyone receives it (or the first error).
+  std::vector<std::string> reports;
+  c->Gather(EncodeReport(me), &reports, 0);
+  std::string shared_table, plan_bytes;
+  if (rank == 0) {
+    std::vector<CommitReport> all;
+    all.reserve(nranks);
+    for (auto& b : reports) all.push_back(DecodeReport(b));
+    NamespaceDesc shared_desc;
+    shared_table = shared.BuildTable(kSharedNamespace, rev, &shared_desc.objects, &shared_desc.value_bytes);
+    std::string block;
+    for (auto& rp : all) block += rp.compact_table;
+    block += shared_table;
+    uint64_t base = 0;
+    Status ws = writer->AppendContiguous(block, &base);
+    if (!ws.ok() && all[0].status.ok()) all[0].status = ws;
+    all[0].high_water = writer->high_water();
+    uint64_t at = base;
+    for (auto& rp : all) {
+      if (!rp.compact_table.empty()) {
+        rp.desc.subfile = my_subfile;
+        rp.desc.offset = at;
+        at += rp.compact_table.size();
+      }
+    }
+    shared_desc.subfile = my_subfile;
+    shared_desc.offset = at;
+    shared_desc.length = shared_table.size();
+    shared_desc.checksum = Checksum(shared_table);
+
+    Status st;
+    for (int i = 0; i < nranks && st.ok(); i++)
+      if (!all[i].status.ok())
+        st = Status(all[i].status.code(), "rank " + std::to_string(i) + ": " + all[i].status.message());
+    RevisionRecord rec;
+    if (st.ok()) {
+      rec.revision = rev;
+      rec.parent = current.revision;
+      rec.time_ns = NowNs();
+      rec.nranks = uint32_t(nranks);
+      rec.high_water = newest_high_water;
+      for (auto& rp : all) {
+        if (rp.subfile >= rec.high_water.size()) rec.high_water.resize(rp.subfile + 1, 0);
+        rec.high_water[rp.subfile] = std::max(rec.high_water[rp.subfile], rp.high_water);
+        rec.namespaces.push_back(rp.desc);
+      }
+      rec.namespaces.push_back(shared_desc);
+    }
+    PutLengthPrefixed(&plan_bytes, EncodeStatus(st));
+    if (st.ok()) plan_bytes += EncodeRevisionPayload(rec);
+  }
+  c->Bcast(&plan_bytes, 0);
+  Decoder d(plan_bytes);
+  Status s = DecodeStatus(std::string(d.LengthPrefixed()));
+  if (s.ok()) s = DecodeRevisionPayload(std::string_view(d.pos(), d.remaining()), &plan->rec);
+  if (!s.ok()) return s;
+  plan->revision = rev;
+  // The tables are bytes this rank just built: parsing them cannot fail
+  // unless memory is corrupt, and then the commit must not go on.
+  s = ParseIndexTable(std::move(table), Where(uint32_t(rank)), &plan->table);
+  if (s.ok() && rank == 0) s = ParseIndexTable(std::move(shared_table), Where(kSharedNamespace), &plan->shared_table);
+  return AgreeStatus(c, s);
+}
+
+Status Store::Rep::SyncNewDirs() {
+  Status s;
+  if (opt.sync && sync_store_dir) s = SyncDir(path, &stats);
+  if (s.ok() && opt.sync && sync_parent_dir) {
+    size_t slash = path.find_last_of('/');
+    std::string parent = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    s = SyncDir(parent, &stats);
+  }
+  if (s.ok()) sync_store_dir = sync_parent_dir = false;
+  return s;
+}
+
+void Store::Rep::Adopt(const CommitPlan& plan) {
+  int rank = comm->rank();
+  current = plan.rec;
+  newest_revision = plan.revision;
+  newest_high_water = plan.rec.high_water;
+  revisions.push_back(InfoOf(plan.rec));
+  tables.clear();
+  tables[uint32_t(rank)] = plan.table;
+  if (rank == 0) tables[kSharedNamespace] = plan.shared_table;
+}
+
+Status Store::Commit(uint64_t* revision) {
+  Rep* r = rep_.get();
+  Comm* c = r->comm.get();
+  int rank = c->rank();
+  r->FinishInflight();  // its failure, if any, shows in CheckWritable
+  Status s = r->CheckWritable();
+  if (!s.ok()) return s;  // same on every rank: read_only, closed and poisoned are collective
+  CommitPlan plan;
+  s = r->PrepareCommit(&plan);
+  if (!s.ok()) return s;
+
+  // 3. Everything written is made durable: the buffer is flushed, then one
+  //    fsync per data file by its leader when its ranks share a node (the
+  //    node's page cache holds all their writes), else one per rank.
+  CrashPoint("before_flush", rank);
+  Status local = r->DrainWrites();
+  CrashPoint("after_flush", rank);
+  bool sync_failed = false;
+  if (r->opt.sync) {
+    if (r->subfile_on_one_node) {
+      uint64_t failed = r->sub_comm->AllreduceMax(local.ok() ? 0 : 1);
+      if (r->sub_comm->rank() == 0 && failed == 0) {
+        local = r->my_file->Sync();
+        sync_failed = !local.ok();
+      }
+    } else if (local.ok()) {
+      local = r->my_file->Sync();
+      sync_failed = !local.ok();
+    }
+  }
+  // A failed fsync cannot be retried: Linux reports a writeback error once
+  // and may drop the pages, so a later fsync would succeed over lost data.
+  bool any_sync_failed = c->AllreduceMax(sync_failed ? 1 : 0) != 0;
+  s = AgreeStatus(c, local);
+  if (any_sync_failed) r->poisoned = s;
+
+  // 4. Rank 0 appends the revision record and syncs it: the commit point.
+  std::string outcome;
+  if (rank == 0) {
+    CrashPoint("before_manifest", rank);
+    if (s.ok()) s = r->SyncNewDirs();  // new files and directory: entries before the record
+    if (s.ok()) {
+      s = r->manifest->AppendRevision(plan.rec, r->opt.sync);
+      CrashPoint("after_manifest", rank);
+    }
+    outcome = EncodeStatus(s);
+  }
+  c->Bcast(&outcome, 0);
+  if (rank != 0) s = DecodeStatus(outcome);
+  // A manifest that could not be appended and cut back leaves the outcome
+  // unknown: no more commits through this handle.
+  if (!s.ok() && s.message().find("outcome unknown") != std::string::npos) r->poisoned = s;
+  if (!s.ok()) return s;
+
+  // 5. The new revision becomes this view's base; its table is the one we
+  //    just wrote, so nothing is re-read.
+  r->Adopt(plan);
+  r->own.Reset(plan.table);
+  if (rank == 0) r->shared.Reset(plan.shared_table);
+  if (revision) *revision = plan.revision;
+  return Status::OK();
+}
+
+Status Store::Flush() {
+  Rep* r = rep_.get();
+  Status s = r->CheckWritable();
+  if (!s.ok()) return s;
+  r->Progress(false);
+  s = r->writer->Flush();
+  if (!s.ok() || !r->opt.sync) return s.ok() && r->writer->queue() ? r->writer->queue()->Wait() : s;
+  // The fsync runs behind the queued writes (and never beside a job of an
+  // asynchronous commit), on the I/O thread.
+  bool failed = false;
+  IoQueue* q = r->Io();
+  File* f = r->my_file.get();
+  uint64_t t = q->Submit([f, &failed] {
+    Status st = f->Sync();
+    failed = !st.ok();
+    return st;
+  });
+  s = q->Wait(t);
+  // As at commit: a failed fsync may have dropped pages; nothing pending
+  // can be trusted any more.
+  if (failed) r->poisoned = s;
+  return s;
+}
+
+}  // namespace cairn
