@@ -3,6 +3,10 @@
 // can check a revision without remembering anything.
 //   crash_writer STORE write R   commit revision R (the store must be at R-1)
 //   crash_writer STORE check R   the newest revision must be R, all intact
+//   crash_writer STORE write-async R      commit R with CommitAsync, staged puts,
+//                                         buffers overwritten at once; Close waits
+//   crash_writer STORE write-async-leak R  the same, but the store is never
+//                                         closed: MPI_Finalize must finish it
 #include <mpi.h>
 
 #include <cstdio>
@@ -39,7 +43,41 @@ int main(int argc, char** argv) {
     bad = 1;
   };
   if (!st.ok()) fail("open: " + st.ToString());
-  if (!bad && mode == "write") {
+  bool async = mode == "write-async" || mode == "write-async-leak";
+  if (async) {
+    // Reopen with staging, so puts copy and a background thread writes.
+    s.reset();
+    o.staging_bytes = 8 << 20;
+    st = cairn::Store::Open(o, argv[1], MPI_COMM_WORLD, &s);
+    if (!st.ok()) fail("open: " + st.ToString());
+  }
+  if (!bad && async) {
+    if (s->revision() != rev - 1) fail("store at revision " + std::to_string(s->revision()));
+    std::string buf;
+    for (int i = 0; i < 6 && !bad; i++) {
+      buf = Value(rank, rev, i);
+      st = s->Put("v" + std::to_string(i), buf, {{"rev", cairn::TagValue::UInt(rev)}});
+      buf.assign(buf.size(), 'x');  // the revision must hold what was put, not this
+      if (!st.ok()) fail("put: " + st.ToString());
+    }
+    if (!bad && rank == 0) {
+      st = s->PutShared("meta", "revision " + std::to_string(rev), {{"rev", cairn::TagValue::UInt(rev)}});
+      if (!st.ok()) fail("put shared: " + st.ToString());
+    }
+    cairn::AsyncCommit h;
+    if (!bad) {
+      st = s->CommitAsync(&h);
+      if (!st.ok()) fail("commit async: " + st.ToString());
+      else if (h.revision() != rev) fail("committing as " + std::to_string(h.revision()));
+    }
+    if (!bad && mode == "write-async-leak") {
+      s.release();  // deliberately never closed: MPI_Finalize closes it
+      int worst = 0;
+      MPI_Allreduce(&bad, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      MPI_Finalize();
+      return worst;
+    }
+  } else if (!bad && mode == "write") {
     if (s->revision() != rev - 1) fail("store at revision " + std::to_string(s->revision()));
     for (int i = 0; i < 6 && !bad; i++) {
       st = s->Put("v" + std::to_string(i), Value(rank, rev, i), {{"rev", cairn::TagValue::UInt(rev)}});

@@ -1,0 +1,198 @@
+// Asynchronous commits under mpiexec (run with 1, 2 and 4 ranks): what a
+// revision holds is fixed when CommitAsync returns, Test/Wait/Close finish
+// it, staging memory is bounded, and the write barrier.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <filesystem>
+
+#include "cairn/store.h"
+#include "mpi_main.h"
+#include "test_util.h"
+
+namespace cairn {
+namespace {
+
+using test::Pattern;
+
+int Rank() { int r; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
+
+class AsyncCommitTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::SharedTempDir(MPI_COMM_WORLD); }
+  void TearDown() override {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (Rank() == 0) std::filesystem::remove_all(dir_);
+  }
+  std::string Path() const { return dir_ + "/store"; }
+  static Options Staged(uint64_t staging = 1 << 20) {
+    Options o;
+    o.extent_size = 256 * 1024;
+    o.chunk_size = 64 * 1024;
+    o.write_buffer_size = 128 * 1024;
+    o.inline_value_limit = 64;
+    o.staging_bytes = staging;
+    return o;
+  }
+  std::unique_ptr<Store> Open(const Options& o) {
+    std::unique_ptr<Store> s;
+    Status st = Store::Open(o, Path(), MPI_COMM_WORLD, &s);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return s;
+  }
+  std::string dir_;
+};
+
+std::string ValueOf(int rank, int rev, int i) { return Pattern(rank * 7919 + rev * 31 + i, 20000 + 3000 * i); }
+
+// Puts rank's objects of revision `rev` from one buffer that is overwritten
+// right after each put.
+void PutRevision(Store* s, int rev) {
+  std::string buf;
+  for (int i = 0; i < 8; i++) {
+    buf = ValueOf(Rank(), rev, i);
+    ASSERT_TRUE(s->Put("obj" + std::to_string(i), buf, {{"rev", TagValue::Int(rev)}}).ok());
+    std::fill(buf.begin(), buf.end(), char(0xEE));
+  }
+}
+
+void ExpectRevision(Store* s, int rev) {
+  for (int i = 0; i < 8; i++) {
+    std::string v;
+    ASSERT_TRUE(s->Get("obj" + std::to_string(i), &v).ok());
+    EXPECT_EQ(v, ValueOf(Rank(), rev, i)) << "obj" << i << " of revision " << rev;
+  }
+}
+
+TEST_F(AsyncCommitTest, RevisionHoldsWhatWasPutBeforeTheCall) {
+  for (uint64_t staging : {uint64_t(0), uint64_t(1) << 20}) {
+    {
+      auto s = Open(Staged(staging));
+      uint64_t base = s->revision();
+      PutRevision(s.get(), 1);
+      AsyncCommit h;
+      ASSERT_TRUE(s->CommitAsync(&h).ok());
+      EXPECT_EQ(h.revision(), base + 1);
+      // Work for the next revision while the first is in flight.
+      PutRevision(s.get(), 2);
+      uint64_t got = 0;
+      Status st = h.Wait(&got);
+      ASSERT_TRUE(st.ok()) << st.ToString();
+      EXPECT_TRUE(h.committed());
+      EXPECT_EQ(got, base + 1);
+      EXPECT_EQ(s->revision(), base + 1);
+      // The pending puts survived the commit's end and go into the next.
+      ExpectRevision(s.get(), 2);
+      ASSERT_TRUE(s->Commit().ok());
+      ASSERT_TRUE(s->Close().ok());
+    }
+    Options ro = Staged();
+    ro.read_only = true;
+    uint64_t newest;
+    {
+      auto s = Open(ro);
+      newest = s->revision();
+      ExpectRevision(s.get(), 2);
+    }
+    ro.revision = newest - 1;
+    auto s = Open(ro);
+    ExpectRevision(s.get(), 1);
+  }
+}
+
+TEST_F(AsyncCommitTest, TestFinishesTheCommitWithoutWait) {
+  auto s = Open(Staged());
+  PutRevision(s.get(), 1);
+  AsyncCommit h;
+  ASSERT_TRUE(s->CommitAsync(&h).ok());
+  int spins = 0;
+  while (!h.Test()) {
+    ASSERT_LT(++spins, 10000000) << "commit never finished";
+  }
+  EXPECT_TRUE(h.committed());
+  EXPECT_TRUE(h.Wait().ok());
+  EXPECT_EQ(s->revision(), 1u);
+  std::vector<RevisionInfo> revs;
+  ASSERT_TRUE(s->ListRevisions(&revs).ok());
+  ASSERT_EQ(revs.size(), 1u);
+  EXPECT_EQ(revs[0].revision, 1u);
+}
+
+TEST_F(AsyncCommitTest, LaterCommitAndCloseWaitForTheOneInFlight) {
+  {
+    auto s = Open(Staged());
+    AsyncCommit a, b;
+    PutRevision(s.get(), 1);
+    ASSERT_TRUE(s->CommitAsync(&a).ok());
+    PutRevision(s.get(), 2);
+    ASSERT_TRUE(s->CommitAsync(&b).ok());  // waits for a first
+    EXPECT_TRUE(a.committed());
+    EXPECT_EQ(b.revision(), 2u);
+    PutRevision(s.get(), 3);
+    ASSERT_TRUE(s->Close().ok());  // waits for b; revision 3's puts are dropped
+    EXPECT_TRUE(b.Test());
+    EXPECT_TRUE(b.committed());
+  }
+  auto s = Open(Staged());
+  EXPECT_EQ(s->revision(), 2u);
+  ExpectRevision(s.get(), 2);
+}
+
+TEST_F(AsyncCommitTest, StagingMemoryIsBoundedAndPutsWaitForIt) {
+  // 4 buffers of 128 KiB; 8 values of 20..41 KB make ~250 KB per revision,
+  // so ten revisions in flight back to back must stall.
+  Options o = Staged(512 * 1024);
+  auto s = Open(o);
+  for (int rev = 1; rev <= 10; rev++) {
+    std::string big = Pattern(rev, 600 * 1024);
+    ASSERT_TRUE(s->Put("big", big).ok());
+    PutRevision(s.get(), rev);
+    AsyncCommit h;
+    ASSERT_TRUE(s->CommitAsync(&h).ok());
+  }
+  ASSERT_TRUE(s->Close().ok());
+  EXPECT_GT(s->stats().staging_stalls, 0u);
+  auto r = Open(Staged());
+  EXPECT_EQ(r->revision(), 10u);
+  ExpectRevision(r.get(), 10);
+  std::string v;
+  ASSERT_TRUE(r->Get("big", &v).ok());
+  EXPECT_EQ(v, Pattern(10, 600 * 1024));
+}
+
+TEST_F(AsyncCommitTest, FlushMakesDataDurableWithoutARevision) {
+  auto s = Open(Staged());
+  PutRevision(s.get(), 1);
+  uint64_t before = s->stats().fsyncs;
+  ASSERT_TRUE(s->Flush().ok());
+  EXPECT_EQ(s->stats().fsyncs, before + 1);
+  EXPECT_EQ(s->revision(), 0u);
+  ExpectRevision(s.get(), 1);  // pending values still read back
+  ASSERT_TRUE(s->Commit().ok());
+  EXPECT_EQ(s->revision(), 1u);
+}
+
+TEST_F(AsyncCommitTest, ReadOnlyStoreRefusesCommitAsync) {
+  { auto s = Open(Staged()); PutRevision(s.get(), 1); ASSERT_TRUE(s->Commit().ok()); }
+  Options o = Staged();
+  o.read_only = true;
+  auto s = Open(o);
+  AsyncCommit h;
+  Status st = s->CommitAsync(&h);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+  EXPECT_FALSE(h.valid());
+  EXPECT_EQ(s->Flush().code(), Status::Code::kInvalidArgument);
+}
+
+TEST_F(AsyncCommitTest, StagingSmallerThanTheBufferIsRejected) {
+  Options o = Staged(64 * 1024);  // < write_buffer_size
+  std::unique_ptr<Store> s;
+  Status st = Store::Open(o, Path(), MPI_COMM_WORLD, &s);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(st.message().find("staging_bytes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cairn
+
+CAIRN_MPI_TEST_MAIN
