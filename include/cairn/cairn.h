@@ -42,6 +42,7 @@ typedef struct {
   size_t compact_index_limit;
   int subfiles;
   int sync;
+  uint64_t staging_bytes;
 } cairn_options_t;
 
 void cairn_options_init(cairn_options_t* opts);
@@ -104,6 +105,51 @@ int cairn_get_shared(cairn_store_t* store, const char* key, void* buf, size_t ca
                      uint64_t* size);
 /* Collective: commits a revision; *revision (may be NULL) gets its number. */
 int cairn_commit(cairn_store_t* store, uint64_t* revision);
+
+/* ---- Asynchronous commits (see cairn::Store::CommitAsync) ---- */
+
+typedef struct cairn_async cairn_async_t;
+
+/* Collective. Starts a commit of every rank's changes and returns once the
+ * values put so far are captured; the commit finishes in the background.
+ * *handle is freed with cairn_async_free (it may outlive the store). */
+int cairn_commit_async(cairn_store_t* store, cairn_async_t** handle);
+/* Local, never blocks: moves the commit on; *done = 1 once it finished.
+ * Returns the commit's error once it finished and failed. */
+int cairn_async_test(cairn_async_t* handle, int* done);
+/* Blocks until the commit finished; *revision (may be NULL) on success. */
+int cairn_async_wait(cairn_async_t* handle, uint64_t* revision);
+/* Frees a handle (the commit goes on; the store's close waits for it). */
+void cairn_async_free(cairn_async_t* handle);
+/* Local write barrier: what this rank put is written and fsynced, without
+ * a revision (see cairn::Store::Flush). */
+int cairn_flush(cairn_store_t* store);
+
+/* ---- Streams (see include/cairn/stream.h) ---- */
+
+typedef struct cairn_stream cairn_stream_t;
+enum { CAIRN_SEEK_SET = 0, CAIRN_SEEK_CUR = 1, CAIRN_SEEK_END = 2 };
+
+/* Local. Opens a stream that becomes object `key` of the caller's
+ * namespace, with the tags, when closed. */
+int cairn_stream_open_write(cairn_store_t* store, const char* key, const cairn_tag_t* tags,
+                            size_t ntags, cairn_stream_t** stream);
+/* Local. Opens object `key` of namespace `rank` (-1: own) for reading. */
+int cairn_stream_open_read(cairn_store_t* store, const char* key, int rank, cairn_stream_t** stream);
+/* Writes len bytes at the position (overwriting or extending). */
+int cairn_stream_write(cairn_stream_t* stream, const void* data, size_t len);
+/* Reads up to len bytes from the position; *got < len only at the end. */
+int cairn_stream_read(cairn_stream_t* stream, void* buf, size_t len, size_t* got);
+/* Moves the position (whence: CAIRN_SEEK_SET, _CUR or _END). A reader
+ * cannot pass the end; a writer can (the gap reads as zeros). */
+int cairn_stream_seek(cairn_stream_t* stream, int64_t offset, int whence);
+int cairn_stream_tell(const cairn_stream_t* stream, uint64_t* pos);
+int cairn_stream_size(const cairn_stream_t* stream, uint64_t* size);
+/* Writers: hands gathered bytes to the store (not durable). */
+int cairn_stream_flush(cairn_stream_t* stream);
+/* Ends the stream and frees the handle. For a writer the object is then
+ * pending for the next commit; the return value says whether it was. */
+int cairn_stream_close(cairn_stream_t* stream);
 
 #ifdef __cplusplus
 }

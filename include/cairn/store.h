@@ -26,6 +26,9 @@
 
 namespace cairn {
 
+class StreamWriter;  // cairn/stream.h
+class StreamReader;
+
 // One committed revision, as listed by ListRevisions().
 struct RevisionInfo {
   uint64_t revision = 0;
@@ -193,6 +196,18 @@ class Store {
                   std::vector<Status>* statuses, const ReadOptions& ro = {});
   // Lists the objects of a namespace in key order, with sizes and tags.
   Status List(std::vector<ObjectInfo>* objects, const ReadOptions& ro = {});
+
+  // --- Streams (include cairn/stream.h) ---
+
+  // Local: opens a stream that will become object `key` of the caller's
+  // namespace, with `tags`, when the writer is closed. Until then the key
+  // keeps whatever object it had.
+  Status OpenWriteStream(std::string_view key, const TagList& tags,
+                         std::unique_ptr<StreamWriter>* writer);
+  // Local: opens object `key` (of the namespace ro.rank names) for reading
+  // as a stream. The reader sees the object as it was at this call.
+  Status OpenReadStream(std::string_view key, std::unique_ptr<StreamReader>* reader,
+                        const ReadOptions& ro = {});
 
   // --- Queries by tag ---
 

@@ -7,9 +7,17 @@
 #include <string>
 
 #include "cairn/store.h"
+#include "cairn/stream.h"
 
 struct cairn_store {
   std::unique_ptr<cairn::Store> store;
+};
+struct cairn_async {
+  cairn::AsyncCommit handle;
+};
+struct cairn_stream {
+  std::unique_ptr<cairn::StreamWriter> w;
+  std::unique_ptr<cairn::StreamReader> r;
 };
 
 namespace {
@@ -41,6 +49,7 @@ cairn::Options ToOptions(const cairn_options_t* o) {
   opt.compact_index_limit = o->compact_index_limit;
   opt.subfiles = o->subfiles;
   opt.sync = o->sync != 0;
+  opt.staging_bytes = o->staging_bytes;
   return opt;
 }
 
@@ -96,6 +105,7 @@ void cairn_options_init(cairn_options_t* o) {
   o->compact_index_limit = d.compact_index_limit;
   o->subfiles = d.subfiles;
   o->sync = d.sync;
+  o->staging_bytes = d.staging_bytes;
 }
 
 const char* cairn_last_error(void) { return last_error.c_str(); }
@@ -193,6 +203,105 @@ int cairn_get_shared(cairn_store_t* s, const char* key, void* buf, size_t cap, u
 int cairn_commit(cairn_store_t* s, uint64_t* revision) {
   if (!s) return Invalid("cairn_commit: NULL store");
   return Code(s->store->Commit(revision));
+}
+
+int cairn_commit_async(cairn_store_t* s, cairn_async_t** handle) {
+  if (!s || !handle) return Invalid("cairn_commit_async: NULL argument");
+  *handle = nullptr;
+  auto h = std::make_unique<cairn_async>();
+  int rc = Code(s->store->CommitAsync(&h->handle));
+  if (rc == CAIRN_OK) *handle = h.release();
+  return rc;
+}
+
+int cairn_async_test(cairn_async_t* h, int* done) {
+  if (!h || !done) return Invalid("cairn_async_test: NULL argument");
+  *done = h->handle.Test() ? 1 : 0;
+  return *done ? Code(h->handle.Wait()) : CAIRN_OK;  // Wait returns at once when done
+}
+
+int cairn_async_wait(cairn_async_t* h, uint64_t* revision) {
+  if (!h) return Invalid("cairn_async_wait: NULL handle");
+  return Code(h->handle.Wait(revision));
+}
+
+void cairn_async_free(cairn_async_t* h) { delete h; }
+
+int cairn_flush(cairn_store_t* s) {
+  if (!s) return Invalid("cairn_flush: NULL store");
+  return Code(s->store->Flush());
+}
+
+int cairn_stream_open_write(cairn_store_t* s, const char* key, const cairn_tag_t* tags, size_t ntags,
+                            cairn_stream_t** stream) {
+  if (!s || !key || !stream) return Invalid("cairn_stream_open_write: NULL argument");
+  *stream = nullptr;
+  cairn::TagList tl;
+  if (ntags && (!tags || !ToTags(tags, ntags, &tl)))
+    return Invalid("cairn_stream_open_write: bad tag (NULL name or unknown type)");
+  auto st = std::make_unique<cairn_stream>();
+  int rc = Code(s->store->OpenWriteStream(key, tl, &st->w));
+  if (rc == CAIRN_OK) *stream = st.release();
+  return rc;
+}
+
+int cairn_stream_open_read(cairn_store_t* s, const char* key, int rank, cairn_stream_t** stream) {
+  if (!s || !key || !stream) return Invalid("cairn_stream_open_read: NULL argument");
+  *stream = nullptr;
+  cairn::ReadOptions ro;
+  ro.rank = rank;
+  auto st = std::make_unique<cairn_stream>();
+  int rc = Code(s->store->OpenReadStream(key, &st->r, ro));
+  if (rc == CAIRN_OK) *stream = st.release();
+  return rc;
+}
+
+int cairn_stream_write(cairn_stream_t* st, const void* data, size_t len) {
+  if (!st || (!data && len)) return Invalid("cairn_stream_write: NULL argument");
+  if (!st->w) return Invalid("cairn_stream_write: stream is open for reading");
+  return Code(st->w->Write(data, len));
+}
+
+int cairn_stream_read(cairn_stream_t* st, void* buf, size_t len, size_t* got) {
+  if (!st || (!buf && len) || !got) return Invalid("cairn_stream_read: NULL argument");
+  if (!st->r) return Invalid("cairn_stream_read: stream is open for writing");
+  return Code(st->r->Read(buf, len, got));
+}
+
+int cairn_stream_seek(cairn_stream_t* st, int64_t offset, int whence) {
+  if (!st) return Invalid("cairn_stream_seek: NULL stream");
+  uint64_t pos = st->w ? st->w->Tell() : st->r->Tell();
+  uint64_t size = st->w ? st->w->Size() : st->r->Size();
+  int64_t base = whence == CAIRN_SEEK_SET ? 0 : whence == CAIRN_SEEK_CUR ? int64_t(pos)
+                 : whence == CAIRN_SEEK_END ? int64_t(size) : -1;
+  if (base < 0) return Invalid("cairn_stream_seek: whence must be CAIRN_SEEK_SET, _CUR or _END");
+  if (base + offset < 0) return Invalid("cairn_stream_seek: position before the start");
+  uint64_t target = uint64_t(base + offset);
+  return Code(st->w ? st->w->Seek(target) : st->r->Seek(target));
+}
+
+int cairn_stream_tell(const cairn_stream_t* st, uint64_t* pos) {
+  if (!st || !pos) return Invalid("cairn_stream_tell: NULL argument");
+  *pos = st->w ? st->w->Tell() : st->r->Tell();
+  return CAIRN_OK;
+}
+
+int cairn_stream_size(const cairn_stream_t* st, uint64_t* size) {
+  if (!st || !size) return Invalid("cairn_stream_size: NULL argument");
+  *size = st->w ? st->w->Size() : st->r->Size();
+  return CAIRN_OK;
+}
+
+int cairn_stream_flush(cairn_stream_t* st) {
+  if (!st) return Invalid("cairn_stream_flush: NULL stream");
+  return st->w ? Code(st->w->Flush()) : CAIRN_OK;
+}
+
+int cairn_stream_close(cairn_stream_t* st) {
+  if (!st) return Invalid("cairn_stream_close: NULL stream");
+  int rc = st->w ? Code(st->w->Close()) : CAIRN_OK;
+  delete st;
+  return rc;
 }
 
 }  // extern "C"

@@ -1,0 +1,321 @@
+// Streams: a writer that gathers bytes into chunk-sized pieces for the
+// rank's Writer (rewriting touched chunks elsewhere on overwrite), and a
+// reader that serves any byte range from verified chunks, keeping the last
+// one read. See include/cairn/stream.h.
+#include "cairn/stream.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "store/store_rep.h"
+
+namespace cairn {
+
+// ---------------------------------------------------------------- Writer
+
+struct StreamWriter::Impl {
+  Store::Rep* rep = nullptr;
+  std::string key;
+  TagList tags;
+  std::vector<ChunkRef> chunks;  // the written part, in stream order
+  std::vector<uint64_t> starts;  // stream offset of each chunk
+  uint64_t flushed = 0;          // bytes the chunks cover
+  std::string buf;               // bytes [flushed, flushed + buf.size())
+  size_t cap = 0;
+  uint64_t pos = 0;
+  bool closed = false;
+  Status close_status;
+
+  uint64_t size() const { return flushed + buf.size(); }
+  Status Emit();
+  Status Append(const char* p, uint64_t n);
+  Status Overwrite(uint64_t at, const char* p, uint64_t n);
+  Status ReadChunk(size_t i, std::string* out);
+};
+
+Status StreamWriter::Impl::Emit() {
+  if (buf.empty()) return Status::OK();
+  std::vector<ChunkRef> out;
+  Status s = rep->writer->Append(buf, &out);
+  if (!s.ok()) return s.WithContext("stream '" + key + "'");
+  uint64_t at = flushed;
+  for (const ChunkRef& c : out) {
+    starts.push_back(at);
+    chunks.push_back(c);
+    at += c.raw_length;
+  }
+  flushed += buf.size();
+  buf.clear();
+  return Status::OK();
+}
+
+Status StreamWriter::Impl::Append(const char* p, uint64_t n) {
+  static const char zeros[4096] = {};
+  while (n > 0) {
+    uint64_t take = std::min<uint64_t>(n, cap - buf.size());
+    if (p) {
+      buf.append(p, take);
+      p += take;
+    } else {  // a gap left by a seek past the end
+      for (uint64_t done = 0; done < take;) {
+        uint64_t z = std::min<uint64_t>(sizeof zeros, take - done);
+        buf.append(zeros, z);
+        done += z;
+      }
+    }
+    n -= take;
+    if (buf.size() == cap) {
+      Status s = Emit();
+      if (!s.ok()) return s;
+    }
+  }
+  return Status::OK();
+}
+
+Status StreamWriter::Impl::ReadChunk(size_t i, std::string* out) {
+  EntryView e;
+  e.key = key;
+  e.kind = ValueKind::kChunked;
+  e.size = chunks[i].raw_length;
+  e.chunks.push_back(chunks[i]);
+  out->resize(e.size);
+  return rep->ReadValue(e, 0, e.size, out->data(), ReadOptions());
+}
+
+Status StreamWriter::Impl::Overwrite(uint64_t at, const char* p, uint64_t n) {
+  // Each chunk touched is read, patched and written anew (copy on write:
+  // the old bytes may belong to a committed revision).
+  while (n > 0) {
+    size_t i = size_t(std::upper_bound(starts.begin(), starts.end(), at) - starts.begin()) - 1;
+    std::string bytes;
+    Status s = ReadChunk(i, &bytes);
+    if (!s.ok()) return s;
+    uint64_t in = at - starts[i];
+    uint64_t k = std::min<uint64_t>(n, bytes.size() - in);
+    std::memcpy(bytes.data() + in, p, k);
+    std::vector<ChunkRef> out;
+    s = rep->writer->Append(bytes, &out);
+    if (!s.ok()) return s.WithContext("stream '" + key + "'");
+    std::vector<uint64_t> new_starts;
+    uint64_t o = starts[i];
+    for (const ChunkRef& c : out) {
+      new_starts.push_back(o);
+      o += c.raw_length;
+    }
+    chunks.erase(chunks.begin() + ptrdiff_t(i));
+    chunks.insert(chunks.begin() + ptrdiff_t(i), out.begin(), out.end());
+    starts.erase(starts.begin() + ptrdiff_t(i));
+    starts.insert(starts.begin() + ptrdiff_t(i), new_starts.begin(), new_starts.end());
+    at += k;
+    p += k;
+    n -= k;
+  }
+  return Status::OK();
+}
+
+StreamWriter::StreamWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+StreamWriter::~StreamWriter() { Close(); }
+
+Status StreamWriter::Write(const void* data, size_t n) {
+  Impl* w = impl_.get();
+  if (w->closed) return Status::InvalidArgument("stream '" + w->key + "' is closed");
+  Status s = w->rep->CheckWritable();
+  if (!s.ok()) return s;
+  const char* p = static_cast<const char*>(data);
+  if (w->pos > w->size()) {
+    s = w->Append(nullptr, w->pos - w->size());
+    if (!s.ok()) return s;
+  }
+  if (n > 0 && w->pos < w->flushed) {
+    uint64_t k = std::min<uint64_t>(n, w->flushed - w->pos);
+    s = w->Overwrite(w->pos, p, k);
+    if (!s.ok()) return s;
+    w->pos += k;
+    p += k;
+    n -= size_t(k);
+  }
+  if (n > 0 && w->pos < w->size()) {
+    uint64_t k = std::min<uint64_t>(n, w->size() - w->pos);
+    std::memcpy(w->buf.data() + (w->pos - w->flushed), p, k);
+    w->pos += k;
+    p += k;
+    n -= size_t(k);
+  }
+  if (n > 0) {
+    s = w->Append(p, n);
+    if (!s.ok()) return s;
+    w->pos += n;
+  }
+  return Status::OK();
+}
+
+Status StreamWriter::Seek(uint64_t pos) {
+  if (impl_->closed) return Status::InvalidArgument("stream '" + impl_->key + "' is closed");
+  impl_->pos = pos;
+  return Status::OK();
+}
+
+uint64_t StreamWriter::Tell() const { return impl_->pos; }
+uint64_t StreamWriter::Size() const { return impl_->size(); }
+
+Status StreamWriter::Flush() {
+  if (impl_->closed) return Status::InvalidArgument("stream '" + impl_->key + "' is closed");
+  Status s = impl_->rep->CheckWritable();
+  return s.ok() ? impl_->Emit() : s;
+}
+
+Status StreamWriter::Close() {
+  Impl* w = impl_.get();
+  if (!w || w->closed) return w ? w->close_status : Status::OK();
+  w->closed = true;
+  Status s = w->rep->CheckWritable();
+  // Small and never flushed: inline in the index, like a small put.
+  ValueKind kind = ValueKind::kChunked;
+  std::string inline_value;
+  if (s.ok() && w->flushed == 0 && w->buf.size() <= w->rep->opt.inline_value_limit) {
+    kind = ValueKind::kInline;
+    inline_value.swap(w->buf);
+  } else if (s.ok()) {
+    s = w->Emit();
+  }
+  std::string tag_bytes, body;
+  if (s.ok()) s = EncodeTags(w->tags, w->rep->own.dict(), &tag_bytes);
+  if (s.ok()) {
+    uint64_t size = kind == ValueKind::kInline ? inline_value.size() : w->flushed;
+    EncodeEntryBody(w->key, kind, size, inline_value, w->chunks, tag_bytes, &body);
+    w->rep->own.Put(w->key, body);
+  }
+  w->close_status = s;
+  return s;
+}
+
+Status Store::OpenWriteStream(std::string_view key, const TagList& tags,
+                              std::unique_ptr<StreamWriter>* writer) {
+  writer->reset();
+  Status s = rep_->CheckWritable();
+  if (!s.ok()) return s;
+  if (key.empty() || key.size() > kMaxKeyLength) return Status::InvalidArgument("key must be 1..65535 bytes");
+  // Bad tags fail here rather than at Close.
+  NameDict scratch = *rep_->own.dict();
+  std::string tag_bytes;
+  s = EncodeTags(tags, &scratch, &tag_bytes);
+  if (!s.ok()) return s;
+  auto impl = std::make_unique<StreamWriter::Impl>();
+  impl->rep = rep_.get();
+  impl->key = std::string(key);
+  impl->tags = tags;
+  impl->cap = size_t(std::min<uint64_t>(rep_->opt.chunk_size, std::max<uint64_t>(rep_->opt.write_buffer_size, 4096)));
+  impl->buf.reserve(impl->cap);
+  writer->reset(new StreamWriter(std::move(impl)));
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- Reader
+
+struct StreamReader::Impl {
+  Store::Rep* rep = nullptr;
+  ReadOptions ro;
+  std::string key, inline_value;
+  EntryView e;                   // views point at key and inline_value above
+  std::vector<uint64_t> starts;  // stream offset of each chunk
+  uint64_t pos = 0;
+  std::string cache;             // the last chunk read whole (verified)
+  ptrdiff_t cached = -1;
+
+  Status ReadAt(uint64_t off, char* dest, uint64_t n);
+};
+
+Status StreamReader::Impl::ReadAt(uint64_t off, char* dest, uint64_t n) {
+  if (off > e.size || n > e.size - off)
+    return Status::InvalidArgument("range [" + std::to_string(off) + ", +" + std::to_string(n) +
+                                   ") passes the end of stream '" + key + "' (" + std::to_string(e.size) + " bytes)");
+  if (e.kind == ValueKind::kInline) {
+    std::memcpy(dest, inline_value.data() + off, n);
+    return Status::OK();
+  }
+  while (n > 0) {
+    size_t i = size_t(std::upper_bound(starts.begin(), starts.end(), off) - starts.begin()) - 1;
+    uint64_t cbeg = starts[i], clen = e.chunks[i].raw_length;
+    if (ptrdiff_t(i) != cached && off == cbeg && n >= clen) {
+      // Whole chunks: straight into the caller's buffer, as one batch.
+      size_t j = i;
+      uint64_t len = 0;
+      while (j < e.chunks.size() && len + e.chunks[j].raw_length <= n) len += e.chunks[j++].raw_length;
+      Status s = rep->ReadValue(e, off, len, dest, ro);
+      if (!s.ok()) return s;
+      off += len;
+      dest += len;
+      n -= len;
+      continue;
+    }
+    if (ptrdiff_t(i) != cached) {
+      cached = -1;
+      cache.resize(clen);
+      Status s = rep->ReadValue(e, cbeg, clen, cache.data(), ro);
+      if (!s.ok()) return s;
+      cached = ptrdiff_t(i);
+    }
+    uint64_t k = std::min<uint64_t>(n, cbeg + clen - off);
+    std::memcpy(dest, cache.data() + (off - cbeg), k);
+    off += k;
+    dest += k;
+    n -= k;
+  }
+  return Status::OK();
+}
+
+StreamReader::StreamReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+StreamReader::~StreamReader() = default;
+
+Status StreamReader::Read(void* buf, size_t n, size_t* got) {
+  uint64_t k = std::min<uint64_t>(n, impl_->e.size - impl_->pos);
+  *got = 0;
+  Status s = impl_->ReadAt(impl_->pos, static_cast<char*>(buf), k);
+  if (!s.ok()) return s;
+  impl_->pos += k;
+  *got = size_t(k);
+  return Status::OK();
+}
+
+Status StreamReader::ReadAt(uint64_t offset, void* buf, size_t n) {
+  return impl_->ReadAt(offset, static_cast<char*>(buf), n);
+}
+
+Status StreamReader::Seek(uint64_t pos) {
+  if (pos > impl_->e.size)
+    return Status::InvalidArgument("seek to " + std::to_string(pos) + " passes the end of stream '" +
+                                   impl_->key + "' (" + std::to_string(impl_->e.size) + " bytes)");
+  impl_->pos = pos;
+  return Status::OK();
+}
+
+uint64_t StreamReader::Tell() const { return impl_->pos; }
+uint64_t StreamReader::Size() const { return impl_->e.size; }
+
+Status Store::OpenReadStream(std::string_view key, std::unique_ptr<StreamReader>* reader,
+                             const ReadOptions& ro) {
+  reader->reset();
+  EntryView e;
+  const NameDict* dict;
+  Status s = rep_->Find(key, ro, &e, &dict);
+  if (!s.ok()) return s;
+  auto impl = std::make_unique<StreamReader::Impl>();
+  impl->rep = rep_.get();
+  impl->ro = ro;
+  impl->key = std::string(e.key);
+  impl->inline_value = std::string(e.inline_value);
+  impl->e.key = impl->key;
+  impl->e.kind = e.kind;
+  impl->e.size = e.size;
+  impl->e.inline_value = impl->inline_value;
+  impl->e.chunks = e.chunks;
+  uint64_t at = 0;
+  for (const ChunkRef& c : e.chunks) {
+    impl->starts.push_back(at);
+    at += c.raw_length;
+  }
+  reader->reset(new StreamReader(std::move(impl)));
+  return Status::OK();
+}
+
+}  // namespace cairn
