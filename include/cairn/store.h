@@ -247,7 +247,7 @@ class Store {
   // or write values not yet handed over.
   Status CommitAsync(AsyncCommit* handle);
   // Local write barrier: everything this rank has put so far is written and
-  // made durable (one fdatasync of its data file; with staging, after the
+  // made durable (one fsync of its data file; with staging, after the
   // background writes drain), without making a revision. A later Commit
   // then has only the index and the manifest record left to sync. Data
   // that is durable but not committed is not visible after a crash: only a
