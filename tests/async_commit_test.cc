@@ -160,6 +160,25 @@ TEST_F(AsyncCommitTest, StagingMemoryIsBoundedAndPutsWaitForIt) {
   EXPECT_EQ(v, Pattern(10, 600 * 1024));
 }
 
+TEST_F(AsyncCommitTest, ZeroCopyPutWritesFromTheCallersMemory) {
+  {
+    auto s = Open(Staged(1 << 20));
+    std::string buf = ValueOf(Rank(), 1, 99);
+    ASSERT_TRUE(s->PutZeroCopy("zc", buf).ok());
+    PutRevision(s.get(), 1);
+    AsyncCommit h;
+    ASSERT_TRUE(s->CommitAsync(&h).ok());
+    ASSERT_TRUE(h.Wait().ok());
+    std::fill(buf.begin(), buf.end(), 'z');  // allowed now: the commit finished
+    ASSERT_TRUE(s->Close().ok());
+  }
+  auto s = Open(Staged());
+  std::string v;
+  ASSERT_TRUE(s->Get("zc", &v).ok());
+  EXPECT_EQ(v, ValueOf(Rank(), 1, 99));
+  ExpectRevision(s.get(), 1);
+}
+
 TEST_F(AsyncCommitTest, FlushMakesDataDurableWithoutARevision) {
   auto s = Open(Staged());
   PutRevision(s.get(), 1);

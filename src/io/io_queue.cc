@@ -39,6 +39,16 @@ std::string IoQueue::Acquire(size_t cap) {
   return buf;
 }
 
+void IoQueue::Prefault(size_t cap) {
+  std::unique_lock<std::mutex> l(mu_);
+  for (uint64_t held = 0; held + cap <= limit_; held += cap) {
+    std::string b;
+    b.resize(cap);  // writes every page
+    b.clear();      // keeps the capacity
+    pool_.push_back(std::move(b));
+  }
+}
+
 void IoQueue::Release(std::string buf) {
   std::unique_lock<std::mutex> l(mu_);
   staged_ -= std::min<uint64_t>(staged_, buf.capacity());
@@ -57,6 +67,10 @@ uint64_t IoQueue::SubmitWrite(File* file, uint64_t offset, std::string buf) {
   jobs_.back().fn = [file, offset, data] { return file->PWrite(offset, data->data(), data->size()); };
   work_cv_.notify_one();
   return t;
+}
+
+uint64_t IoQueue::SubmitWriteFrom(File* file, uint64_t offset, const char* p, uint64_t n) {
+  return Submit([file, offset, p, n] { return file->PWrite(offset, p, n); });
 }
 
 uint64_t IoQueue::Submit(std::function<Status()> job) {

@@ -34,11 +34,18 @@ class IoQueue {
   // the staging limit and some staged bytes are still being written (so one
   // buffer is always granted, whatever the limit).
   std::string Acquire(size_t cap);
+  // Fills the pool with as many buffers of `cap` bytes as the staging limit
+  // holds, their pages touched, so that no checkpoint pays the page faults
+  // of fresh memory (the first would otherwise: ~1 per 4 KiB).
+  void Prefault(size_t cap);
   // Returns a buffer that will not be written (its bytes are dropped).
   void Release(std::string buf);
   // Queues a write of `buf` at `offset` of `file`; the buffer goes back to
   // the pool once written. Returns the job's ticket.
   uint64_t SubmitWrite(File* file, uint64_t offset, std::string buf);
+  // Queues a write of n bytes at p, memory the caller keeps unchanged
+  // until the job has finished (zero-copy puts). Returns its ticket.
+  uint64_t SubmitWriteFrom(File* file, uint64_t offset, const char* p, uint64_t n);
   // Queues any job; returns its ticket (tickets grow by one per job).
   uint64_t Submit(std::function<Status()> job);
   // Whether job `ticket` has finished (local, never blocks).

@@ -74,7 +74,26 @@ Status Writer::Flush() {
   return Status::OK();
 }
 
+Status Writer::EmitFrom(const char* p, uint64_t n) {
+  // What is buffered lies below pos_: it leaves first, then the caller's
+  // bytes follow it in the same run.
+  Status s = Flush();
+  if (!s.ok()) return s;
+  queue_->SubmitWriteFrom(file_, pos_, p, n);
+  pos_ += n;
+  buf_start_ = pos_;
+  return Status::OK();
+}
+
 Status Writer::Append(std::string_view data, std::vector<ChunkRef>* chunks) {
+  return AppendWith(data, chunks, false);
+}
+
+Status Writer::AppendZeroCopy(std::string_view data, std::vector<ChunkRef>* chunks) {
+  return AppendWith(data, chunks, queue_ != nullptr);
+}
+
+Status Writer::AppendWith(std::string_view data, std::vector<ChunkRef>* chunks, bool zero_copy) {
   const char* p = data.data();
   uint64_t left = data.size();
   while (left > 0) {
@@ -97,7 +116,7 @@ Status Writer::Append(std::string_view data, std::vector<ChunkRef>* chunks) {
       chunks->push_back(c);
       done += n;
     }
-    Status s = Emit(p, span);
+    Status s = zero_copy ? EmitFrom(p, span) : Emit(p, span);
     if (!s.ok()) {
       chunks->resize(first);
       return s;

@@ -35,6 +35,10 @@ class Writer {
   // Writes `data` to the rank's stream and appends the chunks that hold it
   // (each at most chunk_size, never crossing a run) to *chunks.
   Status Append(std::string_view data, std::vector<ChunkRef>* chunks);
+  // As Append, but with a queue the bytes are written from `data` itself by
+  // the queue's thread: the caller keeps them unchanged until the queue has
+  // written them (IoQueue::Wait). Without a queue, the same as Append.
+  Status AppendZeroCopy(std::string_view data, std::vector<ChunkRef>* chunks);
   // Writes `data` contiguously (one piece, in one run) and returns where.
   Status AppendContiguous(std::string_view data, uint64_t* offset);
   // Writes the buffered bytes out (no fsync). Staging: hands them to the
@@ -50,6 +54,9 @@ class Writer {
   Status NewRun(uint64_t min_bytes);
   // Copies or writes `n` bytes at the current position (pos_ advances).
   Status Emit(const char* p, uint64_t n);
+  // Queues a write of the caller's `n` bytes at the current position.
+  Status EmitFrom(const char* p, uint64_t n);
+  Status AppendWith(std::string_view data, std::vector<ChunkRef>* chunks, bool zero_copy);
 
   File* file_;
   uint32_t subfile_;

@@ -351,7 +351,7 @@ Status Store::Rep::ReadValue(const EntryView& e, uint64_t offset, uint64_t len, 
 }
 
 Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string_view value,
-                           const TagList& tags) {
+                           const TagList& tags, bool zero_copy) {
   Status s = CheckKey(key);
   if (!s.ok()) return s;
   // Tags first: a bad tag fails the put before any data is written.
@@ -363,7 +363,7 @@ Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string
   ValueKind kind = ValueKind::kInline;
   if (value.size() > opt.inline_value_limit) {
     kind = ValueKind::kChunked;
-    s = writer->Append(value, &chunks);
+    s = zero_copy ? writer->AppendZeroCopy(value, &chunks) : writer->Append(value, &chunks);
     if (!s.ok()) return s.WithContext("put '" + std::string(key) + "'");
   }
   // Encoded in a reused scratch buffer, then kept in the namespace's arena.
@@ -514,6 +514,7 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
         [wc, leader_rank](uint64_t n, uint64_t* off) { return wc->FetchAdd(leader_rank, n, off); },
         options.write_buffer_size, options.extent_size, options.chunk_size,
         options.staging_bytes > 0 ? rep->Io() : nullptr);
+    if (options.staging_bytes > 0) rep->Io()->Prefault(options.write_buffer_size);
   }
 
   // 3. Index tables of the opened revision. Rank 0 reads the small ones
@@ -627,6 +628,13 @@ Status Store::Put(std::string_view key, std::string_view value, const TagList& t
   if (!s.ok()) return s;
   if (rep_->inflight) rep_->Progress(false);
   return rep_->PutInto(&rep_->own, key, value, tags);
+}
+
+Status Store::PutZeroCopy(std::string_view key, std::string_view value, const TagList& tags) {
+  Status s = rep_->CheckWritable();
+  if (!s.ok()) return s;
+  if (rep_->inflight) rep_->Progress(false);
+  return rep_->PutInto(&rep_->own, key, value, tags, true);
 }
 
 Status Store::PutShared(std::string_view key, std::string_view value, const TagList& tags) {

@@ -84,8 +84,10 @@ struct Store::Rep {
   Status ReadValue(const EntryView& e, uint64_t offset, uint64_t len, char* dest,
                    const ReadOptions& ro);
   // Encodes and stores an entry for a value in namespace `ns`.
+  // zero_copy: with staging, the value is written from the caller's memory
+  // by the I/O thread (see Store::PutZeroCopy).
   Status PutInto(NamespaceState* ns, std::string_view key, std::string_view value,
-                 const TagList& tags);
+                 const TagList& tags, bool zero_copy = false);
   // Re-encodes an entry with new tags, keeping its value.
   Status RetagInto(NamespaceState* ns, std::string_view key, const TagList& tags);
   std::string Where(uint32_t ns) const;
