@@ -17,14 +17,8 @@ using test::Pattern;
 
 int Rank() { int r; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
 
-class AsyncCommitTest : public ::testing::Test {
+class AsyncCommitTest : public test::MpiDirTest {
  protected:
-  void SetUp() override { dir_ = test::SharedTempDir(MPI_COMM_WORLD); }
-  void TearDown() override {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (Rank() == 0) std::filesystem::remove_all(dir_);
-  }
-  std::string Path() const { return dir_ + "/store"; }
   static Options Staged(uint64_t staging = 1 << 20) {
     Options o;
     o.extent_size = 256 * 1024;
@@ -40,7 +34,6 @@ class AsyncCommitTest : public ::testing::Test {
     EXPECT_TRUE(st.ok()) << st.ToString();
     return s;
   }
-  std::string dir_;
 };
 
 std::string ValueOf(int rank, int rev, int i) { return Pattern(rank * 7919 + rev * 31 + i, 20000 + 3000 * i); }

@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 
+#include <filesystem>
 #include <string>
 
 namespace cairn::test {
@@ -23,6 +24,21 @@ inline std::string SharedTempDir(MPI_Comm comm) {
   MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, comm);
   return buf;
 }
+
+// A test fixture with a fresh directory shared by all ranks, removed by
+// rank 0 after the test.
+class MpiDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = SharedTempDir(MPI_COMM_WORLD); }
+  void TearDown() override {
+    MPI_Barrier(MPI_COMM_WORLD);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) std::filesystem::remove_all(dir_);
+  }
+  std::string Path() const { return dir_ + "/store"; }
+  std::string dir_;
+};
 
 }  // namespace cairn::test
 

@@ -19,14 +19,8 @@ namespace {
 int Rank() { int r; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
 int Size() { int n; MPI_Comm_size(MPI_COMM_WORLD, &n); return n; }
 
-class StreamTest : public ::testing::Test {
+class StreamTest : public test::MpiDirTest {
  protected:
-  void SetUp() override { dir_ = test::SharedTempDir(MPI_COMM_WORLD); }
-  void TearDown() override {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (Rank() == 0) std::filesystem::remove_all(dir_);
-  }
-  std::string Path() const { return dir_ + "/store"; }
   static Options Small() {
     Options o;
     o.extent_size = 256 * 1024;
@@ -41,7 +35,6 @@ class StreamTest : public ::testing::Test {
     EXPECT_TRUE(st.ok()) << st.ToString();
     return s;
   }
-  std::string dir_;
 };
 
 // Writes a stream with a seeded random mix of appends, overwrites, seeks

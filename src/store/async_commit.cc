@@ -85,6 +85,15 @@ bool AsyncCommit::State::Step1(bool block) {
     q->Wait(ticket);
     return true;
   };
+  // The fsync of this rank's data file, behind every queued write.
+  auto queue_sync = [&] {
+    File* f = r->my_file.get();
+    ticket = q->Submit([this, f] {
+      Status st = f->Sync();
+      sync_failed = !st.ok();
+      return st;
+    });
+  };
   auto req_ready = [&] {
     if (req->Test()) return true;
     if (!block) return false;
@@ -97,34 +106,19 @@ bool AsyncCommit::State::Step1(bool block) {
       if (local.ok()) local = q->error();
       CrashPoint("after_flush", rank);
       ticket = 0;
+      group_v[0] = local.ok() ? 0 : 1;
       if (r->opt.sync && r->subfile_on_one_node) {
-        group_v[0] = local.ok() ? 0 : 1;
         req = r->sub_comm->IallreduceMax(group_v, 1);
         step = kGroup;
       } else {
-        group_v[0] = local.ok() ? 0 : 1;
         step = kSync;
-        if (r->opt.sync && local.ok()) {
-          File* f = r->my_file.get();
-          ticket = q->Submit([this, f] {
-            Status st = f->Sync();
-            sync_failed = !st.ok();
-            return st;
-          });
-        }
+        if (r->opt.sync && local.ok()) queue_sync();
       }
       return true;
     case kGroup:
       if (!req_ready()) return false;
       step = kSync;
-      if (r->sub_comm->rank() == 0 && group_v[0] == 0) {
-        File* f = r->my_file.get();
-        ticket = q->Submit([this, f] {
-          Status st = f->Sync();
-          sync_failed = !st.ok();
-          return st;
-        });
-      }
+      if (r->sub_comm->rank() == 0 && group_v[0] == 0) queue_sync();
       return true;
     case kSync:
       if (!io_ready()) return false;
