@@ -21,6 +21,13 @@ for np in 1 2 4; do
      run "$np" "$store" write-async-leak 2 && run "$np" "$store" check 2 &&
      "$tool" verify "$store" >"$tmp/verify" 2>&1; then :
   else fail "np=$np: async commit, close and finalize"; cat "$tmp/out" "$tmp/verify" 2>/dev/null; fi
+  # The stream each rank wrote is an object: listed, and extracted whole.
+  trials=$((trials + 1))
+  r=$((np - 1))
+  for i in $(seq 0 999); do echo "rank $r revision 2 line $i"; done >"$tmp/want"
+  if "$tool" keys "$store" --rank $r | awk -F'\t' '$2 == "log"' | grep -q . &&
+     "$tool" get "$store" log --rank $r >"$tmp/got" && cmp -s "$tmp/want" "$tmp/got"; then :
+  else fail "np=$np: stream 'log' of rank $r not listed or not extracted as written"; fi
 done
 
 for np in 1 2 4; do

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "cairn/iostream.h"
 #include "cairn/store.h"
 #include "test_util.h"
 
@@ -63,6 +64,13 @@ int main(int argc, char** argv) {
     if (!bad && rank == 0) {
       st = s->PutShared("meta", "revision " + std::to_string(rev), {{"rev", cairn::TagValue::UInt(rev)}});
       if (!st.ok()) fail("put shared: " + st.ToString());
+    }
+    if (!bad) {
+      // A text stream, for `cairn keys` and `cairn get` to find.
+      cairn::ostream log(*s, "log", {{"rev", cairn::TagValue::UInt(rev)}});
+      for (int i = 0; i < 1000; i++) log << "rank " << rank << " revision " << rev << " line " << i << "\n";
+      st = log.close();
+      if (!st.ok()) fail("stream: " + st.ToString());
     }
     cairn::AsyncCommit h;
     if (!bad) {
