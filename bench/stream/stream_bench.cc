@@ -7,6 +7,7 @@
 //   ostream   cairn::ostream::write, close, Commit; cairn::istream::read
 // Prints one JSON object: {"system", "piece", "bytes", "write_s", "read_s"}.
 // Usage: stream_bench --dir DIR --system S --piece P [--bytes N]
+//        [--write-buffer B]   (cairn's Options::write_buffer_size)
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -59,13 +60,14 @@ void FsyncPath(const std::string& p) {
 
 int main(int argc, char** argv) {
   std::string dir, system;
-  uint64_t bytes = 256ull << 20, piece = 0;
+  uint64_t bytes = 256ull << 20, piece = 0, write_buffer = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--dir") dir = v;
     else if (a == "--system") system = v;
     else if (a == "--piece") piece = std::strtoull(v.c_str(), nullptr, 10);
     else if (a == "--bytes") bytes = std::strtoull(v.c_str(), nullptr, 10);
+    else if (a == "--write-buffer") write_buffer = std::strtoull(v.c_str(), nullptr, 10);
     else Die("unknown option " + a);
   }
   if (dir.empty() || system.empty() || piece == 0) Die("usage: --dir DIR --system S --piece P [--bytes N]");
@@ -115,6 +117,7 @@ int main(int argc, char** argv) {
     r1 = Now();
   } else if (system == "cairn" || system == "ostream") {
     cairn::Options o;
+    if (write_buffer) o.write_buffer_size = write_buffer;
     std::unique_ptr<cairn::Store> s;
     w0 = Now();
     Check(cairn::Store::Open(o, store_path, &s), "open");

@@ -16,9 +16,11 @@
 
 namespace cairn {
 
-// Writes one stream. Bytes are gathered into pieces of up to
-// Options::chunk_size, each written and checksummed as one chunk, so the
-// sizes of the writes do not matter to how the stream is stored or read.
+// Writes one stream. Bytes go to the rank's writer as they come (one copy,
+// into its write buffer), grouped into chunks of up to Options::chunk_size
+// with one checksum each, so the sizes of the writes do not matter to how
+// the stream is stored or read. A stream that stays within
+// Options::inline_value_limit is kept in memory and stored inline.
 class StreamWriter {
  public:
   ~StreamWriter();  // closes the stream if Close was not called (errors are lost)
@@ -36,8 +38,8 @@ class StreamWriter {
   // The position, and the stream's size so far.
   uint64_t Tell() const;
   uint64_t Size() const;
-  // Hands the bytes gathered so far to the store's writer, as a Put would
-  // (not durable: Store::Flush or a commit makes them so).
+  // Ends the current chunk and writes the rank's buffered bytes to its data
+  // file, like fflush (not durable: Store::Flush or a commit makes them so).
   Status Flush();
   // Ends the stream: it becomes the object `key` (replacing any object of
   // that key) with the tags given at open, pending for the next commit.

@@ -14,4 +14,19 @@ namespace cairn {
 inline uint64_t Checksum(const void* data, size_t n) { return XXH3_64bits(data, n); }
 inline uint64_t Checksum(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
 
+// The same checksum over bytes that arrive in pieces.
+class StreamingChecksum {
+ public:
+  StreamingChecksum() : st_(XXH3_createState()) { Reset(); }
+  ~StreamingChecksum() { XXH3_freeState(st_); }
+  StreamingChecksum(const StreamingChecksum&) = delete;
+  StreamingChecksum& operator=(const StreamingChecksum&) = delete;
+  void Reset() { XXH3_64bits_reset(st_); }
+  void Update(const void* data, size_t n) { XXH3_64bits_update(st_, data, n); }
+  uint64_t Digest() const { return XXH3_64bits_digest(st_); }
+
+ private:
+  XXH3_state_t* st_;
+};
+
 }  // namespace cairn

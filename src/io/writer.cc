@@ -127,6 +127,42 @@ Status Writer::AppendWith(std::string_view data, std::vector<ChunkRef>* chunks, 
   return Status::OK();
 }
 
+void Writer::CloseChunk(OpenChunk* oc, std::vector<ChunkRef>* done) {
+  if (!oc->open) return;
+  oc->ref.checksum = oc->checksum.Digest();
+  if (oc->ref.length > 0) done->push_back(oc->ref);
+  oc->open = false;
+}
+
+Status Writer::AppendPiece(std::string_view data, OpenChunk* oc, std::vector<ChunkRef>* done) {
+  const char* p = data.data();
+  uint64_t left = data.size();
+  while (left > 0) {
+    bool follows = oc->open && oc->ref.offset + oc->ref.length == pos_;
+    if (!follows || oc->ref.length == chunk_size_ || pos_ == run_end_) {
+      CloseChunk(oc, done);
+      if (pos_ == run_end_) {
+        Status s = NewRun(left);
+        if (!s.ok()) return s;
+      }
+      oc->open = true;
+      oc->ref = ChunkRef();
+      oc->ref.subfile = subfile_;
+      oc->ref.offset = pos_;
+      oc->checksum.Reset();
+    }
+    uint64_t take = std::min({left, chunk_size_ - oc->ref.length, run_end_ - pos_});
+    Status s = Emit(p, take);
+    if (!s.ok()) return s;
+    oc->checksum.Update(p, take);
+    oc->ref.length += take;
+    oc->ref.raw_length = oc->ref.length;
+    p += take;
+    left -= take;
+  }
+  return Status::OK();
+}
+
 Status Writer::AppendContiguous(std::string_view data, uint64_t* offset) {
   if (run_end_ - pos_ < data.size()) {
     Status s = NewRun(data.size());

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cairn/status.h"
+#include "format/checksum.h"
 #include "format/index_format.h"
 #include "io/file.h"
 #include "io/io_queue.h"
@@ -39,6 +40,19 @@ class Writer {
   // the queue's thread: the caller keeps them unchanged until the queue has
   // written them (IoQueue::Wait). Without a queue, the same as Append.
   Status AppendZeroCopy(std::string_view data, std::vector<ChunkRef>* chunks);
+  // A chunk that successive AppendPiece calls extend (streams).
+  struct OpenChunk {
+    bool open = false;
+    ChunkRef ref;               // offset and length so far
+    StreamingChecksum checksum;
+  };
+  // Appends `data` to the open chunk *oc, which grows while it stays in one
+  // run, under chunk_size, and right after the writer's previous bytes (a
+  // put in between ends it); each chunk that ends is appended to *done.
+  // One copy (into the write buffer), whatever the sizes of the pieces.
+  Status AppendPiece(std::string_view data, OpenChunk* oc, std::vector<ChunkRef>* done);
+  // Ends the open chunk (if any), appending it to *done.
+  void CloseChunk(OpenChunk* oc, std::vector<ChunkRef>* done);
   // Writes `data` contiguously (one piece, in one run) and returns where.
   Status AppendContiguous(std::string_view data, uint64_t* offset);
   // Writes the buffered bytes out (no fsync). Staging: hands them to the

@@ -1,6 +1,6 @@
-// Streams: a writer that gathers bytes into chunk-sized pieces for the
-// rank's Writer (rewriting touched chunks elsewhere on overwrite), and a
-// reader that serves any byte range from verified chunks, keeping the last
+// Streams: a writer that appends bytes to the rank's Writer as growing
+// chunks of up to chunk_size (rewriting touched chunks elsewhere on
+// overwrite), and a reader that serves any byte range from verified chunks, keeping the last
 // one read. See include/cairn/stream.h.
 #include "cairn/stream.h"
 
@@ -17,57 +17,59 @@ struct StreamWriter::Impl {
   Store::Rep* rep = nullptr;
   std::string key;
   TagList tags;
-  std::vector<ChunkRef> chunks;  // the written part, in stream order
-  std::vector<uint64_t> starts;  // stream offset of each chunk
-  uint64_t flushed = 0;          // bytes the chunks cover
-  std::string buf;               // bytes [flushed, flushed + buf.size())
-  size_t cap = 0;
+  std::vector<ChunkRef> chunks;  // the ended chunks, in stream order
+  std::vector<uint64_t> starts;  // stream offset of each
+  uint64_t ended = 0;            // bytes the ended chunks cover
+  Writer::OpenChunk open;        // the chunk being appended to, after them
+  // The first bytes stay here until the stream outgrows the inline limit:
+  // a small stream is stored inline in the index, like a small put.
+  std::string head;
+  bool spilled = false;
   uint64_t pos = 0;
   bool closed = false;
   Status close_status;
 
-  uint64_t size() const { return flushed + buf.size(); }
-  Status Emit();
+  uint64_t size() const { return spilled ? ended + (open.open ? open.ref.length : 0) : head.size(); }
+  // Ends the open chunk: it joins `chunks`.
+  void EndChunk();
   Status Append(const char* p, uint64_t n);
   Status Overwrite(uint64_t at, const char* p, uint64_t n);
   Status ReadChunk(size_t i, std::string* out);
 };
 
-Status StreamWriter::Impl::Emit() {
-  if (buf.empty()) return Status::OK();
-  std::vector<ChunkRef> out;
-  Status s = rep->writer->Append(buf, &out);
-  if (!s.ok()) return s.WithContext("stream '" + key + "'");
-  uint64_t at = flushed;
-  for (const ChunkRef& c : out) {
-    starts.push_back(at);
-    chunks.push_back(c);
-    at += c.raw_length;
+void StreamWriter::Impl::EndChunk() {
+  size_t first = chunks.size();
+  rep->writer->CloseChunk(&open, &chunks);
+  for (size_t i = first; i < chunks.size(); i++) {
+    starts.push_back(ended);
+    ended += chunks[i].raw_length;
   }
-  flushed += buf.size();
-  buf.clear();
-  return Status::OK();
 }
 
 Status StreamWriter::Impl::Append(const char* p, uint64_t n) {
   static const char zeros[4096] = {};
+  if (!spilled) {
+    if (head.size() + n <= rep->opt.inline_value_limit) {
+      if (p) head.append(p, n); else head.append(n, '\0');
+      return Status::OK();
+    }
+    spilled = true;
+    std::string h;
+    h.swap(head);
+    Status s = Append(h.data(), h.size());
+    if (!s.ok()) return s;
+  }
   while (n > 0) {
-    uint64_t take = std::min<uint64_t>(n, cap - buf.size());
-    if (p) {
-      buf.append(p, take);
-      p += take;
-    } else {  // a gap left by a seek past the end
-      for (uint64_t done = 0; done < take;) {
-        uint64_t z = std::min<uint64_t>(sizeof zeros, take - done);
-        buf.append(zeros, z);
-        done += z;
-      }
+    uint64_t take = p ? n : std::min<uint64_t>(n, sizeof zeros);  // zeros: a gap left by a seek past the end
+    size_t before = chunks.size();
+    Status s = rep->writer->AppendPiece(std::string_view(p ? p : zeros, take), &open, &chunks);
+    for (size_t i = before; i < chunks.size(); i++) {
+      starts.push_back(ended);
+      ended += chunks[i].raw_length;
     }
+    if (!s.ok()) return s.WithContext("stream '" + key + "'");
+    if (p) p += take;
     n -= take;
-    if (buf.size() == cap) {
-      Status s = Emit();
-      if (!s.ok()) return s;
-    }
   }
   return Status::OK();
 }
@@ -126,17 +128,20 @@ Status StreamWriter::Write(const void* data, size_t n) {
     s = w->Append(nullptr, w->pos - w->size());
     if (!s.ok()) return s;
   }
-  if (n > 0 && w->pos < w->flushed) {
-    uint64_t k = std::min<uint64_t>(n, w->flushed - w->pos);
-    s = w->Overwrite(w->pos, p, k);
-    if (!s.ok()) return s;
+  if (n > 0 && w->pos < w->size() && !w->spilled) {
+    uint64_t k = std::min<uint64_t>(n, w->head.size() - w->pos);
+    std::memcpy(w->head.data() + w->pos, p, k);
     w->pos += k;
     p += k;
     n -= size_t(k);
   }
   if (n > 0 && w->pos < w->size()) {
-    uint64_t k = std::min<uint64_t>(n, w->size() - w->pos);
-    std::memcpy(w->buf.data() + (w->pos - w->flushed), p, k);
+    // Inside what was written: the open chunk ends first, so that every
+    // byte overwritten lies in an ended chunk.
+    w->EndChunk();
+    uint64_t k = std::min<uint64_t>(n, w->ended - w->pos);
+    s = w->Overwrite(w->pos, p, k);
+    if (!s.ok()) return s;
     w->pos += k;
     p += k;
     n -= size_t(k);
@@ -161,7 +166,10 @@ uint64_t StreamWriter::Size() const { return impl_->size(); }
 Status StreamWriter::Flush() {
   if (impl_->closed) return Status::InvalidArgument("stream '" + impl_->key + "' is closed");
   Status s = impl_->rep->CheckWritable();
-  return s.ok() ? impl_->Emit() : s;
+  if (!s.ok()) return s;
+  if (!impl_->spilled) return Status::OK();  // nothing for the store yet: it will be inline
+  impl_->EndChunk();
+  return impl_->rep->writer->Flush();
 }
 
 Status StreamWriter::Close() {
@@ -169,20 +177,14 @@ Status StreamWriter::Close() {
   if (!w || w->closed) return w ? w->close_status : Status::OK();
   w->closed = true;
   Status s = w->rep->CheckWritable();
-  // Small and never flushed: inline in the index, like a small put.
-  ValueKind kind = ValueKind::kChunked;
-  std::string inline_value;
-  if (s.ok() && w->flushed == 0 && w->buf.size() <= w->rep->opt.inline_value_limit) {
-    kind = ValueKind::kInline;
-    inline_value.swap(w->buf);
-  } else if (s.ok()) {
-    s = w->Emit();
-  }
+  w->EndChunk();
   std::string tag_bytes, body;
   if (s.ok()) s = EncodeTags(w->tags, w->rep->own.dict(), &tag_bytes);
-  if (s.ok()) {
-    uint64_t size = kind == ValueKind::kInline ? inline_value.size() : w->flushed;
-    EncodeEntryBody(w->key, kind, size, inline_value, w->chunks, tag_bytes, &body);
+  if (s.ok() && !w->spilled) {
+    EncodeEntryBody(w->key, ValueKind::kInline, w->head.size(), w->head, {}, tag_bytes, &body);
+    w->rep->own.Put(w->key, body);
+  } else if (s.ok()) {
+    EncodeEntryBody(w->key, ValueKind::kChunked, w->ended, "", w->chunks, tag_bytes, &body);
     w->rep->own.Put(w->key, body);
   }
   w->close_status = s;
@@ -204,8 +206,6 @@ Status Store::OpenWriteStream(std::string_view key, const TagList& tags,
   impl->rep = rep_.get();
   impl->key = std::string(key);
   impl->tags = tags;
-  impl->cap = size_t(std::min<uint64_t>(rep_->opt.chunk_size, std::max<uint64_t>(rep_->opt.write_buffer_size, 4096)));
-  impl->buf.reserve(impl->cap);
   writer->reset(new StreamWriter(std::move(impl)));
   return Status::OK();
 }
