@@ -44,6 +44,12 @@ struct Options {
   // Data files ("subfiles"). 0: one per node (ranks sharing memory share a
   // file). k > 0: k files, ranks assigned in contiguous blocks.
   int subfiles = 0;
+  // Retention: keep the newest `keep_revisions` revisions (the one being
+  // committed included) plus pinned ones; each commit drops older ones in
+  // the same manifest record that makes it, and their extents are reused by
+  // the following writes once that record is durable. 0 keeps every
+  // revision. Readers of a revision must not run while a writer expires it.
+  uint64_t keep_revisions = 0;
   // fsync data and manifest at commit. Turning this off loses the crash
   // guarantee; it exists for benchmarks that measure the page cache.
   bool sync = true;

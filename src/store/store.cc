@@ -11,6 +11,7 @@
 #include "format/subfile_header.h"
 #include "io/coalescing_reader.h"
 #include "store/crash_point.h"
+#include "store/retention.h"
 #include "store/store_rep.h"
 
 namespace cairn {
@@ -60,6 +61,7 @@ void PutInfo(std::string* o, const RevisionInfo& r) {
   PutFixed64(o, r.objects);
   PutFixed64(o, r.value_bytes);
   PutFixed64(o, r.index_bytes);
+  o->push_back(r.pinned ? 1 : 0);
 }
 RevisionInfo GetInfo(Decoder* d) {
   RevisionInfo r;
@@ -70,6 +72,7 @@ RevisionInfo GetInfo(Decoder* d) {
   r.objects = d->U64();
   r.value_bytes = d->U64();
   r.index_bytes = d->U64();
+  r.pinned = d->U8() != 0;
   return r;
 }
 
@@ -133,8 +136,20 @@ OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
   const ParsedManifest& pm = rep->manifest->parsed();
   info.store_id = pm.header.store_id;
   const RevisionRecord* chosen = nullptr;
+  const RevisionRecord* newest_retained = nullptr;
   for (const RevisionRecord& r : pm.revisions) {
+    if (pm.dropped.count(r.revision)) {
+      if (o.revision == r.revision) {
+        info.status = Status::NotFound("revision " + std::to_string(o.revision) + " of store " + rep->path +
+                                       " was dropped (expired by keep_revisions, or dropped) and can no "
+                                       "longer be opened");
+        return info;
+      }
+      continue;
+    }
     info.revisions.push_back(InfoOf(r));
+    info.revisions.back().pinned = pm.pinned.count(r.revision) != 0;
+    newest_retained = &r;
     if (o.revision == r.revision) chosen = &r;
   }
   if (!pm.revisions.empty()) {
@@ -147,7 +162,7 @@ OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
       for (size_t i = 0; i < r.high_water.size(); i++)
         info.newest_high_water[i] = std::max(info.newest_high_water[i], r.high_water[i]);
     }
-    if (o.revision == 0) chosen = &pm.revisions.back();
+    if (o.revision == 0) chosen = newest_retained;
   }
   if (o.revision != 0 && !chosen) {
     info.status = Status::NotFound("revision " + std::to_string(o.revision) + " is not in store " + rep->path);
@@ -514,6 +529,9 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
         rep->my_file.get(), rep->my_subfile,
         [wc, leader_rank](uint64_t n, uint64_t* off) { return wc->FetchAdd(leader_rank, n, off); },
         options.write_buffer_size, options.extent_size, options.chunk_size);
+    // Extents no retained revision needs are reused before the file grows.
+    s = AgreeStatus(c, InitSpaceAtOpen(rep.get()));
+    if (!s.ok()) return s;
   }
 
   // 3. Index tables of the opened revision. Rank 0 reads the small ones
@@ -839,6 +857,7 @@ struct CommitReport {
   uint32_t subfile = 0;
   uint64_t high_water = 0;
   std::string compact_table;  // the rank's table, if small enough to go with rank 0's block
+  std::string space;          // retention: RankSpaceReport
 };
 std::string EncodeReport(const CommitReport& r) {
   std::string o;
@@ -852,6 +871,7 @@ std::string EncodeReport(const CommitReport& r) {
   PutFixed32(&o, r.subfile);
   PutFixed64(&o, r.high_water);
   PutLengthPrefixed(&o, r.compact_table);
+  PutLengthPrefixed(&o, r.space);
   return o;
 }
 CommitReport DecodeReport(const std::string& b) {
@@ -867,6 +887,7 @@ CommitReport DecodeReport(const std::string& b) {
   r.subfile = d.U32();
   r.high_water = d.U64();
   r.compact_table = std::string(d.LengthPrefixed());
+  r.space = std::string(d.LengthPrefixed());
   return r;
 }
 }  // namespace
@@ -894,6 +915,7 @@ Status Store::Commit(uint64_t* revision) {
     me.status = r->writer->AppendContiguous(table, &me.desc.offset);
   }
   me.high_water = r->writer->high_water();
+  me.space = RankSpaceReport(r, table);
 
   // 2. Rank 0 collects the small tables and writes them as one block.
   std::vector<std::string> reports;
@@ -954,6 +976,7 @@ Status Store::Commit(uint64_t* revision) {
   // 4. Rank 0 appends the revision record and syncs it: the commit point.
   std::string outcome;
   RevisionRecord rec;
+  SpacePlan space_plan;
   if (rank == 0) {
     for (int i = 0; i < nranks && s.ok(); i++)
       if (!all[i].status.ok()) s = Status(all[i].status.code(), "rank " + std::to_string(i) + ": " + all[i].status.message());
@@ -978,17 +1001,29 @@ Status Store::Commit(uint64_t* revision) {
         rec.namespaces.push_back(rp.desc);
       }
       rec.namespaces.push_back(shared_desc);
+      std::vector<std::string> space_reports;
+      for (auto& rp : all) space_reports.push_back(std::move(rp.space));
+      s = PlanRevisionSpace(r, space_reports, shared_table, &rec, &space_plan);
+    }
+    if (s.ok()) {
       s = r->manifest->AppendRevision(rec, r->opt.sync);
       CrashPoint("after_manifest", rank);
     }
     PutLengthPrefixed(&outcome, EncodeStatus(s));
-    if (s.ok()) outcome += EncodeRevisionPayload(rec);
+    if (s.ok()) {
+      PutLengthPrefixed(&outcome, EncodeRevisionPayload(rec));
+      outcome += FinishCommitSpace(r, rec, space_plan);  // once the record is durable
+    }
   }
   c->Bcast(&outcome, 0);
-  if (rank != 0) {
+  std::string_view space_outcome;
+  {
     Decoder d(outcome);
-    s = DecodeStatus(std::string(d.LengthPrefixed()));
-    if (s.ok()) s = DecodeRevisionPayload(std::string_view(d.pos(), d.remaining()), &rec);
+    Status os = DecodeStatus(std::string(d.LengthPrefixed()));
+    if (rank != 0) s = os;
+    std::string_view payload = d.LengthPrefixed();
+    if (s.ok() && rank != 0) s = DecodeRevisionPayload(payload, &rec);
+    space_outcome = std::string_view(d.pos(), d.remaining());
   }
   // A manifest that could not be appended and cut back leaves the outcome
   // unknown: no more commits through this handle.
@@ -1006,6 +1041,8 @@ Status Store::Commit(uint64_t* revision) {
   r->newest_revision = rev;
   r->newest_high_water = rec.high_water;
   r->revisions.push_back(InfoOf(rec));
+  s = ApplyCommitSpace(r, space_outcome);  // expired revisions out, free extents in
+  if (!s.ok()) return s;
   r->tables.clear();
   r->tables[uint32_t(rank)] = t;
   r->own.Reset(t);
@@ -1016,6 +1053,10 @@ Status Store::Commit(uint64_t* revision) {
   if (revision) *revision = rev;
   return Status::OK();
 }
+
+Status Store::Pin(uint64_t rev) { return MarkRevision(rep_.get(), RecordType::kPin, rev); }
+Status Store::Unpin(uint64_t rev) { return MarkRevision(rep_.get(), RecordType::kUnpin, rev); }
+Status Store::Drop(uint64_t rev) { return MarkRevision(rep_.get(), RecordType::kDrop, rev); }
 
 Status Store::Close() {
   if (!rep_ || rep_->closed) return Status::OK();

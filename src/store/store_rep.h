@@ -44,6 +44,7 @@ struct Store::Rep {
   uint32_t my_subfile = 0;
   std::unique_ptr<File> my_file;
   std::unique_ptr<Writer> writer;
+  uint64_t space_taken_mark = 0;  // writer->taken_bytes() at the last space report
 
   // Reading.
   std::map<uint32_t, std::unique_ptr<File>> read_files;  // data files opened on demand
