@@ -41,6 +41,7 @@ cairn::Options ToOptions(const cairn_options_t* o) {
   opt.compact_index_limit = o->compact_index_limit;
   opt.subfiles = o->subfiles;
   opt.sync = o->sync != 0;
+  opt.keep_revisions = o->keep_revisions;
   return opt;
 }
 
@@ -96,6 +97,7 @@ void cairn_options_init(cairn_options_t* o) {
   o->compact_index_limit = d.compact_index_limit;
   o->subfiles = d.subfiles;
   o->sync = d.sync;
+  o->keep_revisions = d.keep_revisions;
 }
 
 const char* cairn_last_error(void) { return last_error.c_str(); }
@@ -193,6 +195,21 @@ int cairn_get_shared(cairn_store_t* s, const char* key, void* buf, size_t cap, u
 int cairn_commit(cairn_store_t* s, uint64_t* revision) {
   if (!s) return Invalid("cairn_commit: NULL store");
   return Code(s->store->Commit(revision));
+}
+
+int cairn_pin(cairn_store_t* s, uint64_t rev) {
+  if (!s) return Invalid("cairn_pin: NULL store");
+  return Code(s->store->Pin(rev));
+}
+
+int cairn_unpin(cairn_store_t* s, uint64_t rev) {
+  if (!s) return Invalid("cairn_unpin: NULL store");
+  return Code(s->store->Unpin(rev));
+}
+
+int cairn_drop(cairn_store_t* s, uint64_t rev) {
+  if (!s) return Invalid("cairn_drop: NULL store");
+  return Code(s->store->Drop(rev));
 }
 
 }  // extern "C"
