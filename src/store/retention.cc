@@ -235,6 +235,7 @@ Status PlanRevisionSpace(Store::Rep* r, const std::vector<std::string>& reports,
   plan->subfile.assign(reports.size(), 0);
   plan->weight.assign(reports.size(), 0);
   plan->held.clear();
+  r->space_need.resize(reports.size(), 0);
   for (size_t i = 0; i < reports.size(); i++) {
     Decoder d(reports[i]);
     Status s = DecodeStatus(std::string(d.LengthPrefixed()));
@@ -252,6 +253,13 @@ Status PlanRevisionSpace(Store::Rep* r, const std::vector<std::string>& reports,
       plan->weight[0] += taken - r->space_taken_mark;
       r->space_taken_mark = taken;
     }
+    // Shares follow each rank's recent peak need (decaying by 1/16 per
+    // commit), not its last one: a rank whose checkpoint grows again then
+    // still finds room, and the file stops growing once the free space
+    // covers every rank's peak.
+    uint64_t& need = r->space_need[i];
+    need = std::max(plan->weight[i], need - need / 16);
+    plan->weight[i] = need;
     if (re > rs) plan->held.push_back(ExtentRange{plan->subfile[i], rs, re - rs});
     live.insert(live.end(), chunks.begin(), chunks.end());
   }

@@ -45,6 +45,7 @@ struct Store::Rep {
   std::unique_ptr<File> my_file;
   std::unique_ptr<Writer> writer;
   uint64_t space_taken_mark = 0;  // writer->taken_bytes() at the last space report
+  std::vector<uint64_t> space_need;  // rank 0: per rank, recent peak of run bytes per commit
 
   // Reading.
   std::map<uint32_t, std::unique_ptr<File>> read_files;  // data files opened on demand
