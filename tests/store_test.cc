@@ -387,7 +387,7 @@ TEST(Store, NewerFormatVersionIsRefused) {
     std::ifstream in(path + "/MANIFEST", std::ios::binary);
     m.assign(std::istreambuf_iterator<char>(in), {});
   }
-  m[8] = 2;
+  m[8] = 3;  // one past the newest version (2)
   uint64_t c = Checksum(m.data(), 56);
   std::memcpy(&m[56], &c, 8);
   std::ofstream(path + "/MANIFEST", std::ios::binary) << m;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent reader for the cairn on-disk format, version 1.
+"""Independent reader for the cairn on-disk format, version 2 (and 1).
 
 Written from doc/format.md alone, to prove that the document is enough to read
 a store. Python 3 standard library only, plus the `xxhash` package for the
@@ -24,7 +24,8 @@ import os
 import struct
 import sys
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 1            # data files and index tables
+MANIFEST_VERSION = 2          # the manifest (2: retention records)
 SHARED_NS = 0xFFFFFFFF
 
 MANIFEST_MAGIC = b"CAIRNMAN"
@@ -36,6 +37,11 @@ DATA_HEADER_RESERVED = 4096   # bytes reserved for it
 INDEX_HEADER_LEN = 48
 MAX_RECORD_PAYLOAD = 1 << 30
 REC_REVISION = 1
+REC_REVISION_SPACE = 2
+REC_DROP = 3
+REC_PIN = 4
+REC_UNPIN = 5
+KNOWN_RECORDS = (1, 2, 3, 4, 5)
 DESCRIPTOR_LEN = 48
 MAX_KEY_LEN = 65535
 
@@ -235,7 +241,9 @@ class Manifest:
         self.version = 0
         self.store_id = b""
         self.created_ns = 0
-        self.revisions = []
+        self.revisions = []      # retained revisions, oldest first
+        self.dropped = set()     # removed by drop records or expiry
+        self.pinned = set()
         self.intact_end = 0      # end of the last intact record
         self.file_size = 0
         self.torn_tail = 0       # bytes after the last intact record
@@ -264,9 +272,9 @@ def parse_manifest(path, verify):
         raise Corruption("MANIFEST: bad magic %r" % magic)
     if verify and checksum(buf[0:56]) != stored:
         raise Corruption("MANIFEST: header checksum mismatch")
-    if version > FORMAT_VERSION:
+    if version > MANIFEST_VERSION:
         raise NotSupported("MANIFEST: format version %d is newer than %d"
-                           % (version, FORMAT_VERSION))
+                           % (version, MANIFEST_VERSION))
     if version < 1:
         raise Corruption("MANIFEST: format version %d" % version)
     if hlen != MANIFEST_HEADER_LEN:
@@ -277,6 +285,7 @@ def parse_manifest(path, verify):
 
     pos = MANIFEST_HEADER_LEN
     last_rev = 0
+    retained = {}  # number -> Revision, in log order
     while pos < len(buf):
         rec = _record_at(buf, pos, verify)
         if rec is None:
@@ -293,17 +302,66 @@ def parse_manifest(path, verify):
             m.torn_tail = len(buf) - pos
             break
         L, rtype, payload = rec
-        if rtype != REC_REVISION:
+        if rtype not in KNOWN_RECORDS:
             raise NotSupported("MANIFEST: record type %d at offset %d"
                                % (rtype, pos))
-        r = _parse_revision(payload, pos)
-        if r.number <= last_rev:
-            raise Corruption("MANIFEST: revision %d at offset %d does not "
-                             "follow revision %d" % (r.number, pos, last_rev))
-        last_rev = r.number
-        m.revisions.append(r)
+        where = "MANIFEST record at offset %d" % pos
+
+        def remove(number, how):
+            if number not in retained:
+                raise Corruption("%s: %s of revision %d, which is not retained"
+                                 % (where, how, number))
+            if number in m.pinned:
+                raise Corruption("%s: %s of pinned revision %d"
+                                 % (where, how, number))
+            del retained[number]
+            m.dropped.add(number)
+
+        if rtype in (REC_REVISION, REC_REVISION_SPACE):
+            expires = []
+            if rtype == REC_REVISION:
+                r = _parse_revision(payload, pos)
+            else:
+                c = Cursor(payload, what=where)
+                blen = c.u32()
+                r = _parse_revision(c.raw(blen), pos)
+                c.varint()  # the writer's extent size: informational
+                n = c.varint()
+                prev = None
+                for _ in range(n):
+                    fid, start, length = c.varint32(), c.varint(), c.varint()
+                    if length == 0 or fid >= r.files:
+                        raise Corruption("%s: malformed live range" % where)
+                    if prev and (fid, start) < (prev[0], prev[1] + prev[2]):
+                        raise Corruption("%s: live ranges out of order" % where)
+                    prev = (fid, start, length)
+                for _ in range(c.varint()):
+                    expires.append(c.varint())
+                if c.remaining():
+                    raise Corruption("%s: %d trailing bytes" % (where, c.remaining()))
+            if r.number <= last_rev:
+                raise Corruption("MANIFEST: revision %d at offset %d does not "
+                                 "follow revision %d" % (r.number, pos, last_rev))
+            last_rev = r.number
+            for e in expires:
+                remove(e, "expiry")
+            retained[r.number] = r
+        else:
+            if len(payload) != 8:
+                raise Corruption("%s: payload of %d bytes, expected 8" % (where, len(payload)))
+            number = struct.unpack("<Q", payload)[0]
+            if rtype == REC_DROP:
+                remove(number, "drop")
+            elif number not in retained:
+                raise Corruption("%s: pin/unpin of revision %d, which is not retained"
+                                 % (where, number))
+            elif rtype == REC_PIN:
+                m.pinned.add(number)
+            else:
+                m.pinned.discard(number)
         pos += 8 + L + 8
     m.intact_end = pos
+    m.revisions = list(retained.values())
     return m
 
 
@@ -442,6 +500,8 @@ class Store:
         for r in revs:
             if r.number == number:
                 return r
+        if number in self.manifest.dropped:
+            raise NotFound("revision %d was dropped" % number)
         raise NotFound("no revision %d (have %s)"
                        % (number, ", ".join(str(r.number) for r in revs)))
 

@@ -1,5 +1,8 @@
-// cairn: list, inspect, verify and extract the contents of a store.
-// Opens the store read-only in a single process (no mpiexec needed).
+// cairn: list, inspect, verify and extract the contents of a store; drop,
+// pin and unpin revisions and show the space they hold. Runs in a single
+// process (no mpiexec needed); reads open the store read-only, and drop,
+// pin and unpin append one record to its manifest (no job may have the
+// store open for writing meanwhile).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -10,6 +13,7 @@
 
 #include "cairn/store.h"
 #include "store/inspect.h"
+#include "store/retention.h"
 
 namespace {
 
@@ -66,9 +70,9 @@ int CmdLs(const std::string& path, bool json) {
     for (size_t i = 0; i < revs.size(); i++) {
       const auto& r = revs[i];
       std::printf("%s\n {\"revision\": %lu, \"parent\": %lu, \"time\": \"%s\", \"ranks\": %u, "
-                  "\"objects\": %lu, \"value_bytes\": %lu, \"index_bytes\": %lu}",
+                  "\"objects\": %lu, \"value_bytes\": %lu, \"index_bytes\": %lu, \"pinned\": %s}",
                   i ? "," : "", r.revision, r.parent, Time(r.time_ns).c_str(), r.ranks, r.objects,
-                  r.value_bytes, r.index_bytes);
+                  r.value_bytes, r.index_bytes, r.pinned ? "true" : "false");
     }
     std::printf("\n]\n");
     return 0;
@@ -76,8 +80,9 @@ int CmdLs(const std::string& path, bool json) {
   std::printf("%-9s %-8s %-21s %6s %10s %14s %12s\n", "revision", "parent", "time (UTC)", "ranks",
               "objects", "value bytes", "index bytes");
   for (const auto& r : revs)
-    std::printf("%-9lu %-8lu %-21s %6u %10lu %14lu %12lu\n", r.revision, r.parent,
-                Time(r.time_ns).c_str(), r.ranks, r.objects, r.value_bytes, r.index_bytes);
+    std::printf("%-9lu %-8lu %-21s %6u %10lu %14lu %12lu%s\n", r.revision, r.parent,
+                Time(r.time_ns).c_str(), r.ranks, r.objects, r.value_bytes, r.index_bytes,
+                r.pinned ? "  pinned" : "");
   return 0;
 }
 
@@ -209,6 +214,57 @@ int CmdVerify(const std::string& path, uint64_t revision, bool json) {
   return rep.problems.empty() ? 0 : 2;
 }
 
+int CmdMark(const std::string& path, cairn::RecordType type, uint64_t revision) {
+  Status s = cairn::MarkRevisionAt(path, type, revision);
+  if (!s.ok()) return Fail(s);
+  const char* what = type == cairn::RecordType::kDrop ? "dropped" : type == cairn::RecordType::kPin ? "pinned" : "unpinned";
+  std::printf("revision %lu %s\n", revision, what);
+  return 0;
+}
+
+int CmdSpace(const std::string& path, bool json) {
+  cairn::SpaceInfo si;
+  Status s = cairn::ComputeSpace(path, &si);
+  if (!s.ok()) return Fail(s);
+  uint64_t logical = 0, disk = 0, hw = 0, ref = 0, recl = 0;
+  for (const auto& f : si.files) {
+    logical += f.logical_bytes;
+    disk += f.disk_bytes;
+    hw += f.high_water;
+    ref += f.referenced;
+    recl += f.reclaimable;
+  }
+  if (json) {
+    std::printf("{\"store\": %s, \"retained_revisions\": %lu, \"pinned_revisions\": %lu, "
+                "\"dropped_revisions\": %lu, \"revisions_with_unknown_extents\": %lu, \"manifest_bytes\": %lu,\n"
+                " \"data_logical_bytes\": %lu, \"data_disk_bytes\": %lu, \"allocated_bytes\": %lu, "
+                "\"referenced_bytes\": %lu, \"reclaimable_bytes\": %lu,\n \"data_files\": [",
+                JsonString(path).c_str(), si.retained, si.pinned, si.dropped, si.unknown_extents,
+                si.manifest_bytes, logical, disk, hw, ref, recl);
+    for (size_t i = 0; i < si.files.size(); i++) {
+      const auto& f = si.files[i];
+      std::printf("%s\n  {\"id\": %u, \"logical_bytes\": %lu, \"disk_bytes\": %lu, \"allocated_bytes\": %lu, "
+                  "\"referenced_bytes\": %lu, \"reclaimable_bytes\": %lu}",
+                  i ? "," : "", f.id, f.logical_bytes, f.disk_bytes, f.high_water, f.referenced, f.reclaimable);
+    }
+    std::printf("\n]}\n");
+    return 0;
+  }
+  std::printf("store        %s\nrevisions    %lu retained (%lu pinned), %lu dropped\nmanifest     %lu bytes\n",
+              path.c_str(), si.retained, si.pinned, si.dropped, si.manifest_bytes);
+  if (si.unknown_extents)
+    std::printf("note         %lu retained revision(s) written by format version 1: their extents are not "
+                "recorded, so everything below their high-water mark counts as referenced\n",
+                si.unknown_extents);
+  std::printf("%-11s %14s %14s %14s %14s %14s\n", "data file", "size", "on disk", "allocated", "referenced",
+              "reclaimable");
+  for (const auto& f : si.files)
+    std::printf("data.%05u  %14lu %14lu %14lu %14lu %14lu\n", f.id, f.logical_bytes, f.disk_bytes, f.high_water,
+                f.referenced, f.reclaimable);
+  std::printf("%-11s %14lu %14lu %14lu %14lu %14lu\n", "total", logical, disk, hw, ref, recl);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -248,7 +304,25 @@ int main(int argc, char** argv) {
   verify->add_option("--revision,-r", revision, "Revision (default: newest)");
   verify->add_flag("--json", json, "Machine-readable output");
 
+  auto* drop = app.add_subcommand("drop", "Remove a revision for good; its space is reused by later commits");
+  drop->add_option("STORE", path, "Store directory")->required();
+  drop->add_option("REV", revision, "Revision")->required();
+  auto* pin = app.add_subcommand("pin", "Protect a revision from keep_revisions and drop");
+  pin->add_option("STORE", path, "Store directory")->required();
+  pin->add_option("REV", revision, "Revision")->required();
+  auto* unpin = app.add_subcommand("unpin", "Remove a revision's pin");
+  unpin->add_option("STORE", path, "Store directory")->required();
+  unpin->add_option("REV", revision, "Revision")->required();
+  auto* space = app.add_subcommand("space", "Show the data files' size, and the bytes retained revisions "
+                                             "reference and the bytes reusable");
+  space->add_option("STORE", path, "Store directory")->required();
+  space->add_flag("--json", json, "Machine-readable output");
+
   CLI11_PARSE(app, argc, argv);
+  if (*drop) return CmdMark(path, cairn::RecordType::kDrop, revision);
+  if (*pin) return CmdMark(path, cairn::RecordType::kPin, revision);
+  if (*unpin) return CmdMark(path, cairn::RecordType::kUnpin, revision);
+  if (*space) return CmdSpace(path, json);
   if (*ls) return CmdLs(path, json);
   if (*info) return CmdInfo(path, revision, json);
   if (shared) rank = cairn::ReadOptions::kShared;

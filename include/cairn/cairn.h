@@ -3,8 +3,8 @@
  * Every function returns CAIRN_OK (0) or a negative cairn_code; the message
  * of the last failure on the calling thread is cairn_last_error(). No
  * function aborts the process. Collective functions (cairn_open, cairn_commit,
- * cairn_get_shared, cairn_close) must be called by every rank of the
- * communicator. */
+ * cairn_get_shared, cairn_pin, cairn_unpin, cairn_drop, cairn_close) must be
+ * called by every rank of the communicator. */
 #ifndef CAIRN_CAIRN_H_
 #define CAIRN_CAIRN_H_
 
@@ -43,6 +43,7 @@ typedef struct {
   int subfiles;
   int sync;
   uint64_t staging_bytes;
+  uint64_t keep_revisions; /* 0: keep all (see Options::keep_revisions) */
 } cairn_options_t;
 
 void cairn_options_init(cairn_options_t* opts);
@@ -105,6 +106,15 @@ int cairn_get_shared(cairn_store_t* store, const char* key, void* buf, size_t ca
                      uint64_t* size);
 /* Collective: commits a revision; *revision (may be NULL) gets its number. */
 int cairn_commit(cairn_store_t* store, uint64_t* revision);
+/* Collective: protects revision `rev` from keep_revisions and drop until
+ * cairn_unpin (Store::Pin). */
+int cairn_pin(cairn_store_t* store, uint64_t rev);
+/* Collective: removes the pin of `rev`; ok if it has none (Store::Unpin). */
+int cairn_unpin(cairn_store_t* store, uint64_t rev);
+/* Collective: removes revision `rev` for good; its space is reused by later
+ * commits. Fails for a pinned revision and for the one the store is open at
+ * (Store::Drop). */
+int cairn_drop(cairn_store_t* store, uint64_t rev);
 
 /* ---- Asynchronous commits (see cairn::Store::CommitAsync) ---- */
 

@@ -57,6 +57,12 @@ struct Options {
   // in IoStats::staging_stalls). With CommitAsync this lets a checkpoint
   // block the application only for the copy. 0 or >= write_buffer_size.
   uint64_t staging_bytes = 0;
+  // Retention: keep the newest `keep_revisions` revisions (the one being
+  // committed included) plus pinned ones; each commit drops older ones in
+  // the same manifest record that makes it, and their extents are reused by
+  // the following writes once that record is durable. 0 keeps every
+  // revision. Readers of a revision must not run while a writer expires it.
+  uint64_t keep_revisions = 0;
   // fsync data and manifest at commit. Turning this off loses the crash
   // guarantee; it exists for benchmarks that measure the page cache.
   bool sync = true;

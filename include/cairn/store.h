@@ -38,6 +38,7 @@ struct RevisionInfo {
   uint64_t objects = 0;       // objects over all namespaces
   uint64_t value_bytes = 0;   // sum of value sizes over all namespaces
   uint64_t index_bytes = 0;   // sum of index table sizes
+  bool pinned = false;        // protected from keep_revisions and Drop until unpinned
 };
 
 // One object, as listed by List().
@@ -260,9 +261,27 @@ class Store {
   // that is durable but not committed is not visible after a crash: only a
   // Commit publishes it.
   Status Flush();
-  // The committed revisions of the store, oldest first (read by rank 0 at
-  // open and at each commit; local).
+  // The retained (not dropped or expired) revisions of the store, oldest
+  // first (read by rank 0 at open, updated by each commit, pin, unpin and
+  // drop through this handle; local).
   Status ListRevisions(std::vector<RevisionInfo>* revisions);
+
+  // --- Retention (see Options::keep_revisions) ---
+
+  // Collective: pins revision `rev`: it is never expired by keep_revisions
+  // and Drop refuses it, until Unpin. Rank 0 appends a pin record to the
+  // manifest and syncs it. Pinning a pinned revision is ok and writes
+  // nothing. NotFound if `rev` is not a retained revision.
+  Status Pin(uint64_t rev);
+  // Collective: removes the pin of `rev` (ok if it has none). The revision
+  // then expires at the next commit if keep_revisions says so.
+  Status Unpin(uint64_t rev);
+  // Collective: removes revision `rev` for good: a drop record is appended
+  // and synced, the revision can no longer be opened, and the extents only
+  // it needed are reused from the next commit on. InvalidArgument if it is
+  // pinned or is the revision this handle is open at; NotFound if it is
+  // not a retained revision.
+  Status Drop(uint64_t rev);
 
   // Collective: waits for a commit in flight (returning its error if it
   // failed), then releases files and MPI resources. Changes not committed

@@ -50,6 +50,7 @@ cairn::Options ToOptions(const cairn_options_t* o) {
   opt.subfiles = o->subfiles;
   opt.sync = o->sync != 0;
   opt.staging_bytes = o->staging_bytes;
+  opt.keep_revisions = o->keep_revisions;
   return opt;
 }
 
@@ -106,6 +107,7 @@ void cairn_options_init(cairn_options_t* o) {
   o->subfiles = d.subfiles;
   o->sync = d.sync;
   o->staging_bytes = d.staging_bytes;
+  o->keep_revisions = d.keep_revisions;
 }
 
 const char* cairn_last_error(void) { return last_error.c_str(); }
@@ -302,6 +304,21 @@ int cairn_stream_close(cairn_stream_t* st) {
   int rc = st->w ? Code(st->w->Close()) : CAIRN_OK;
   delete st;
   return rc;
+}
+
+int cairn_pin(cairn_store_t* s, uint64_t rev) {
+  if (!s) return Invalid("cairn_pin: NULL store");
+  return Code(s->store->Pin(rev));
+}
+
+int cairn_unpin(cairn_store_t* s, uint64_t rev) {
+  if (!s) return Invalid("cairn_unpin: NULL store");
+  return Code(s->store->Unpin(rev));
+}
+
+int cairn_drop(cairn_store_t* s, uint64_t rev) {
+  if (!s) return Invalid("cairn_drop: NULL store");
+  return Code(s->store->Drop(rev));
 }
 
 }  // extern "C"

@@ -91,6 +91,67 @@ Status DecodeRevisionPayload(std::string_view payload, RevisionRecord* r) {
   return Status::OK();
 }
 
+std::string EncodeRevisionSpacePayload(const RevisionRecord& r) {
+  std::string base = EncodeRevisionPayload(r);
+  std::string out;
+  PutFixed32(&out, uint32_t(base.size()));
+  out += base;
+  PutVarint64(&out, r.extent_size);
+  PutVarint64(&out, r.live.size());
+  for (const ExtentRange& e : r.live) {
+    PutVarint32(&out, e.file);
+    PutVarint64(&out, e.start);
+    PutVarint64(&out, e.length);
+  }
+  PutVarint64(&out, r.expires.size());
+  for (uint64_t v : r.expires) PutVarint64(&out, v);
+  return out;
+}
+
+Status DecodeRevisionSpacePayload(std::string_view payload, RevisionRecord* r) {
+  Decoder d(payload);
+  uint32_t blen = d.U32();
+  std::string_view base = d.Bytes(blen);
+  if (d.failed()) return Status::Corruption("revision record truncated");
+  Status s = DecodeRevisionPayload(base, r);
+  if (!s.ok()) return s;
+  r->extent_size = d.Varint64();
+  uint64_t n = d.Varint64();
+  if (n > d.remaining()) return Status::Corruption("revision record: live range count too large");
+  r->live.resize(n);
+  for (uint64_t i = 0; i < n; i++) {
+    ExtentRange& e = r->live[i];
+    e.file = d.Varint32();
+    e.start = d.Varint64();
+    e.length = d.Varint64();
+    if (d.failed()) break;
+    if (e.length == 0 || e.start + e.length < e.start || e.file >= r->high_water.size())
+      return Status::Corruption("revision record: malformed live range");
+    if (i > 0) {
+      const ExtentRange& p = r->live[i - 1];
+      if (e.file < p.file || (e.file == p.file && e.start < p.start + p.length))
+        return Status::Corruption("revision record: live ranges not sorted and disjoint");
+    }
+  }
+  uint64_t m = d.Varint64();
+  if (!d.failed() && m > d.remaining()) return Status::Corruption("revision record: expiry count too large");
+  r->expires.resize(d.failed() ? 0 : m);
+  for (uint64_t i = 0; i < r->expires.size(); i++) {
+    r->expires[i] = d.Varint64();
+    if (i > 0 && r->expires[i] <= r->expires[i - 1])
+      return Status::Corruption("revision record: expired revisions not ascending");
+  }
+  if (d.failed() || d.remaining() != 0) return Status::Corruption("revision record: malformed space section");
+  r->live_known = true;
+  return Status::OK();
+}
+
+std::string EncodeMarkPayload(uint64_t revision) {
+  std::string out;
+  PutFixed64(&out, revision);
+  return out;
+}
+
 std::string FrameRecord(RecordType type, std::string_view payload) {
   std::string out;
   out.reserve(payload.size() + kRecordOverhead);
@@ -119,8 +180,9 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
   Status s = DecodeManifestHeader(file, &out->header);
   if (!s.ok()) return s;
   out->revisions.clear();
+  out->dropped.clear();
+  out->pinned.clear();
   uint64_t off = kManifestHeaderSize;
-  uint64_t last_revision = 0;
   while (off < file.size()) {
     uint64_t len = 0;
     if (!IntactRecordAt(file, off, &len)) {
@@ -131,7 +193,7 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
       // (a writer would cut it, and every record after it, away).
       for (uint64_t p = off + 1; p + kRecordOverhead <= file.size(); p++) {
         uint64_t nlen;
-        if (DecodeFixed32(file.data() + p + 4) == uint32_t(RecordType::kRevision) &&
+        if (KnownRecordType(DecodeFixed32(file.data() + p + 4)) &&
             IntactRecordAt(file, p, &nlen))
           return Status::Corruption("manifest record at offset " + std::to_string(off) +
                                     " is damaged (checksum mismatch) and an intact record follows at offset " +
@@ -149,23 +211,68 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
     }
     uint32_t type = DecodeFixed32(file.data() + off + 4);
     std::string_view payload(file.data() + off + 8, len - kRecordOverhead);
-    if (type == uint32_t(RecordType::kRevision)) {
-      RevisionRecord r;
-      s = DecodeRevisionPayload(payload, &r);
-      if (!s.ok()) return s.WithContext("manifest record at offset " + std::to_string(off));
-      if (r.revision <= last_revision)
-        return Status::Corruption("manifest revisions out of order at offset " + std::to_string(off));
-      last_revision = r.revision;
-      out->revisions.push_back(std::move(r));
-    } else {
-      return Status::NotSupported("manifest record type " + std::to_string(type) +
-                                  " is unknown to this cairn (written by a newer version?)");
+    s = ApplyRecord(type, payload, out);
+    if (!s.ok()) {
+      if (s.IsNotSupported()) return s;
+      return s.WithContext("manifest record at offset " + std::to_string(off));
     }
     off += len;
   }
   out->valid_end = off;
   out->torn_bytes = file.size() - off;
   return Status::OK();
+}
+
+namespace {
+// The revision `rev` of the log, or null.
+RevisionRecord* FindRevision(ParsedManifest* m, uint64_t rev) {
+  auto it = std::lower_bound(m->revisions.begin(), m->revisions.end(), rev,
+                             [](const RevisionRecord& r, uint64_t v) { return r.revision < v; });
+  return it != m->revisions.end() && it->revision == rev ? &*it : nullptr;
+}
+Status Remove(ParsedManifest* m, uint64_t rev, const char* how) {
+  RevisionRecord* r = FindRevision(m, rev);
+  if (!r || m->dropped.count(rev))
+    return Status::Corruption(std::string(how) + " of revision " + std::to_string(rev) +
+                              ", which is not a retained revision of the log");
+  if (m->pinned.count(rev))
+    return Status::Corruption(std::string(how) + " of pinned revision " + std::to_string(rev));
+  m->dropped.insert(rev);
+  r->live.clear();
+  r->live.shrink_to_fit();
+  return Status::OK();
+}
+}  // namespace
+
+Status ApplyRecord(uint32_t type, std::string_view payload, ParsedManifest* out) {
+  if (type == uint32_t(RecordType::kRevision) || type == uint32_t(RecordType::kRevisionSpace)) {
+    RevisionRecord r;
+    Status s = type == uint32_t(RecordType::kRevision) ? DecodeRevisionPayload(payload, &r)
+                                                        : DecodeRevisionSpacePayload(payload, &r);
+    if (!s.ok()) return s;
+    if (!out->revisions.empty() && r.revision <= out->revisions.back().revision)
+      return Status::Corruption("manifest revisions out of order");
+    for (uint64_t v : r.expires) {
+      s = Remove(out, v, "expiry");
+      if (!s.ok()) return s;
+    }
+    out->revisions.push_back(std::move(r));
+    return Status::OK();
+  }
+  if (type == uint32_t(RecordType::kDrop) || type == uint32_t(RecordType::kPin) ||
+      type == uint32_t(RecordType::kUnpin)) {
+    if (payload.size() != 8) return Status::Corruption("drop/pin/unpin record payload is not 8 bytes");
+    uint64_t rev = DecodeFixed64(payload.data());
+    if (type == uint32_t(RecordType::kDrop)) return Remove(out, rev, "drop");
+    if (!FindRevision(out, rev) || out->dropped.count(rev))
+      return Status::Corruption("pin or unpin of revision " + std::to_string(rev) +
+                                ", which is not a retained revision of the log");
+    if (type == uint32_t(RecordType::kPin)) out->pinned.insert(rev);
+    else out->pinned.erase(rev);
+    return Status::OK();
+  }
+  return Status::NotSupported("manifest record type " + std::to_string(type) +
+                              " is unknown to this cairn (written by a newer version?)");
 }
 
 }  // namespace cairn

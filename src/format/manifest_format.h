@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,7 +14,10 @@
 namespace cairn {
 
 constexpr char kManifestMagic[8] = {'C', 'A', 'I', 'R', 'N', 'M', 'A', 'N'};
-constexpr uint32_t kManifestFormatVersion = 1;
+// Version 2 added the retention records (types 2 to 5). Version 1 stores
+// are read as they are; a writer rewrites the header to 2 before it appends
+// its first version-2 record.
+constexpr uint32_t kManifestFormatVersion = 2;
 constexpr size_t kManifestHeaderSize = 64;
 // Record framing: u32 payload length, u32 type, payload, u64 checksum.
 constexpr size_t kRecordOverhead = 16;
@@ -22,7 +26,23 @@ constexpr size_t kRecordOverhead = 16;
 constexpr uint32_t kMaxRecordPayload = 1u << 30;
 
 enum class RecordType : uint32_t {
-  kRevision = 1,
+  kRevision = 1,       // version 1: a revision, no space information
+  kRevisionSpace = 2,  // a revision, the extents it needs, the revisions it expires
+  kDrop = 3,           // removes one revision
+  kPin = 4,            // protects one revision from expiry and drop
+  kUnpin = 5,          // lifts a pin
+};
+// Whether `type` is a record type this version knows.
+inline bool KnownRecordType(uint32_t type) { return type >= 1 && type <= 5; }
+
+// Bytes [start, start + length) of data file `file`.
+struct ExtentRange {
+  uint32_t file = 0;
+  uint64_t start = 0;
+  uint64_t length = 0;
+  bool operator==(const ExtentRange& o) const {
+    return file == o.file && start == o.start && length == o.length;
+  }
 };
 
 struct ManifestHeader {
@@ -54,6 +74,17 @@ struct RevisionRecord {
   std::vector<NamespaceDesc> namespaces;
 
   const NamespaceDesc& shared() const { return namespaces.back(); }
+
+  // Type-2 records only (live_known): the extent-aligned ranges of the data
+  // files that this revision's tables and chunks lie in, sorted by (file,
+  // start) and disjoint. A type-1 record may reference anything below its
+  // high-water marks.
+  bool live_known = false;
+  uint64_t extent_size = 0;  // the writer's Options::extent_size (informational)
+  std::vector<ExtentRange> live;
+  // Type-2 records only: older revisions this commit removes (keep_revisions),
+  // ascending.
+  std::vector<uint64_t> expires;
 };
 
 std::string EncodeManifestHeader(const ManifestHeader& h);
@@ -62,13 +93,23 @@ Status DecodeManifestHeader(std::string_view in, ManifestHeader* h);
 std::string EncodeRevisionPayload(const RevisionRecord& r);
 Status DecodeRevisionPayload(std::string_view payload, RevisionRecord* r);
 
+// A type-2 record's payload: the type-1 payload, live ranges, expired list.
+std::string EncodeRevisionSpacePayload(const RevisionRecord& r);
+Status DecodeRevisionSpacePayload(std::string_view payload, RevisionRecord* r);
+// Payload of a drop, pin or unpin record: the revision number.
+std::string EncodeMarkPayload(uint64_t revision);
+
 // Frames a payload as a record: length, type, payload, checksum.
 std::string FrameRecord(RecordType type, std::string_view payload);
 
 // The result of parsing a whole manifest file.
 struct ParsedManifest {
   ManifestHeader header;
-  std::vector<RevisionRecord> revisions;  // in file order
+  // Every revision record in file order, dropped ones included (their live
+  // lists are cleared when they are dropped).
+  std::vector<RevisionRecord> revisions;
+  std::set<uint64_t> dropped;  // by drop records and expiry lists
+  std::set<uint64_t> pinned;   // pinned now (pins minus unpins)
   uint64_t valid_end = 0;   // end of the last intact record
   uint64_t torn_bytes = 0;  // bytes after valid_end (a torn final append)
   // The bytes after valid_end hold a whole record (its length fits in the
@@ -80,5 +121,10 @@ struct ParsedManifest {
 // reported through torn_bytes, not as an error; a damaged record followed by
 // intact ones is Corruption.
 Status ParseManifest(std::string_view file, ParsedManifest* out);
+// Applies one intact record to *out, checking it against what came before
+// (revision numbers increase; drops, pins and unpins name a revision of
+// the log that is not dropped; nothing pinned is dropped). Used by
+// ParseManifest and by the writer after each append, so both agree.
+Status ApplyRecord(uint32_t type, std::string_view payload, ParsedManifest* out);
 
 }  // namespace cairn

@@ -18,14 +18,46 @@ Writer::~Writer() {
   if (queue_ && buf_.capacity() > 0) queue_->Release(std::move(buf_));
 }
 
-Status Writer::NewRun(uint64_t min_bytes) {
+void Writer::SetFreeRuns(std::vector<std::pair<uint64_t, uint64_t>> runs) {
+  free_ = std::move(runs);
+  std::sort(free_.begin(), free_.end());
+}
+
+uint64_t Writer::free_bytes() const {
+  uint64_t n = 0;
+  for (const auto& f : free_) n += f.second;
+  return n;
+}
+
+Status Writer::NewRun(uint64_t min_bytes, bool split_ok) {
   Status s = Flush();
   if (!s.ok()) return s;
   uint64_t bytes = std::max<uint64_t>(extent_size_, (min_bytes + extent_size_ - 1) / extent_size_ * extent_size_);
   uint64_t off = 0;
-  s = alloc_(bytes, &off);
-  if (!s.ok()) return s;
-  pos_ = buf_start_ = off;
+  // First fit from the free list; failing that, with split_ok, the
+  // largest free run (the value continues in the next run).
+  size_t pick = free_.size();
+  for (size_t i = 0; i < free_.size(); i++) {
+    if (free_[i].second >= bytes) { pick = i; break; }
+  }
+  if (pick == free_.size() && split_ok && !free_.empty()) {
+    pick = 0;
+    for (size_t i = 1; i < free_.size(); i++)
+      if (free_[i].second > free_[pick].second) pick = i;
+    bytes = free_[pick].second;
+  }
+  if (pick < free_.size()) {
+    off = free_[pick].first;
+    free_[pick].first += bytes;
+    free_[pick].second -= bytes;
+    if (free_[pick].second == 0) free_.erase(free_.begin() + ptrdiff_t(pick));
+  } else {
+    s = alloc_(bytes, &off);
+    if (!s.ok()) return s;
+    max_end_ = std::max(max_end_, off + bytes);
+  }
+  taken_ += bytes;
+  pos_ = buf_start_ = run_start_ = off;
   run_end_ = off + bytes;
   return Status::OK();
 }
@@ -99,7 +131,7 @@ Status Writer::AppendWith(std::string_view data, std::vector<ChunkRef>* chunks, 
   while (left > 0) {
     if (pos_ == run_end_) {
       // One run for everything that is left keeps a large value contiguous.
-      Status s = NewRun(left);
+      Status s = NewRun(left, /*split_ok=*/true);
       if (!s.ok()) return s;
     }
     // All that fits in this run goes out in one Emit (so a large value

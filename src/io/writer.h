@@ -60,12 +60,30 @@ class Writer {
   // still be in flight: IoQueue::Wait for it).
   Status Flush();
   IoQueue* queue() const { return queue_; }
-  // End of the highest run this writer was given (0 if none).
-  uint64_t high_water() const { return run_end_; }
+  // End of the highest run this writer took from the allocator (0 if none).
+  // Runs reused from the free list lie below it.
+  uint64_t high_water() const { return max_end_; }
+  // The current run [start, end): the writer may still write anywhere in
+  // it (end == start: none).
+  uint64_t run_start() const { return run_start_; }
+  uint64_t run_end() const { return run_end_; }
+  // Replaces the writer's list of reusable extent runs: (offset, bytes)
+  // pairs, extent-aligned, not overlapping, that no retained revision and
+  // no other writer uses. New runs are taken from it (first fit; a value
+  // may be split over several free runs) before the allocator is asked.
+  void SetFreeRuns(std::vector<std::pair<uint64_t, uint64_t>> runs);
+  // Bytes of runs taken so far (from the free list or the allocator).
+  uint64_t taken_bytes() const { return taken_; }
+  // The free list not yet taken: (offset, bytes), ascending.
+  const std::vector<std::pair<uint64_t, uint64_t>>& free_runs() const { return free_; }
+  // Bytes of the free list not yet taken.
+  uint64_t free_bytes() const;
   uint32_t subfile() const { return subfile_; }
 
  private:
-  Status NewRun(uint64_t min_bytes);
+  // Starts a new run of at least min_bytes (rounded up to extents); with
+  // `split_ok`, a free run shorter than that may be taken instead.
+  Status NewRun(uint64_t min_bytes, bool split_ok = false);
   // Copies or writes `n` bytes at the current position (pos_ advances).
   Status Emit(const char* p, uint64_t n);
   // Queues a write of the caller's `n` bytes at the current position.
@@ -83,6 +101,10 @@ class Writer {
   uint64_t pos_ = 0;       // next byte offset in the current run
   uint64_t run_end_ = 0;   // end of the current run
   IoQueue* queue_;
+  uint64_t run_start_ = 0; // start of the current run
+  uint64_t max_end_ = 0;
+  uint64_t taken_ = 0;   // end of the highest run from the allocator
+  std::vector<std::pair<uint64_t, uint64_t>> free_;  // reusable runs, ascending
 };
 
 }  // namespace cairn

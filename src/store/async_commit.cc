@@ -11,6 +11,8 @@
 //   message  the failing rank's error to everyone         (Ibcast) - or -
 //   record   rank 0 appends and syncs the manifest record (I/O thread)
 //   outcome  rank 0's result to everyone                  (Ibcast)
+//   space    rank 0's retention section: expired revisions, free extents
+//            (Ibcast, when there is one)
 #include <cstring>
 
 #include "store/crash_point.h"
@@ -35,7 +37,7 @@ Status UnpackStatus(const char* buf) {
 }  // namespace
 
 struct AsyncCommit::State {
-  enum Step { kWrites, kGroup, kSync, kAgree, kMessage, kRecord, kOutcome, kDone };
+  enum Step { kWrites, kGroup, kSync, kAgree, kMessage, kRecord, kOutcome, kSpace, kDone };
   Store::Rep* rep = nullptr;  // null once finished
   CommitPlan plan;
   Step step = kWrites;
@@ -46,7 +48,8 @@ struct AsyncCommit::State {
   uint64_t group_v[1] = {0};
   uint64_t all_v[2] = {0, 0};  // [0] a sync failed anywhere, [1] nranks - first failing rank
   std::unique_ptr<CommRequest> req;
-  char msg[kMessageBytes] = {};
+  char msg[kMessageBytes + 8] = {};  // a status; the outcome adds the space section's length
+  std::string space;                 // the space section (retention.h)
   int failing_rank = -1;
   Status outcome;
 
@@ -61,8 +64,10 @@ void AsyncCommit::State::Finish(Status s) {
   step = kDone;
   req.reset();
   if (s.ok()) {
-    r->Adopt(plan);
-  } else {
+    s = r->Adopt(plan, space);
+    outcome = s;
+  }
+  if (!s.ok()) {
     // The namespaces already moved on to the failed revision's tables, and
     // its data may be missing: nothing pending can be committed safely.
     r->poisoned = Status(s.code(), "asynchronous commit of revision " + std::to_string(plan.revision) +
@@ -148,7 +153,7 @@ bool AsyncCommit::State::Step1(bool block) {
         });
         step = kRecord;
       } else {
-        req = c->Ibcast(msg, kMessageBytes, 0);
+        req = c->Ibcast(msg, kMessageBytes + 8, 0);
         step = kOutcome;
       }
       return true;
@@ -161,16 +166,35 @@ bool AsyncCommit::State::Step1(bool block) {
                                   (sync_lost ? " (an fsync failed: written data may be lost)" : "")));
       return true;
     }
-    case kRecord:
+    case kRecord: {
       if (!io_ready()) return false;
       ticket = 0;
+      // The record is durable: rank 0 works out what it freed (retention).
+      if (record_status.ok()) space = FinishCommitSpace(r, plan.rec, plan.space);
       PackStatus(record_status, msg);
-      req = c->Ibcast(msg, kMessageBytes, 0);
+      uint64_t n = space.size();
+      std::memcpy(msg + kMessageBytes, &n, 8);
+      req = c->Ibcast(msg, kMessageBytes + 8, 0);
       step = kOutcome;
       return true;
-    case kOutcome:
+    }
+    case kOutcome: {
       if (!req_ready()) return false;
-      Finish(UnpackStatus(msg));
+      Status s = UnpackStatus(msg);
+      uint64_t n = 0;
+      std::memcpy(&n, msg + kMessageBytes, 8);
+      if (!s.ok() || n == 0) {
+        Finish(s);
+        return true;
+      }
+      space.resize(n);
+      req = c->Ibcast(space.data(), int(n), 0);
+      step = kSpace;
+      return true;
+    }
+    case kSpace:
+      if (!req_ready()) return false;
+      Finish(Status::OK());
       return true;
     case kDone:
       return false;
@@ -200,6 +224,7 @@ Status Store::CommitAsync(AsyncCommit* handle) {
   Status s = r->CheckWritable();
   if (!s.ok()) return s;
   auto st = std::make_shared<AsyncCommit::State>();
+  st->plan.async = true;
   s = r->PrepareCommit(&st->plan);
   if (!s.ok()) return s;
   // What the revision holds is fixed: later puts build on its tables.

@@ -25,6 +25,7 @@ struct CommitReport {
   uint32_t subfile = 0;
   uint64_t high_water = 0;
   std::string compact_table;  // the rank's table, if small enough to go with rank 0's block
+  std::string space;          // retention: RankSpaceReport
 };
 
 std::string EncodeReport(const CommitReport& r) {
@@ -39,6 +40,7 @@ std::string EncodeReport(const CommitReport& r) {
   PutFixed32(&o, r.subfile);
   PutFixed64(&o, r.high_water);
   PutLengthPrefixed(&o, r.compact_table);
+  PutLengthPrefixed(&o, r.space);
   return o;
 }
 
@@ -55,6 +57,7 @@ CommitReport DecodeReport(const std::string& b) {
   r.subfile = d.U32();
   r.high_water = d.U64();
   r.compact_table = std::string(d.LengthPrefixed());
+  r.space = std::string(d.LengthPrefixed());
   return r;
 }
 
@@ -91,6 +94,7 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
     me.status = writer->AppendContiguous(table, &me.desc.offset);
   }
   me.high_water = writer->high_water();
+  me.space = RankSpaceReport(this, table, plan->async);
 
   // 2. Rank 0 collects the small tables, writes them as one block, and
   //    builds the record; everyone receives it (or the first error).
@@ -140,14 +144,18 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
         rec.namespaces.push_back(rp.desc);
       }
       rec.namespaces.push_back(shared_desc);
+      // Retention: the extents this revision needs, and what it expires.
+      std::vector<std::string> space_reports;
+      for (auto& rp : all) space_reports.push_back(std::move(rp.space));
+      st = PlanRevisionSpace(this, space_reports, shared_table, &rec, &plan->space);
     }
     PutLengthPrefixed(&plan_bytes, EncodeStatus(st));
-    if (st.ok()) plan_bytes += EncodeRevisionPayload(rec);
+    if (st.ok()) plan_bytes += EncodeRevisionSpacePayload(rec);  // with its live extents and expiries
   }
   c->Bcast(&plan_bytes, 0);
   Decoder d(plan_bytes);
   Status s = DecodeStatus(std::string(d.LengthPrefixed()));
-  if (s.ok()) s = DecodeRevisionPayload(std::string_view(d.pos(), d.remaining()), &plan->rec);
+  if (s.ok()) s = DecodeRevisionSpacePayload(std::string_view(d.pos(), d.remaining()), &plan->rec);
   if (!s.ok()) return s;
   plan->revision = rev;
   // The tables are bytes this rank just built: parsing them cannot fail
@@ -169,7 +177,7 @@ Status Store::Rep::SyncNewDirs() {
   return s;
 }
 
-void Store::Rep::Adopt(const CommitPlan& plan) {
+Status Store::Rep::Adopt(const CommitPlan& plan, std::string_view space) {
   int rank = comm->rank();
   current = plan.rec;
   newest_revision = plan.revision;
@@ -178,6 +186,7 @@ void Store::Rep::Adopt(const CommitPlan& plan) {
   tables.clear();
   tables[uint32_t(rank)] = plan.table;
   if (rank == 0) tables[kSharedNamespace] = plan.shared_table;
+  return ApplyCommitSpace(this, space, plan.async);  // expired revisions out, free extents in
 }
 
 Status Store::Commit(uint64_t* revision) {
@@ -225,10 +234,14 @@ Status Store::Commit(uint64_t* revision) {
       s = r->manifest->AppendRevision(plan.rec, r->opt.sync);
       CrashPoint("after_manifest", rank);
     }
-    outcome = EncodeStatus(s);
+    PutLengthPrefixed(&outcome, EncodeStatus(s));
+    if (s.ok()) outcome += FinishCommitSpace(r, plan.rec, plan.space);  // once the record is durable
   }
   c->Bcast(&outcome, 0);
-  if (rank != 0) s = DecodeStatus(outcome);
+  Decoder od(outcome);
+  Status os = DecodeStatus(std::string(od.LengthPrefixed()));
+  if (rank != 0) s = os;
+  std::string_view space(od.pos(), od.remaining());
   // A manifest that could not be appended and cut back leaves the outcome
   // unknown: no more commits through this handle.
   if (!s.ok() && s.message().find("outcome unknown") != std::string::npos) r->poisoned = s;
@@ -236,7 +249,8 @@ Status Store::Commit(uint64_t* revision) {
 
   // 5. The new revision becomes this view's base; its table is the one we
   //    just wrote, so nothing is re-read.
-  r->Adopt(plan);
+  s = r->Adopt(plan, space);
+  if (!s.ok()) return s;
   r->own.Reset(plan.table);
   if (rank == 0) r->shared.Reset(plan.shared_table);
   if (revision) *revision = plan.revision;

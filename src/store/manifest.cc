@@ -74,28 +74,65 @@ Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStat
 }
 
 Status Manifest::AppendRevision(const RevisionRecord& r, bool sync) {
-  std::string rec = FrameRecord(RecordType::kRevision, EncodeRevisionPayload(r));
+  std::string payload = EncodeRevisionSpacePayload(r);
+  std::string rec = FrameRecord(RecordType::kRevisionSpace, payload);
+  Status s = AppendFramed(rec, r.revision, sync);
+  if (!s.ok()) return s;
+  ParsedManifest& m = parsed_;
+  s = ApplyRecord(uint32_t(RecordType::kRevisionSpace), payload, &m);
+  if (!s.ok()) return s.WithContext("writer bug: the revision record just appended does not apply");
+  return Status::OK();
+}
+
+Status Manifest::AppendMark(RecordType type, uint64_t rev, bool sync) {
+  bool known = false;
+  for (const RevisionRecord& r : parsed_.revisions) known |= r.revision == rev;
+  if (!known || parsed_.dropped.count(rev))
+    return Status::NotFound("revision " + std::to_string(rev) + " is not a retained revision of " +
+                            file_->path() + (known ? " (it was dropped)" : ""));
+  bool pinned = parsed_.pinned.count(rev) != 0;
+  if (type == RecordType::kDrop && pinned)
+    return Status::InvalidArgument("revision " + std::to_string(rev) + " is pinned; unpin it before dropping it");
+  if ((type == RecordType::kPin && pinned) || (type == RecordType::kUnpin && !pinned))
+    return Status::OK();  // already so: nothing to write
+  std::string payload = EncodeMarkPayload(rev);
+  Status s = AppendFramed(FrameRecord(type, payload), rev, sync);
+  if (s.ok()) s = ApplyRecord(uint32_t(type), payload, &parsed_);
+  return s;
+}
+
+Status Manifest::AppendFramed(const std::string& rec, uint64_t rev, bool sync) {
   uint64_t at = parsed_.valid_end;
+  Status s;
+  if (parsed_.header.version < kManifestFormatVersion) {
+    // The store gains records a version-1 reader does not know: say so in
+    // its header, so such a reader refuses it by version, before any record.
+    ManifestHeader h = parsed_.header;
+    h.version = kManifestFormatVersion;
+    std::string hb = EncodeManifestHeader(h);
+    s = file_->PWrite(0, hb.data(), hb.size());
+    if (!s.ok()) return s.WithContext("rewriting the manifest header as version 2");
+    parsed_.header.version = h.version;
+  }
   if (CrashPointArmed("torn_manifest", 0)) {  // tests: leave half a record behind
     file_->PWrite(at, rec.data(), rec.size() / 2);
     file_->Sync();
     CrashPoint("torn_manifest", 0);
   }
-  Status s = file_->PWrite(at, rec.data(), rec.size());
+  s = file_->PWrite(at, rec.data(), rec.size());
   if (s.ok() && sync) s = file_->Sync();
   if (!s.ok()) {
     // Remove the record, durably, so the failed revision never appears.
     // If even that fails, whether the revision exists is unknown.
     Status cut = file_->Truncate(at);
     if (cut.ok()) cut = file_->Sync();
-    std::string what = "appending revision " + std::to_string(r.revision) + " to the manifest";
+    std::string what = "appending a record for revision " + std::to_string(rev) + " to the manifest";
     if (!cut.ok())
       return Status(s.code(), what + ": " + s.message() + "; cutting it back also failed (" + cut.message() +
                                   "): outcome unknown, reopen the store to see whether the revision exists");
     return s.WithContext(what);
   }
   parsed_.valid_end = at + rec.size();
-  parsed_.revisions.push_back(r);
   return Status::OK();
 }
 

@@ -21,11 +21,20 @@ class Manifest {
                      std::unique_ptr<Manifest>* out, bool* created);
 
   const ParsedManifest& parsed() const { return parsed_; }
-  // Appends a revision record and fsyncs it (if sync). On failure the file
-  // is cut back to its previous end, so a failed append is never visible.
+  // Appends a revision record (type 2: with its live extents and expiry
+  // list) and fsyncs it (if sync). On failure the file is cut back to its
+  // previous end, so a failed append is never visible. A version-1 header
+  // is rewritten as version 2 first, under the same fsync.
   Status AppendRevision(const RevisionRecord& r, bool sync);
+  // Appends a drop, pin or unpin record for revision `rev` and fsyncs it,
+  // after checking it against the log (InvalidArgument for a revision that
+  // is not retained, or a drop of a pinned one). Same failure handling.
+  Status AppendMark(RecordType type, uint64_t rev, bool sync);
 
  private:
+  // Writes a framed record at the end, syncs, cuts back on failure.
+  Status AppendFramed(const std::string& rec, uint64_t rev, bool sync);
+
   std::unique_ptr<File> file_;
   ParsedManifest parsed_;
 };

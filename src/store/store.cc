@@ -12,6 +12,7 @@
 #include "io/coalescing_reader.h"
 #include "store/crash_point.h"
 #include "store/finalize_hook.h"
+#include "store/retention.h"
 #include "store/store_rep.h"
 
 namespace cairn {
@@ -59,6 +60,7 @@ void PutInfo(std::string* o, const RevisionInfo& r) {
   PutFixed64(o, r.objects);
   PutFixed64(o, r.value_bytes);
   PutFixed64(o, r.index_bytes);
+  o->push_back(r.pinned ? 1 : 0);
 }
 RevisionInfo GetInfo(Decoder* d) {
   RevisionInfo r;
@@ -69,6 +71,7 @@ RevisionInfo GetInfo(Decoder* d) {
   r.objects = d->U64();
   r.value_bytes = d->U64();
   r.index_bytes = d->U64();
+  r.pinned = d->U8() != 0;
   return r;
 }
 
@@ -132,8 +135,20 @@ OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
   const ParsedManifest& pm = rep->manifest->parsed();
   info.store_id = pm.header.store_id;
   const RevisionRecord* chosen = nullptr;
+  const RevisionRecord* newest_retained = nullptr;
   for (const RevisionRecord& r : pm.revisions) {
+    if (pm.dropped.count(r.revision)) {
+      if (o.revision == r.revision) {
+        info.status = Status::NotFound("revision " + std::to_string(o.revision) + " of store " + rep->path +
+                                       " was dropped (expired by keep_revisions, or dropped) and can no "
+                                       "longer be opened");
+        return info;
+      }
+      continue;
+    }
     info.revisions.push_back(InfoOf(r));
+    info.revisions.back().pinned = pm.pinned.count(r.revision) != 0;
+    newest_retained = &r;
     if (o.revision == r.revision) chosen = &r;
   }
   if (!pm.revisions.empty()) {
@@ -146,7 +161,7 @@ OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
       for (size_t i = 0; i < r.high_water.size(); i++)
         info.newest_high_water[i] = std::max(info.newest_high_water[i], r.high_water[i]);
     }
-    if (o.revision == 0) chosen = &pm.revisions.back();
+    if (o.revision == 0) chosen = newest_retained;
   }
   if (o.revision != 0 && !chosen) {
     info.status = Status::NotFound("revision " + std::to_string(o.revision) + " is not in store " + rep->path);
@@ -515,6 +530,9 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
         options.write_buffer_size, options.extent_size, options.chunk_size,
         options.staging_bytes > 0 ? rep->Io() : nullptr);
     if (options.staging_bytes > 0) rep->Io()->Prefault(options.write_buffer_size);
+    // Extents no retained revision needs are reused before the file grows.
+    s = AgreeStatus(c, InitSpaceAtOpen(rep.get()));
+    if (!s.ok()) return s;
   }
 
   // 3. Index tables of the opened revision. Rank 0 reads the small ones
@@ -840,6 +858,23 @@ Status Store::GetShared(std::string_view key, std::string* value) {
   if (!s.ok()) return s;
   r->comm->Bcast(value, 0);
   return Status::OK();
+}
+
+// ---------------------------------------------------------------- Retention
+
+// One collective at a time, in the same order everywhere: a commit in
+// flight finishes first.
+Status Store::Pin(uint64_t rev) {
+  rep_->FinishInflight();
+  return MarkRevision(rep_.get(), RecordType::kPin, rev);
+}
+Status Store::Unpin(uint64_t rev) {
+  rep_->FinishInflight();
+  return MarkRevision(rep_.get(), RecordType::kUnpin, rev);
+}
+Status Store::Drop(uint64_t rev) {
+  rep_->FinishInflight();
+  return MarkRevision(rep_.get(), RecordType::kDrop, rev);
 }
 
 Status Store::Close() {

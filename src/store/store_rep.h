@@ -16,6 +16,7 @@
 #include "io/writer.h"
 #include "store/manifest.h"
 #include "store/namespace_state.h"
+#include "store/retention.h"
 
 namespace cairn {
 
@@ -26,6 +27,8 @@ struct CommitPlan {
   RevisionRecord rec;                            // every rank: the record to append
   std::shared_ptr<IndexTable> table;             // this rank's namespace in it
   std::shared_ptr<IndexTable> shared_table;      // rank 0: the shared namespace
+  SpacePlan space;                               // rank 0: retention's plan (retention.h)
+  bool async = false;                            // made by CommitAsync (retention holds free runs)
 };
 
 struct Store::Rep {
@@ -61,6 +64,8 @@ struct Store::Rep {
   std::unique_ptr<Writer> writer;
   std::shared_ptr<AsyncCommit::State> inflight;  // the commit in flight, if any
   uint64_t open_seq = 0;  // order of opening, for closing at MPI_Finalize
+  uint64_t space_taken_mark = 0;  // writer->taken_bytes() at the last space report
+  std::vector<uint64_t> space_need;  // rank 0: per rank, recent peak of run bytes per commit
 
   // Reading.
   std::map<uint32_t, std::unique_ptr<File>> read_files;  // data files opened on demand
@@ -103,8 +108,10 @@ struct Store::Rep {
   // Rank 0: syncs the directory entries made at open (before the first
   // record that depends on them).
   Status SyncNewDirs();
-  // The revision of `plan` is committed: it becomes this view.
-  void Adopt(const CommitPlan& plan);
+  // The revision of `plan` is committed: it becomes this view; `space` is
+  // rank 0's retention section of the outcome (expired revisions, free
+  // extents), applied here.
+  Status Adopt(const CommitPlan& plan, std::string_view space);
   // Moves a commit in flight on without blocking (block: until it ends).
   void Progress(bool block);
   // Waits for the commit in flight, if any; returns its outcome.

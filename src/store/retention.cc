@@ -1,0 +1,454 @@
+#include "store/retention.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "format/coding.h"
+#include "format/index_format.h"
+#include "format/subfile_header.h"
+#include "store/store_rep.h"
+
+namespace cairn {
+
+namespace {
+uint64_t RoundDown(uint64_t v, uint64_t a) { return v / a * a; }
+uint64_t RoundUpTo(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+void PutRanges(std::string* o, const std::vector<ExtentRange>& rs) {
+  PutVarint64(o, rs.size());
+  for (const ExtentRange& e : rs) {
+    PutVarint32(o, e.file);
+    PutVarint64(o, e.start);
+    PutVarint64(o, e.length);
+  }
+}
+std::vector<ExtentRange> GetRanges(Decoder* d) {
+  uint64_t n = d->Varint64();
+  std::vector<ExtentRange> rs;
+  if (d->failed() || n > d->remaining()) {
+    d->Fail();
+    return rs;
+  }
+  rs.resize(n);
+  for (ExtentRange& e : rs) {
+    e.file = d->Varint32();
+    e.start = d->Varint64();
+    e.length = d->Varint64();
+  }
+  return rs;
+}
+
+// Hands `free` (one file's ranges, normalized, extent-aligned) out to the
+// ranks in `who` in proportion to `w` (same order), as contiguous slices
+// of the list; returns one list per member.
+std::vector<std::vector<std::pair<uint64_t, uint64_t>>> Split(const std::vector<ExtentRange>& free,
+                                                              const std::vector<uint64_t>& w,
+                                                              uint64_t extent) {
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> out(w.size());
+  if (w.empty()) return out;
+  uint64_t total = RangeBytes(free) / extent;
+  long double wsum = 0;
+  for (uint64_t x : w) wsum += (long double)x;
+  size_t ri = 0;
+  uint64_t roff = 0;  // extents of free[ri] already handed out
+  long double cum = 0;
+  uint64_t given = 0;
+  for (size_t m = 0; m < w.size(); m++) {
+    cum += (long double)w[m];
+    uint64_t upto = m + 1 == w.size() ? total : uint64_t(total * (cum / wsum));
+    uint64_t want = upto > given ? upto - given : 0;
+    given += want;
+    while (want > 0 && ri < free.size()) {
+      uint64_t left = free[ri].length / extent - roff;
+      uint64_t take = std::min(left, want);
+      out[m].emplace_back(free[ri].start + roff * extent, take * extent);
+      want -= take;
+      roff += take;
+      if (roff * extent == free[ri].length) {
+        ri++;
+        roff = 0;
+      }
+    }
+  }
+  return out;
+}
+}  // namespace
+
+void NormalizeRanges(std::vector<ExtentRange>* rs) {
+  std::sort(rs->begin(), rs->end(), [](const ExtentRange& a, const ExtentRange& b) {
+    return a.file != b.file ? a.file < b.file : a.start < b.start;
+  });
+  size_t w = 0;
+  for (size_t i = 0; i < rs->size(); i++) {
+    ExtentRange e = (*rs)[i];
+    if (e.length == 0) continue;
+    if (w > 0) {
+      ExtentRange& p = (*rs)[w - 1];
+      if (p.file == e.file && e.start <= p.start + p.length) {
+        p.length = std::max(p.start + p.length, e.start + e.length) - p.start;
+        continue;
+      }
+    }
+    (*rs)[w++] = e;
+  }
+  rs->resize(w);
+}
+
+void AddExtentRange(std::vector<ExtentRange>* rs, uint32_t file, uint64_t offset, uint64_t length,
+                    uint64_t extent) {
+  if (length == 0) return;
+  uint64_t b = RoundDown(offset, extent), e = RoundUpTo(offset + length, extent);
+  // Chunks are written back to back: extend the last range when it touches.
+  if (!rs->empty() && rs->back().file == file && b >= rs->back().start &&
+      b <= rs->back().start + rs->back().length) {
+    ExtentRange& p = rs->back();
+    p.length = std::max(p.start + p.length, e) - p.start;
+    return;
+  }
+  rs->push_back(ExtentRange{file, b, e - b});
+}
+
+std::vector<ExtentRange> SubtractRanges(const std::vector<ExtentRange>& a,
+                                        const std::vector<ExtentRange>& b) {
+  std::vector<ExtentRange> out;
+  size_t j = 0;
+  for (const ExtentRange& x : a) {
+    uint64_t cur = x.start, end = x.start + x.length;
+    while (j < b.size() && (b[j].file < x.file || (b[j].file == x.file && b[j].start + b[j].length <= cur))) j++;
+    size_t k = j;
+    while (cur < end && k < b.size() && b[k].file == x.file && b[k].start < end) {
+      if (b[k].start > cur) out.push_back(ExtentRange{x.file, cur, b[k].start - cur});
+      cur = std::max(cur, b[k].start + b[k].length);
+      k++;
+    }
+    if (cur < end) out.push_back(ExtentRange{x.file, cur, end - cur});
+  }
+  return out;
+}
+
+uint64_t RangeBytes(const std::vector<ExtentRange>& rs) {
+  uint64_t n = 0;
+  for (const ExtentRange& e : rs) n += e.length;
+  return n;
+}
+
+Status AddTableChunkExtents(std::string_view table, uint64_t extent, std::vector<ExtentRange>* out) {
+  if (table.size() < kIndexHeaderSize + 8) return Status::Corruption("index table too short");
+  uint64_t entries = DecodeFixed64(table.data() + 24);
+  uint64_t names = DecodeFixed64(table.data() + 32);
+  Decoder d(table.substr(kIndexHeaderSize, table.size() - kIndexHeaderSize - 8));
+  for (uint64_t i = 0; i < names && !d.failed(); i++) d.LengthPrefixed();
+  EntryView e;
+  for (uint64_t i = 0; i < entries && !d.failed(); i++) {
+    std::string_view body = d.LengthPrefixed();
+    // Inline values (the common small object) are skipped without decoding.
+    Decoder b(body);
+    b.LengthPrefixed();
+    if (b.U8() != uint8_t(ValueKind::kChunked)) continue;
+    Status s = DecodeEntryBody(body, &e);
+    if (!s.ok()) return s;
+    for (const ChunkRef& c : e.chunks) AddExtentRange(out, c.subfile, c.offset, c.length, extent);
+  }
+  if (d.failed()) return Status::Corruption("index table malformed while listing its extents");
+  return Status::OK();
+}
+
+std::vector<ExtentRange> RetainedExtents(const ParsedManifest& m) {
+  std::vector<ExtentRange> used;
+  for (const RevisionRecord& r : m.revisions) {
+    if (m.dropped.count(r.revision)) continue;
+    if (r.live_known) {
+      used.insert(used.end(), r.live.begin(), r.live.end());
+    } else {
+      for (uint32_t f = 0; f < r.high_water.size(); f++)
+        if (r.high_water[f] > 0) used.push_back(ExtentRange{f, 0, r.high_water[f]});
+    }
+  }
+  NormalizeRanges(&used);
+  return used;
+}
+
+std::vector<ExtentRange> FreeExtents(const ParsedManifest& m, const std::vector<ExtentRange>& used,
+                                     uint64_t extent) {
+  std::vector<uint64_t> hw;
+  for (const RevisionRecord& r : m.revisions) {
+    if (r.high_water.size() > hw.size()) hw.resize(r.high_water.size(), 0);
+    for (size_t f = 0; f < r.high_water.size(); f++) hw[f] = std::max(hw[f], r.high_water[f]);
+  }
+  std::vector<ExtentRange> all;
+  uint64_t first = RoundUpTo(kSubfileHeaderReserve, extent);
+  for (uint32_t f = 0; f < hw.size(); f++) {
+    uint64_t end = RoundDown(hw[f], extent);
+    if (end > first) all.push_back(ExtentRange{f, first, end - first});
+  }
+  std::vector<ExtentRange> free = SubtractRanges(all, used);
+  // Ranges of an older revision written with another extent size may be
+  // unaligned to this one: keep only whole extents.
+  std::vector<ExtentRange> out;
+  for (const ExtentRange& e : free) {
+    uint64_t b = RoundUpTo(e.start, extent), x = RoundDown(e.start + e.length, extent);
+    if (x > b) out.push_back(ExtentRange{e.file, b, x - b});
+  }
+  return out;
+}
+
+std::vector<uint64_t> RevisionsToExpire(const ParsedManifest& m, uint64_t new_revision, uint64_t keep) {
+  std::vector<uint64_t> out;
+  if (keep == 0) return out;
+  uint64_t kept = new_revision != 0 ? 1 : 0;  // the new revision is the newest
+  for (auto it = m.revisions.rbegin(); it != m.revisions.rend(); ++it) {
+    uint64_t v = it->revision;
+    if (v == new_revision || m.dropped.count(v)) continue;
+    if (kept < keep) {
+      kept++;
+      continue;
+    }
+    if (!m.pinned.count(v)) out.push_back(v);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// ---------------------------------------------------------------- Commit
+
+std::string RankSpaceReport(Store::Rep* r, std::string_view table, bool hold_free) {
+  std::vector<ExtentRange> chunks;
+  Status s = AddTableChunkExtents(table, r->opt.extent_size, &chunks);
+  NormalizeRanges(&chunks);
+  std::string o;
+  PutLengthPrefixed(&o, EncodeStatus(s));
+  PutVarint32(&o, r->my_subfile);
+  PutVarint64(&o, r->writer->run_start());
+  PutVarint64(&o, r->writer->run_end());
+  uint64_t taken = r->writer->taken_bytes();
+  PutVarint64(&o, taken - r->space_taken_mark);
+  r->space_taken_mark = taken;
+  PutRanges(&o, chunks);
+  std::vector<ExtentRange> held;
+  if (hold_free)
+    for (const auto& f : r->writer->free_runs()) held.push_back(ExtentRange{r->my_subfile, f.first, f.second});
+  PutRanges(&o, held);
+  return o;
+}
+
+Status PlanRevisionSpace(Store::Rep* r, const std::vector<std::string>& reports,
+                         std::string_view shared_table, RevisionRecord* rec, SpacePlan* plan) {
+  uint64_t ext = r->opt.extent_size;
+  std::vector<ExtentRange> live;
+  plan->subfile.assign(reports.size(), 0);
+  plan->weight.assign(reports.size(), 0);
+  plan->held.clear();
+  r->space_need.resize(reports.size(), 0);
+  for (size_t i = 0; i < reports.size(); i++) {
+    Decoder d(reports[i]);
+    Status s = DecodeStatus(std::string(d.LengthPrefixed()));
+    if (!s.ok()) return Status(s.code(), "rank " + std::to_string(i) + ": " + s.message());
+    plan->subfile[i] = d.Varint32();
+    uint64_t rs = d.Varint64(), re = d.Varint64();
+    plan->weight[i] = d.Varint64();
+    std::vector<ExtentRange> chunks = GetRanges(&d);
+    std::vector<ExtentRange> kept = GetRanges(&d);  // free runs the rank keeps (async)
+    plan->held.insert(plan->held.end(), kept.begin(), kept.end());
+    if (d.failed()) return Status::Corruption("rank " + std::to_string(i) + ": malformed space report");
+    if (i == 0) {
+      // Rank 0 wrote the index block after its report: its run now.
+      rs = r->writer->run_start();
+      re = r->writer->run_end();
+      uint64_t taken = r->writer->taken_bytes();
+      plan->weight[0] += taken - r->space_taken_mark;
+      r->space_taken_mark = taken;
+    }
+    // Shares follow each rank's recent peak need (decaying by 1/16 per
+    // commit), not its last one: a rank whose checkpoint grows again then
+    // still finds room, and the file stops growing once the free space
+    // covers every rank's peak.
+    uint64_t& need = r->space_need[i];
+    need = std::max(plan->weight[i], need - need / 16);
+    plan->weight[i] = need;
+    if (re > rs) plan->held.push_back(ExtentRange{plan->subfile[i], rs, re - rs});
+    live.insert(live.end(), chunks.begin(), chunks.end());
+  }
+  Status s = AddTableChunkExtents(shared_table, ext, &live);
+  if (!s.ok()) return s.WithContext("shared namespace");
+  for (const NamespaceDesc& nd : rec->namespaces) AddExtentRange(&live, nd.subfile, nd.offset, nd.length, ext);
+  NormalizeRanges(&live);
+  NormalizeRanges(&plan->held);
+  rec->live = std::move(live);
+  rec->live_known = true;
+  rec->extent_size = ext;
+  rec->expires = RevisionsToExpire(r->manifest->parsed(), rec->revision, r->opt.keep_revisions);
+  return Status::OK();
+}
+
+std::string FinishCommitSpace(Store::Rep* r, const RevisionRecord& rec, const SpacePlan& plan) {
+  uint64_t ext = r->opt.extent_size;
+  const ParsedManifest& m = r->manifest->parsed();
+  std::vector<ExtentRange> used = RetainedExtents(m);
+  used.insert(used.end(), plan.held.begin(), plan.held.end());
+  NormalizeRanges(&used);
+  std::vector<ExtentRange> free = FreeExtents(m, used, ext);
+  size_t n = plan.subfile.size();
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> share(n);
+  uint32_t files = 0;
+  for (uint32_t f : plan.subfile) files = std::max(files, f + 1);
+  for (uint32_t f = 0; f < files; f++) {
+    std::vector<ExtentRange> mine;
+    for (const ExtentRange& e : free)
+      if (e.file == f) mine.push_back(e);
+    std::vector<size_t> who;
+    std::vector<uint64_t> w;
+    for (size_t i = 0; i < n; i++)
+      if (plan.subfile[i] == f) {
+        who.push_back(i);
+        w.push_back(plan.weight[i] + 1);  // +1: a rank that wrote nothing still gets a little
+      }
+    auto parts = Split(mine, w, ext);
+    for (size_t k = 0; k < who.size(); k++) share[who[k]] = std::move(parts[k]);
+  }
+  std::string o;
+  PutVarint64(&o, rec.expires.size());
+  for (uint64_t v : rec.expires) PutVarint64(&o, v);
+  PutVarint64(&o, n);
+  for (const auto& runs : share) {
+    PutVarint64(&o, runs.size());
+    for (const auto& p : runs) {
+      PutVarint64(&o, p.first);
+      PutVarint64(&o, p.second);
+    }
+  }
+  return o;
+}
+
+Status ApplyCommitSpace(Store::Rep* r, std::string_view section, bool keep_free) {
+  Decoder d(section);
+  std::vector<uint64_t> expired(d.Varint64());
+  if (d.failed() || expired.size() > d.remaining()) return Status::Corruption("malformed commit outcome");
+  for (auto& v : expired) v = d.Varint64();
+  uint64_t n = d.Varint64();
+  std::vector<std::pair<uint64_t, uint64_t>> mine;
+  for (uint64_t i = 0; i < n && !d.failed(); i++) {
+    uint64_t k = d.Varint64();
+    if (k > d.remaining()) d.Fail();
+    for (uint64_t j = 0; j < k && !d.failed(); j++) {
+      uint64_t a = d.Varint64(), b = d.Varint64();
+      if (i == uint64_t(r->comm->rank())) mine.emplace_back(a, b);
+    }
+  }
+  if (d.failed()) return Status::Corruption("malformed commit outcome");
+  auto& revs = r->revisions;
+  revs.erase(std::remove_if(revs.begin(), revs.end(),
+                            [&](const RevisionInfo& i) {
+                              return std::binary_search(expired.begin(), expired.end(), i.revision);
+                            }),
+             revs.end());
+  if (keep_free) {
+    const auto& left = r->writer->free_runs();
+    mine.insert(mine.end(), left.begin(), left.end());
+  }
+  r->writer->SetFreeRuns(std::move(mine));
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- Open
+
+Status InitSpaceAtOpen(Store::Rep* r) {
+  uint64_t ext = r->opt.extent_size;
+  std::string bytes;
+  if (r->comm->rank() == 0) {
+    const ParsedManifest& m = r->manifest->parsed();
+    PutRanges(&bytes, FreeExtents(m, RetainedExtents(m), ext));
+  }
+  r->comm->Bcast(&bytes, 0);
+  Decoder d(bytes);
+  std::vector<ExtentRange> all = GetRanges(&d);
+  if (d.failed()) return Status::Corruption("malformed free extent list");
+  std::vector<ExtentRange> mine;
+  for (const ExtentRange& e : all)
+    if (e.file == r->my_subfile) mine.push_back(e);
+  auto parts = Split(mine, std::vector<uint64_t>(size_t(r->sub_comm->size()), 1), ext);
+  r->writer->SetFreeRuns(std::move(parts[size_t(r->sub_comm->rank())]));
+  r->space_taken_mark = r->writer->taken_bytes();
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- Marks
+
+Status MarkRevision(Store::Rep* r, RecordType type, uint64_t rev) {
+  Comm* c = r->comm.get();
+  Status s = r->CheckWritable();
+  if (s.ok() && type == RecordType::kDrop && rev == r->current.revision)
+    s = Status::InvalidArgument("revision " + std::to_string(rev) +
+                                " is the one this store handle is open at (the base of its next commit); "
+                                "it cannot be dropped through this handle");
+  if (c->rank() == 0 && s.ok()) s = r->manifest->AppendMark(type, rev, r->opt.sync);
+  std::string st = c->rank() == 0 ? EncodeStatus(s) : std::string();
+  c->Bcast(&st, 0);
+  s = DecodeStatus(st);
+  if (!s.ok()) return s;
+  auto& revs = r->revisions;
+  for (auto it = revs.begin(); it != revs.end(); ++it) {
+    if (it->revision != rev) continue;
+    if (type == RecordType::kDrop) revs.erase(it);
+    else it->pinned = type == RecordType::kPin;
+    break;
+  }
+  return Status::OK();
+}
+
+Status MarkRevisionAt(const std::string& path, RecordType type, uint64_t rev) {
+  IoStats stats;
+  std::unique_ptr<Manifest> m;
+  bool created = false;
+  Status s = Manifest::Open(path, false, true, &stats, &m, &created);
+  if (!s.ok()) return s;
+  return m->AppendMark(type, rev, true);
+}
+
+Status ComputeSpace(const std::string& path, SpaceInfo* info) {
+  IoStats stats;
+  std::unique_ptr<Manifest> man;
+  bool created = false;
+  Status s = Manifest::Open(path, false, false, &stats, &man, &created);
+  if (!s.ok()) return s;
+  const ParsedManifest& m = man->parsed();
+  *info = SpaceInfo();
+  info->manifest_bytes = m.valid_end + m.torn_bytes;
+  std::vector<ExtentRange> used = RetainedExtents(m);
+  for (const RevisionRecord& r : m.revisions) {
+    if (m.dropped.count(r.revision)) {
+      info->dropped++;
+      continue;
+    }
+    info->retained++;
+    if (m.pinned.count(r.revision)) info->pinned++;
+    if (!r.live_known) info->unknown_extents++;
+  }
+  // Reclaimable: the gaps below high water, counted in bytes (no extent
+  // size is needed: the ranges themselves are extent-aligned).
+  uint64_t ext = 1;
+  for (const RevisionRecord& r : m.revisions)
+    if (r.live_known && r.extent_size >= 4096 && !(r.extent_size & (r.extent_size - 1))) ext = r.extent_size;
+  std::vector<ExtentRange> free = FreeExtents(m, used, ext);
+  for (const RevisionRecord& r : m.revisions) {
+    if (r.high_water.size() > info->files.size()) info->files.resize(r.high_water.size());
+    for (uint32_t f = 0; f < r.high_water.size(); f++)
+      info->files[f].high_water = std::max(info->files[f].high_water, r.high_water[f]);
+  }
+  for (uint32_t f = 0; f < info->files.size(); f++) {
+    SpaceInfo::File& fi = info->files[f];
+    fi.id = f;
+    struct stat st;
+    if (::stat((path + "/" + DataFileName(f)).c_str(), &st) == 0) {
+      fi.logical_bytes = uint64_t(st.st_size);
+      fi.disk_bytes = uint64_t(st.st_blocks) * 512;
+    }
+    for (const ExtentRange& e : used)
+      if (e.file == f) fi.referenced += e.length;
+    for (const ExtentRange& e : free)
+      if (e.file == f && e.start >= kSubfileHeaderReserve) fi.reclaimable += e.length;
+  }
+  return Status::OK();
+}
+
+}  // namespace cairn

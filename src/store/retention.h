@@ -1,0 +1,117 @@
+// Retention and space reuse: which extents each revision needs, which
+// revisions a commit expires (Options::keep_revisions), pins and drops, and
+// the free extents handed back to the writers. The design is in
+// doc/design.md ("Retention and space reuse"); the records in doc/format.md.
+//
+// Commit calls into this file at four points (see Store::Commit):
+//   every rank  RankSpaceReport         -> sent with its commit report
+//   rank 0      PlanRevisionSpace       -> fills the record's live list and expiry
+//   rank 0      FinishCommitSpace       -> after the record is durable: free lists
+//   every rank  ApplyCommitSpace        -> installs its share, updates the list
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cairn/store.h"
+#include "format/manifest_format.h"
+
+namespace cairn {
+
+// Sorts ranges by (file, start) and merges overlapping or touching ones.
+void NormalizeRanges(std::vector<ExtentRange>* ranges);
+// Adds [offset, offset + length) of `file`, widened to whole extents of
+// `extent` bytes (a power of two). Call NormalizeRanges afterwards.
+void AddExtentRange(std::vector<ExtentRange>* ranges, uint32_t file, uint64_t offset,
+                    uint64_t length, uint64_t extent);
+// a minus b; both normalized. The result is normalized.
+std::vector<ExtentRange> SubtractRanges(const std::vector<ExtentRange>& a,
+                                        const std::vector<ExtentRange>& b);
+// Total bytes of normalized ranges.
+uint64_t RangeBytes(const std::vector<ExtentRange>& ranges);
+// Adds the extents holding every chunk of every entry of the encoded index
+// table `table` (as built by NamespaceState::BuildTable) to *out.
+Status AddTableChunkExtents(std::string_view table, uint64_t extent, std::vector<ExtentRange>* out);
+
+// The extents still needed by the retained (not dropped) revisions of a
+// parsed manifest, normalized. A revision without a live list (a version-1
+// record) needs everything below its high-water marks.
+std::vector<ExtentRange> RetainedExtents(const ParsedManifest& m);
+// The free, reusable extents: per data file, the extents from the first one
+// (at or above the header reserve) up to the highest high-water mark of the
+// log, minus `used`; trimmed inward to multiples of `extent`.
+std::vector<ExtentRange> FreeExtents(const ParsedManifest& m, const std::vector<ExtentRange>& used,
+                                     uint64_t extent);
+
+// Revisions to expire when `new_revision` is committed with keep = K
+// (0: none): every retained, unpinned revision older than the K newest
+// retained ones, counting the new one. Ascending.
+std::vector<uint64_t> RevisionsToExpire(const ParsedManifest& m, uint64_t new_revision, uint64_t keep);
+
+// --- Commit hooks (see the top of this file) ---
+
+// Every rank: what it tells rank 0 about space at commit. `table` is its
+// new index table (its chunks' extents are what the revision needs from
+// this rank); the writer's current run is held (it keeps writing there).
+// With `hold_free` (asynchronous commits) the rank's untaken free list is
+// held too: it may take from it while the commit is in flight, so the
+// commit must not hand any of it to another rank.
+std::string RankSpaceReport(Store::Rep* r, std::string_view table, bool hold_free = false);
+
+// What rank 0 keeps between planning and finishing a commit's space.
+struct SpacePlan {
+  std::vector<uint32_t> subfile;   // per rank: its data file
+  std::vector<uint64_t> weight;    // per rank: bytes of runs it took since the last commit
+  std::vector<ExtentRange> held;   // runs the writers are filling
+};
+// Rank 0, before the record is appended: decodes the ranks' reports and
+// sets rec->live (their chunks, every table of rec and the shared
+// namespace's chunks in `shared_table`) and rec->expires.
+Status PlanRevisionSpace(Store::Rep* r, const std::vector<std::string>& reports,
+                         std::string_view shared_table, RevisionRecord* rec, SpacePlan* plan);
+// Rank 0, after the record is durable: the expired list and each rank's
+// share of the free extents, to broadcast with the commit outcome.
+std::string FinishCommitSpace(Store::Rep* r, const RevisionRecord& rec, const SpacePlan& plan);
+// Every rank, after a successful commit: drops expired revisions from its
+// list and gives its writer its share of free extents (added to what is
+// left of its own list with `keep_free`, the counterpart of hold_free).
+Status ApplyCommitSpace(Store::Rep* r, std::string_view section, bool keep_free = false);
+
+// --- Open ---
+
+// Collective, writable opens, after the writers exist: rank 0 computes the
+// free extents from the manifest; each rank's writer gets an equal share of
+// its data file's list (split by its rank among the file's ranks).
+Status InitSpaceAtOpen(Store::Rep* r);
+
+// --- Pin, unpin, drop ---
+
+// Collective: rank 0 appends a pin, unpin or drop record for `rev`; every
+// rank returns the same status and updates its revision list.
+Status MarkRevision(Store::Rep* r, RecordType type, uint64_t rev);
+// Single process, no MPI: appends a pin, unpin or drop record to the store
+// at `path` (what `cairn drop/pin/unpin` do). The store must not be open for
+// writing elsewhere at the same time.
+Status MarkRevisionAt(const std::string& path, RecordType type, uint64_t rev);
+
+// Space of a store on disk, as `cairn space` shows it.
+struct SpaceInfo {
+  struct File {
+    uint32_t id = 0;
+    uint64_t logical_bytes = 0;   // file size
+    uint64_t disk_bytes = 0;      // blocks allocated on disk
+    uint64_t high_water = 0;      // highest allocation recorded in the log
+    uint64_t referenced = 0;      // extents needed by retained revisions
+    uint64_t reclaimable = 0;     // extents below high water that no retained revision needs
+  };
+  std::vector<File> files;
+  uint64_t manifest_bytes = 0;
+  uint64_t retained = 0, pinned = 0, dropped = 0;  // revision counts
+  uint64_t unknown_extents = 0;  // retained version-1 revisions (extents unknown: all counted)
+};
+// Reads the manifest and stats the data files of the store at `path`.
+Status ComputeSpace(const std::string& path, SpaceInfo* info);
+
+}  // namespace cairn

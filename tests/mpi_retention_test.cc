@@ -1,0 +1,170 @@
+// Retention under mpiexec (1, 2 and 4 ranks): keep_revisions across ranks
+// sharing a data file, collective Pin/Drop, reuse bounded, values of every
+// retained revision intact on every rank, and with several data files.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <filesystem>
+
+#include "cairn/store.h"
+#include "mpi_main.h"
+#include "test_util.h"
+
+namespace cairn {
+namespace {
+
+using test::Pattern;
+
+int Rank() { int r; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
+
+class MpiRetention : public ::testing::Test {
+ public:
+  void SetUp() override { dir_ = test::SharedTempDir(MPI_COMM_WORLD); }
+  void TearDown() override {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (Rank() == 0) std::filesystem::remove_all(dir_);
+  }
+  std::string Path() const { return dir_ + "/store"; }
+  static Options Small(uint64_t keep) {
+    Options o;
+    o.extent_size = 64 * 1024;
+    o.chunk_size = 16 * 1024;
+    o.write_buffer_size = 32 * 1024;
+    o.inline_value_limit = 64;
+    o.keep_revisions = keep;
+    o.sync = false;
+    return o;
+  }
+  std::unique_ptr<Store> Open(Options o) {
+    std::unique_ptr<Store> s;
+    Status st = Store::Open(o, Path(), MPI_COMM_WORLD, &s);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return s;
+  }
+  uint64_t DataBytes() {
+    uint64_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(Path()))
+      if (e.path().filename().string().rfind("data.", 0) == 0) n += std::filesystem::file_size(e.path());
+    return n;
+  }
+  std::string dir_;
+};
+
+std::string Hot(int rank, uint64_t rev) { return Pattern(rev * 100 + rank, 40000 + 9000 * ((rev + rank) % 5)); }
+
+void RunCycles(MpiRetention* t, Options o, int cycles, uint64_t* size_mid, uint64_t* size_end,
+               std::vector<uint64_t>* kept) {
+  int me = Rank();
+  std::unique_ptr<Store> s;
+  ASSERT_TRUE(Store::Open(o, t->Path(), MPI_COMM_WORLD, &s).ok());
+  ASSERT_TRUE(s->Put("static", Pattern(me + 5, 70000)).ok());
+  for (int c = 1; c <= cycles; c++) {
+    ASSERT_TRUE(s->Put("hot", Hot(me, uint64_t(c))).ok());
+    if (me == 0) {
+      ASSERT_TRUE(s->PutShared("meta", Pattern(c, 20000)).ok());
+    }
+    uint64_t rev;
+    ASSERT_TRUE(s->Commit(&rev).ok());
+    ASSERT_EQ(rev, uint64_t(c));
+    if (c == 5) {
+      ASSERT_TRUE(s->Pin(5).ok());
+    }
+    if (c == cycles / 2) *size_mid = t->DataBytes();
+  }
+  *size_end = t->DataBytes();
+  std::vector<RevisionInfo> ri;
+  s->ListRevisions(&ri);
+  kept->clear();
+  for (auto& r : ri) kept->push_back(r.revision);
+  ASSERT_TRUE(s->Close().ok());
+  // Every retained revision, every rank's objects, read by every rank.
+  int n;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  for (uint64_t rev : *kept) {
+    Options ro = o;
+    ro.read_only = true;
+    ro.revision = rev;
+    std::unique_ptr<Store> r;
+    ASSERT_TRUE(Store::Open(ro, t->Path(), MPI_COMM_WORLD, &r).ok());
+    for (int k = 0; k < n; k++) {
+      ReadOptions rd;
+      rd.rank = k;
+      std::string v;
+      ASSERT_TRUE(r->Get("hot", &v, rd).ok()) << "revision " << rev << " rank " << k;
+      EXPECT_EQ(v, Hot(k, rev)) << "revision " << rev << " rank " << k;
+      ASSERT_TRUE(r->Get("static", &v, rd).ok());
+      EXPECT_EQ(v, Pattern(k + 5, 70000));
+    }
+    std::string m;
+    ASSERT_TRUE(r->GetShared("meta", &m).ok());
+    EXPECT_EQ(m, Pattern(rev, 20000));
+    ASSERT_TRUE(r->Close().ok());
+  }
+}
+
+TEST_F(MpiRetention, KeepTwoReusesSpaceAndKeepsRetainedRevisionsIntact) {
+  uint64_t mid = 0, end = 0;
+  std::vector<uint64_t> kept;
+  RunCycles(this, Small(2), 80, &mid, &end, &kept);
+  EXPECT_EQ(kept, (std::vector<uint64_t>{5, 79, 80}));
+  EXPECT_LE(end, mid + 2 * 64 * 1024) << "the data files kept growing";
+}
+
+TEST_F(MpiRetention, SeveralDataFiles) {
+  Options o = Small(1);
+  o.subfiles = 2;
+  uint64_t mid = 0, end = 0;
+  std::vector<uint64_t> kept;
+  RunCycles(this, o, 60, &mid, &end, &kept);
+  EXPECT_EQ(kept, (std::vector<uint64_t>{5, 60}));
+  EXPECT_LE(end, mid + 2 * 64 * 1024);
+}
+
+TEST_F(MpiRetention, CollectiveDropAndPinAgreeOnEveryRank) {
+  int n;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  auto s = Open(Small(0));
+  const size_t kSize = 200000;  // about 3 extents per rank per revision
+  for (int c = 1; c <= 4; c++) {
+    ASSERT_TRUE(s->Put("x", Pattern(c, kSize)).ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  ASSERT_TRUE(s->Pin(2).ok());
+  Status st = s->Drop(2);
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  ASSERT_TRUE(s->Drop(1).ok());
+  ASSERT_TRUE(s->Drop(3).ok());
+  std::vector<RevisionInfo> ri;
+  s->ListRevisions(&ri);
+  ASSERT_EQ(ri.size(), 2u);
+  EXPECT_EQ(ri[0].revision, 2u);
+  EXPECT_TRUE(ri[0].pinned);
+  EXPECT_EQ(ri[1].revision, 4u);
+  // The first commit after the drops still writes where each rank was sent
+  // at the commit before them; the one after it reuses the dropped space.
+  ASSERT_TRUE(s->Put("x", Pattern(5, kSize)).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  MPI_Barrier(MPI_COMM_WORLD);
+  uint64_t before = DataBytes();
+  ASSERT_TRUE(s->Put("x", Pattern(6, kSize)).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_LT(DataBytes(), before + uint64_t(n) * kSize / 2) << "revision 6 did not reuse dropped space";
+  std::string v;
+  ASSERT_TRUE(s->Get("x", &v).ok());
+  EXPECT_EQ(v, Pattern(6, kSize));
+  ASSERT_TRUE(s->Close().ok());
+  for (uint64_t rev : {2, 4, 5, 6}) {
+    Options ro = Small(0);
+    ro.read_only = true;
+    ro.revision = rev;
+    auto r = Open(ro);
+    ASSERT_TRUE(r->Get("x", &v).ok());
+    EXPECT_EQ(v, Pattern(rev, kSize)) << "revision " << rev;
+  }
+}
+
+}  // namespace
+}  // namespace cairn
+
+CAIRN_MPI_TEST_MAIN
