@@ -3,7 +3,9 @@
 #  - CommitAsync with staged puts whose buffers are overwritten at once,
 #    closed by Close, and by MPI_Finalize when the program never closes;
 #  - kill -9 at each step of an asynchronous commit (all ranks, or one):
-#    the previous revision stays intact and the store takes the next one.
+#    the previous revision stays intact and the store takes the next one;
+#  - the same with keep_revisions = 2, once new revisions reuse the extents
+#    of expired ones, for plain and asynchronous commits.
 # Usage: async_test.sh CRASH_WRITER CAIRN_TOOL MPIEXEC
 set -u
 writer=$1 tool=$2 mpiexec=$3
@@ -48,6 +50,29 @@ for np in 1 2 4; do
       "$tool" verify "$store" >"$tmp/verify" 2>&1 || { fail "np=$np $point ($who): cairn verify"; cat "$tmp/verify"; }
       run "$np" "$store" write-async $((want + 1)) && run "$np" "$store" check $((want + 1)) ||
         { fail "np=$np $point ($who): next revision after the crash"; cat "$tmp/out"; }
+    done
+  done
+done
+# Retention under crashes: with keep 2, revisions 1..6 make later ones reuse
+# expired extents; a kill at each step of commit 7 (plain and asynchronous,
+# all ranks) must leave 6 intact, and the store must go on.
+for np in 2 4; do
+  for mode in write write-async; do
+    for point in before_flush after_flush before_manifest torn_manifest after_manifest; do
+      store="$tmp/k-$np-$mode-$point"
+      trials=$((trials + 1))
+      ok=1
+      for r in 1 2 3 4 5 6; do CAIRN_TEST_KEEP=2 run "$np" "$store" write $r || ok=0; done
+      [ $ok = 1 ] || { fail "setup keep np=$np"; cat "$tmp/out"; continue; }
+      if CAIRN_TEST_KEEP=2 CAIRN_CRASH_POINT=$point run "$np" "$store" $mode 7; then
+        fail "keep np=$np $mode $point: the crashing run exited 0"
+      fi
+      want=6
+      [ "$point" = after_manifest ] && want=7
+      CAIRN_TEST_KEEP=2 run "$np" "$store" check $want || { fail "keep np=$np $mode $point: revision $want not intact"; cat "$tmp/out"; continue; }
+      "$tool" verify "$store" >"$tmp/verify" 2>&1 || { fail "keep np=$np $mode $point: cairn verify"; cat "$tmp/verify"; }
+      CAIRN_TEST_KEEP=2 run "$np" "$store" $mode $((want + 1)) && CAIRN_TEST_KEEP=2 run "$np" "$store" check $((want + 1)) ||
+        { fail "keep np=$np $mode $point: next revision after the crash"; cat "$tmp/out"; }
     done
   done
 done

@@ -3,6 +3,7 @@
 // can check a revision without remembering anything.
 //   crash_writer STORE write R   commit revision R (the store must be at R-1)
 //   crash_writer STORE check R   the newest revision must be R, all intact
+// CAIRN_TEST_KEEP=K in the environment opens with keep_revisions = K.
 //   crash_writer STORE write-async R      commit R with CommitAsync, staged puts,
 //                                         buffers overwritten at once; Close waits
 //   crash_writer STORE write-async-leak R  the same, but the store is never
@@ -36,6 +37,9 @@ int main(int argc, char** argv) {
   cairn::Options o;
   o.extent_size = 1 << 20;
   o.write_buffer_size = 256 << 10;
+  // CAIRN_TEST_KEEP=K: keep K revisions (retention), so that new revisions
+  // reuse the extents of expired ones.
+  if (const char* k = std::getenv("CAIRN_TEST_KEEP")) o.keep_revisions = std::strtoull(k, nullptr, 10);
   std::unique_ptr<cairn::Store> s;
   cairn::Status st = cairn::Store::Open(o, argv[1], MPI_COMM_WORLD, &s);
   int bad = 0;
