@@ -8,8 +8,12 @@
 // since the last revision are carried into the next without being copied.
 //
 // Thread safety: a Store is used by one thread at a time per rank.
-// Collective calls (Open, Commit, GetShared, Close) must be made by every
-// rank of the communicator, in the same order, as with MPI.
+// Collective calls (Open, Commit, CommitAsync, GetShared, QueryAll, Pin,
+// Unpin, Drop, Close) must be made by every rank of the communicator, in
+// the same order, as with MPI. A writable store may run a background I/O
+// thread (staged puts, asynchronous commits, Flush); it never calls MPI, so
+// MPI_THREAD_FUNNELED is enough (MPI_Init's MPI_THREAD_SINGLE works with
+// OpenMPI and MPICH, but the standard promises it only for FUNNELED).
 #pragma once
 
 #include <mpi.h>
