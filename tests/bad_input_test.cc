@@ -252,5 +252,70 @@ TEST(BadInput, NewerFormatVersionsOfEveryFileAreNotSupported) {
   EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
 }
 
+// Replaces the rank-0 table of the store's newest revision by `table`,
+// appended to the data file, with every checksum over it made valid: what
+// a buggy writer (not damage) would leave.
+void ReplaceTable(const std::string& path, const std::string& table) {
+  std::string man = ReadFile(path + "/MANIFEST");
+  ParsedManifest pm;
+  ASSERT_TRUE(ParseManifest(man, &pm).ok());
+  std::string data = ReadFile(path + "/data.00000");
+  RevisionRecord rec = pm.revisions.back();
+  rec.namespaces[0].offset = data.size();
+  rec.namespaces[0].length = table.size();
+  rec.namespaces[0].checksum = Checksum(table);
+  rec.namespaces[0].objects = 1;
+  WriteFile(path + "/data.00000", data + table);
+  std::string rebuilt = man.substr(0, kManifestHeaderSize);
+  for (size_t i = 0; i + 1 < pm.revisions.size(); i++)
+    rebuilt += FrameRecord(RecordType::kRevision, EncodeRevisionPayload(pm.revisions[i]));
+  WriteFile(path + "/MANIFEST", rebuilt + FrameRecord(RecordType::kRevision, EncodeRevisionPayload(rec)));
+}
+
+TEST(BadInput, ATableClaimingAHugeValueIsAnErrorNotACrash) {
+  TempDir dir;
+  std::string path = dir.sub("s");
+  {
+    auto s = MustOpen(path);
+    ASSERT_TRUE(s->Put("k", Pattern(1, 3000)).ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  // One entry whose chunks claim 2^61 bytes, past the end of the data file
+  // (and one whose chunk's end would wrap around 2^64).
+  for (uint64_t offset : {uint64_t(65536), ~uint64_t(0) - 10}) {
+    std::vector<ChunkRef> chunks(1);
+    chunks[0].offset = offset;
+    chunks[0].length = chunks[0].raw_length = 1ull << 61;
+    std::string body;
+    EncodeEntryBody("huge", ValueKind::kChunked, 1ull << 61, {}, chunks, std::string(1, '\0'), &body);
+    IndexTableBuilder b;
+    b.Begin(0, 1, 1, {}, body.size());
+    b.Add(body);
+    ReplaceTable(path, b.Finish());
+    Options o = Small();
+    o.read_only = true;
+    std::unique_ptr<Store> s;
+    Status st = Store::Open(o, path, &s);
+    if (!st.ok()) {  // refused at open: fine, if clearly
+      EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+      continue;
+    }
+    std::string v;
+    st = s->Get("huge", &v);
+    EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+    char buf[16];
+    st = s->GetRange("huge", 0, buf, sizeof buf);
+    EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+    std::vector<std::string> vals;
+    std::vector<Status> sts;
+    st = s->MultiGet({"huge"}, &vals, &sts);
+    EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+    VerifyReport rep;
+    ASSERT_TRUE(Inspector::Verify(s.get(), &rep).ok());
+    ASSERT_EQ(rep.problems.size(), 1u);
+    EXPECT_NE(rep.problems[0].find("'huge'"), std::string::npos) << rep.problems[0];
+  }
+}
+
 }  // namespace
 }  // namespace cairn
