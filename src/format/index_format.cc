@@ -62,6 +62,8 @@ Status DecodeEntryBody(std::string_view body, EntryView* e) {
         return Status::NotSupported("chunk codec " + std::to_string(c.codec) + " unknown to this cairn");
       c.raw_length = c.length;
       c.checksum = d.U64();
+      if (c.length > UINT64_MAX - c.offset)
+        return Status::Corruption("index entry has a chunk that ends past 2^64");
       if (c.raw_length > e->size - total)  // also guards the sum against wrapping
         return Status::Corruption("index entry chunks are longer than the value");
       total += c.raw_length;
