@@ -151,6 +151,12 @@ OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
   }
   if (o.revision != 0 && !chosen) {
     info.status = Status::NotFound("revision " + std::to_string(o.revision) + " is not in store " + rep->path);
+    // Newer than every intact record, with a damaged record after them: it
+    // may be the one asked for, so say so rather than "not found".
+    if (pm.damaged_tail && o.revision > info.newest_revision)
+      info.status = Status::Corruption(
+          "revision " + std::to_string(o.revision) + " of store " + rep->path + " is not readable: the last " +
+          "MANIFEST record (offset " + std::to_string(pm.valid_end) + ") is complete but damaged, and may be it");
     return info;
   }
   if (chosen) {
