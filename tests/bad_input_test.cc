@@ -317,5 +317,25 @@ TEST(BadInput, ATableClaimingAHugeValueIsAnErrorNotACrash) {
   }
 }
 
+TEST(BadInput, ATableWithAnEmptyTagNameIsCorruption) {
+  TempDir dir;
+  std::string path = dir.sub("s");
+  {
+    auto s = MustOpen(path);
+    ASSERT_TRUE(s->Put("k", "v").ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  std::string body;
+  EncodeEntryBody("k", ValueKind::kInline, 1, "v", {}, std::string(1, '\0'), &body);
+  IndexTableBuilder b;
+  b.Begin(0, 1, 1, {""}, body.size());  // tag names are 1 to 65535 bytes
+  b.Add(body);
+  ReplaceTable(path, b.Finish());
+  std::unique_ptr<Store> s;
+  Status st = Store::Open(Small(), path, &s);
+  EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+  EXPECT_NE(st.message().find("tag name"), std::string::npos) << st.ToString();
+}
+
 }  // namespace
 }  // namespace cairn

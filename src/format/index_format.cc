@@ -141,6 +141,8 @@ Status ParseIndexTable(std::string bytes, const std::string& where,
   for (uint64_t i = 0; i < nnames; i++) {
     std::string_view n = d.LengthPrefixed();
     if (d.failed()) return corrupt("index table name dictionary truncated");
+    if (n.empty() || n.size() > kMaxTagNameLength)
+      return corrupt("index table tag name " + std::to_string(i) + " is not 1 to 65535 bytes");
     if (t->names.Intern(n) != i) return corrupt("index table name dictionary has a duplicate");
   }
   t->entries.reserve(count);

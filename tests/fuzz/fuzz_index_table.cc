@@ -20,6 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   FUZZ_CHECK(t->entries.size() == t->keys.size());
+  for (const std::string& n : t->names.names()) FUZZ_CHECK(!n.empty() && n.size() <= kMaxTagNameLength);
   for (size_t i = 0; i < t->keys.size(); i++) {
     FUZZ_CHECK(!t->keys[i].empty() && t->keys[i].size() <= kMaxKeyLength);
     FUZZ_CHECK(i == 0 || t->keys[i - 1] < t->keys[i]);
