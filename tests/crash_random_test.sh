@@ -60,6 +60,8 @@ for ((t = 0; t < trials; t++)); do
   wait $launcher 2>/dev/null
   rc=$?
   if [ $rc = 0 ]; then fail "trial $t: the killed writer exited 0"; cat "$tmp/loop.out"; fi
+  # The writer prints "rank N: ..." only when cairn itself failed before the kill.
+  if grep -qE '^rank [0-9]+: ' "$tmp/loop.out"; then fail "trial $t: the writer failed before the kill"; cat "$tmp/loop.out"; fi
   # Wait until no rank of the killed run is left (mpiexec kills the others).
   for p in "${pids[@]}"; do
     for ((i = 0; i < 200; i++)); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
