@@ -3,14 +3,14 @@
 # (-DCAIRN_SANITIZE=ON) in build-sanitize/, run with ctest. Any report of
 # either sanitizer fails the test that made it. Leaks are checked, except
 # those allocated inside OpenMPI and its libraries (tests/sanitizer/lsan.supp).
-# The fuzz targets are left out here: they are built with both sanitizers
-# already. Usage: scripts/test_sanitized.sh [ctest arguments]
+# The fuzz targets are left out here (CAIRN_FUZZ=OFF): they are built with
+# both sanitizers already, by the ordinary build. Usage: scripts/test_sanitized.sh [ctest arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/mpi_env.sh
 scripts/install_deps.sh
 cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCAIRN_BUILD_BENCH=OFF \
-      -DCAIRN_SANITIZE=ON >/dev/null
+      -DCAIRN_SANITIZE=ON -DCAIRN_FUZZ=OFF >/dev/null
 cmake --build build-sanitize -j "$(nproc)"
 # abort_on_error: a report ends the process with a signal, which ctest and
 # the shell tests count as a failure (exit codes alone could be masked).
