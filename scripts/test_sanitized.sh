@@ -4,7 +4,8 @@
 # either sanitizer fails the test that made it. Leaks are checked, except
 # those allocated inside OpenMPI and its libraries (tests/sanitizer/lsan.supp).
 # The fuzz targets are left out here (CAIRN_FUZZ=OFF): they are built with
-# both sanitizers already, by the ordinary build. Usage: scripts/test_sanitized.sh [ctest arguments]
+# both sanitizers already, by the ordinary build.
+# Usage: scripts/test_sanitized.sh [ctest arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/mpi_env.sh
