@@ -55,6 +55,7 @@ uint64_t Fill(const std::string& path) {
 }
 
 void Free(const std::string& path) {
+  MPI_Barrier(MPI_COMM_WORLD);  // every rank is done with the full disk
   if (rank == 0) ::unlink(path.c_str());
   MPI_Barrier(MPI_COMM_WORLD);
 }
