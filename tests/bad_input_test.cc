@@ -1,14 +1,17 @@
 // Bad input in a single process: keys at and over their limits, bad tags,
 // large values, bad store paths (a file, a path under a file, a directory
-// the process may not write), stores from a newer format version, calls on
+// the process may not write: as root, checked in a child that gives up
+// root), stores from a newer format version, calls on
 // a closed or read-only handle. Every case gets a clear error, and a
 // refused call changes nothing.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <fstream>
+#include <functional>
 
 #include "cairn/store.h"
 #include "format/checksum.h"
@@ -152,17 +155,48 @@ TEST(BadInput, StorePathsThatCannotBeAStore) {
   EXPECT_FALSE(std::filesystem::exists(dir.sub("x")));  // a refused open creates nothing
 }
 
+// Runs `check` in a child process without root's right to write anywhere
+// (uid and gid 65534, "nobody", when the test runs as root); its result is
+// the child's exit code.
+bool AsUnprivileged(const std::function<bool()>& check) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(3);
+    ::_exit(check() ? 0 : 1);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 TEST(BadInput, DirectoryWithoutWritePermission) {
-  if (::geteuid() == 0)
-    GTEST_SKIP() << "running as root, which may write any directory; the refusal is tested through "
-                    "paths under a file and in /proc (StorePathsThatCannotBeAStore)";
   TempDir dir;
-  std::string ro = dir.sub("ro");
-  ASSERT_EQ(::mkdir(ro.c_str(), 0500), 0);
-  std::unique_ptr<Store> s;
-  Status st = Store::Open(Small(), ro, &s);
-  EXPECT_TRUE(st.IsIOError()) << st.ToString();
-  ::chmod(ro.c_str(), 0700);
+  ASSERT_EQ(::chmod(dir.path().c_str(), 0755), 0);
+  std::string empty = dir.sub("empty"), store = dir.sub("store");
+  ASSERT_EQ(::mkdir(empty.c_str(), 0555), 0);
+  {
+    auto s = MustOpen(store);
+    ASSERT_TRUE(s->Put("k", Pattern(3, 5000)).ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  // A store written by someone else, whose files this user may only read.
+  ASSERT_EQ(::chmod(store.c_str(), 0555), 0);
+  for (auto f : std::filesystem::directory_iterator(store)) ASSERT_EQ(::chmod(f.path().c_str(), 0444), 0);
+  EXPECT_TRUE(AsUnprivileged([&] {
+    std::unique_ptr<Store> s;
+    Status st = Store::Open(Small(), empty, &s);  // cannot create the manifest
+    if (!st.IsIOError() || st.message().find("Permission denied") == std::string::npos) return false;
+    st = Store::Open(Small(), empty + "/sub", &s);  // cannot make the directory
+    if (!st.IsIOError()) return false;
+    st = Store::Open(Small(), store, &s);  // cannot write the store
+    if (!st.IsIOError() || st.message().find("Permission denied") == std::string::npos) return false;
+    Options ro = Small();
+    ro.read_only = true;  // but can read it
+    std::string v;
+    st = Store::Open(ro, store, &s);
+    return st.ok() && s->Get("k", &v).ok() && v == Pattern(3, 5000);
+  })) << "see the child's checks above";
+  ::chmod(store.c_str(), 0755);
 }
 
 TEST(BadInput, ReadOnlyAndClosedHandlesRefuseWrites) {
