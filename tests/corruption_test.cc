@@ -86,5 +86,24 @@ TEST(Corruption, RandomByteFlipsAreReportedAndNeverReturnWrongData) {
   std::printf("failures: %d\n", failures);
 }
 
+// The case the random flips first found: the newest record's length field
+// damaged, upwards or downwards, is a damaged record, never a torn append.
+TEST(Corruption, DamagedLengthOfTheNewestRecordIsNeverATornTail) {
+  TempDir dir;
+  BuildReferenceStore(dir.sub("ref"));
+  std::string man = ReadWhole(dir.sub("ref") + "/MANIFEST");
+  uint64_t last = ClassifyStore(dir.sub("ref"))[kManifestLastRecord][0].begin;
+  for (uint64_t i = 0; i < 4; i++) {
+    for (uint8_t mask : {0x01, 0x02, 0x80}) {
+      std::string m = man;
+      m[last + i] ^= char(mask);
+      ParsedManifest pm;
+      ASSERT_TRUE(ParseManifest(m, &pm).ok());
+      EXPECT_TRUE(pm.damaged_tail) << "length byte " << i << " ^" << int(mask);
+      EXPECT_EQ(pm.revisions.size(), 2u);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cairn
