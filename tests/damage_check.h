@@ -95,7 +95,8 @@ inline void CheckStore(const std::string& path, const std::vector<RevisionModel>
       continue;
     }
     if (!st.ok()) {
-      if (!ClearError(st)) out->wrong.push_back("open revision " + std::to_string(rev) + ": unclear error " + st.ToString());
+      if (!ClearError(st) || !NamesSomething(st.message()))
+        out->wrong.push_back("open revision " + std::to_string(rev) + ": unclear error " + st.ToString());
       out->reads_reported = out->verify_reported = true;
       if (rev == 0) out->newest_reported = true;
       if (out->first_report.empty()) out->first_report = st.ToString();
@@ -132,7 +133,8 @@ inline void CheckStore(const std::string& path, const std::vector<RevisionModel>
   std::unique_ptr<Store> s;
   Status st = Store::Open(o, path, &s);
   if (!st.ok()) {
-    if (!ClearError(st)) out->wrong.push_back("writable open: unclear error " + st.ToString());
+    if (!ClearError(st) || !NamesSomething(st.message()))
+      out->wrong.push_back("writable open: unclear error " + st.ToString());
     out->writer_reported = true;
     return;
   }
