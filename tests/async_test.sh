@@ -53,6 +53,21 @@ for np in 1 2 4; do
     done
   done
 done
+# A collective call made by only some ranks: with collective_timeout_s the
+# job aborts with a message naming the wait, instead of hanging; the store
+# keeps its revision.
+for np in 2 4; do
+  store="$tmp/alone-$np"
+  trials=$((trials + 1))
+  run "$np" "$store" write 1 || { fail "setup alone np=$np"; continue; }
+  t0=$(date +%s)
+  if run "$np" "$store" commit-alone 2; then fail "np=$np: a commit made by rank 0 alone returned 0"; fi
+  t1=$(date +%s)
+  grep -q "did not join it" "$tmp/out" || { fail "np=$np: no timeout message"; cat "$tmp/out"; }
+  [ $((t1 - t0)) -lt 25 ] || fail "np=$np: the timeout took $((t1 - t0)) s (set: 2 s)"
+  run "$np" "$store" check 1 || { fail "np=$np: revision 1 not intact after the aborted commit"; cat "$tmp/out"; }
+done
+
 # Retention under crashes: with keep 2, revisions 1..6 make later ones reuse
 # expired extents; a kill at each step of commit 7 (plain and asynchronous,
 # all ranks) must leave 6 intact, and the store must go on.

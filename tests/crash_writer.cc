@@ -3,12 +3,16 @@
 // can check a revision without remembering anything.
 //   crash_writer STORE write R   commit revision R (the store must be at R-1)
 //   crash_writer STORE check R   the newest revision must be R, all intact
+//   crash_writer STORE commit-alone R  rank 0 alone calls Commit (the others
+//                                 sleep 30 s): with collective_timeout_s = 2
+//                                 the job must abort with a message
 // CAIRN_TEST_KEEP=K in the environment opens with keep_revisions = K.
 //   crash_writer STORE write-async R      commit R with CommitAsync, staged puts,
 //                                         buffers overwritten at once; Close waits
 //   crash_writer STORE write-async-leak R  the same, but the store is never
 //                                         closed: MPI_Finalize must finish it
 #include <mpi.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +52,20 @@ int main(int argc, char** argv) {
     bad = 1;
   };
   if (!st.ok()) fail("open: " + st.ToString());
+  if (mode == "commit-alone") {
+    s.reset();
+    o.collective_timeout_s = 2;
+    st = cairn::Store::Open(o, argv[1], MPI_COMM_WORLD, &s);
+    if (!st.ok()) fail("open: " + st.ToString());
+    if (!bad && rank == 0) {
+      s->Put("v0", Value(rank, rev, 0));
+      st = s->Commit();  // the others never join: this must not return
+      std::fprintf(stderr, "rank 0: Commit returned alone: %s\n", st.ToString().c_str());
+    } else if (!bad) {
+      sleep(30);
+    }
+    std::_Exit(5);  // never reached when the timeout works: MPI_Abort ends the job first
+  }
   bool async = mode == "write-async" || mode == "write-async-leak";
   if (async) {
     // Reopen with staging, so puts copy and a background thread writes.

@@ -63,6 +63,14 @@ struct Options {
   // the following writes once that record is durable. 0 keeps every
   // revision. Readers of a revision must not run while a writer expires it.
   uint64_t keep_revisions = 0;
+  // Seconds a rank waits in one of the store's collective operations before
+  // it concludes that the other ranks will not come (a collective call made
+  // by only some ranks, or a rank stuck or dead) and aborts the job with
+  // MPI_Abort and a message naming the operation, instead of hanging. 0
+  // (the default) waits forever, as MPI does: a legitimately slow rank
+  // (an fsync of a large checkpoint on a busy file system) must not kill
+  // the job. Set it well above the slowest expected commit.
+  double collective_timeout_s = 0;
   // fsync data and manifest at commit. Turning this off loses the crash
   // guarantee; it exists for benchmarks that measure the page cache.
   bool sync = true;

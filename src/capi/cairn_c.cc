@@ -51,6 +51,7 @@ cairn::Options ToOptions(const cairn_options_t* o) {
   opt.sync = o->sync != 0;
   opt.staging_bytes = o->staging_bytes;
   opt.keep_revisions = o->keep_revisions;
+  opt.collective_timeout_s = o->collective_timeout_s;
   return opt;
 }
 
@@ -108,6 +109,7 @@ void cairn_options_init(cairn_options_t* o) {
   o->sync = d.sync;
   o->staging_bytes = d.staging_bytes;
   o->keep_revisions = d.keep_revisions;
+  o->collective_timeout_s = d.collective_timeout_s;
 }
 
 const char* cairn_last_error(void) { return last_error.c_str(); }

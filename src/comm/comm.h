@@ -64,7 +64,9 @@ class Comm {
 };
 
 // Duplicates `comm` (the store's own traffic never mixes with the caller's).
-std::unique_ptr<Comm> NewMpiComm(MPI_Comm comm);
+// With timeout_s > 0, a collective operation that does not complete within
+// that many seconds aborts the job with a message (Options::collective_timeout_s).
+std::unique_ptr<Comm> NewMpiComm(MPI_Comm comm, double timeout_s = 0);
 std::unique_ptr<Comm> NewSelfComm();
 
 // Every rank passes its local status; every rank returns the same: ok if all

@@ -1,5 +1,8 @@
 #include <algorithm>
+#include <chrono>
 #include <climits>
+#include <cstdio>
+#include <thread>
 
 #include "comm/comm.h"
 
@@ -9,9 +12,40 @@ namespace {
 // MPI counts are ints: large buffers travel in pieces of at most 1 GiB.
 constexpr uint64_t kPiece = 1ull << 30;
 
+// Completes a request; with a timeout, polls it and aborts the job with a
+// message once the timeout passes (the other ranks are not coming).
+void Complete(MPI_Request* r, MPI_Comm comm, double timeout_s, const char* op) {
+  if (timeout_s <= 0) {
+    MPI_Wait(r, MPI_STATUS_IGNORE);
+    return;
+  }
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  for (long polls = 0;; polls++) {
+    int flag = 0;
+    MPI_Test(r, &flag, MPI_STATUS_IGNORE);
+    if (flag) return;
+    double waited = std::chrono::duration<double>(Clock::now() - start).count();
+    if (waited > timeout_s) {
+      int rank = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      std::fprintf(stderr,
+                   "cairn: rank %d waited %.1f s in the collective %s of a store call; the other ranks "
+                   "did not join it (a collective cairn call made by only some ranks, or a rank stuck "
+                   "or dead). Aborting the job (Options::collective_timeout_s = %.1f).\n",
+                   rank, waited, op, timeout_s);
+      std::fflush(stderr);
+      MPI_Abort(comm, 3);
+    }
+    // Spin for the first thousand polls (a collective usually completes in
+    // microseconds), then yield the core.
+    if (polls > 1000) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
 class MpiRequest final : public CommRequest {
  public:
-  MpiRequest() = default;
+  MpiRequest(MPI_Comm comm, double timeout_s) : comm_(comm), timeout_s_(timeout_s) {}
   ~MpiRequest() override {
     // Completed before release in normal use; never left dangling in MPI.
     int finalized = 0;
@@ -25,17 +59,19 @@ class MpiRequest final : public CommRequest {
     return flag != 0;
   }
   void Wait() override {
-    if (req_ != MPI_REQUEST_NULL) MPI_Wait(&req_, MPI_STATUS_IGNORE);
+    if (req_ != MPI_REQUEST_NULL) Complete(&req_, comm_, timeout_s_, "step of an asynchronous commit");
   }
   MPI_Request* get() { return &req_; }
 
  private:
   MPI_Request req_ = MPI_REQUEST_NULL;
+  MPI_Comm comm_;
+  double timeout_s_;
 };
 
 class MpiComm final : public Comm {
  public:
-  explicit MpiComm(MPI_Comm comm) : comm_(comm) {
+  MpiComm(MPI_Comm comm, double timeout_s) : comm_(comm), timeout_s_(timeout_s) {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
   }
@@ -47,20 +83,37 @@ class MpiComm final : public Comm {
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  void Barrier() override { MPI_Barrier(comm_); }
+  void Barrier() override {
+    if (timeout_s_ <= 0) return (void)MPI_Barrier(comm_);
+    MPI_Request r;
+    MPI_Ibarrier(comm_, &r);
+    Complete(&r, comm_, timeout_s_, "barrier");
+  }
 
   void Bcast(std::string* data, int root) override {
     uint64_t n = data->size();
-    MPI_Bcast(&n, 1, MPI_UINT64_T, root, comm_);
+    BcastBytes(&n, sizeof n, root);
     data->resize(n);
     for (uint64_t off = 0; off < n; off += kPiece)
-      MPI_Bcast(data->data() + off, int(std::min(kPiece, n - off)), MPI_BYTE, root, comm_);
+      BcastBytes(data->data() + off, int(std::min(kPiece, n - off)), root);
+  }
+  void BcastBytes(void* p, int n, int root) {
+    if (timeout_s_ <= 0) return (void)MPI_Bcast(p, n, MPI_BYTE, root, comm_);
+    MPI_Request r;
+    MPI_Ibcast(p, n, MPI_BYTE, root, comm_, &r);
+    Complete(&r, comm_, timeout_s_, "broadcast");
   }
 
   void Gather(const std::string& mine, std::vector<std::string>* all, int root) override {
     int n = int(mine.size());
     std::vector<int> counts(rank_ == root ? size_ : 0), displs;
-    MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm_);
+    if (timeout_s_ > 0) {
+      MPI_Request r;
+      MPI_Igather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm_, &r);
+      Complete(&r, comm_, timeout_s_, "gather");
+    } else {
+      MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm_);
+    }
     std::string flat;
     if (rank_ == root) {
       displs.resize(size_);
@@ -92,30 +145,39 @@ class MpiComm final : public Comm {
       }
     }
     int n = 0;
-    MPI_Scatter(counts.data(), 1, MPI_INT, &n, 1, MPI_INT, root, comm_);
+    if (timeout_s_ > 0) {
+      MPI_Request r;
+      MPI_Iscatter(counts.data(), 1, MPI_INT, &n, 1, MPI_INT, root, comm_, &r);
+      Complete(&r, comm_, timeout_s_, "scatter");
+    } else {
+      MPI_Scatter(counts.data(), 1, MPI_INT, &n, 1, MPI_INT, root, comm_);
+    }
     mine->resize(size_t(n));
     MPI_Scatterv(flat.data(), counts.data(), displs.data(), MPI_BYTE, mine->data(), n, MPI_BYTE,
                  root, comm_);
   }
 
-  uint64_t AllreduceMax(uint64_t v) override {
+  uint64_t AllreduceMax(uint64_t v) override { return Allreduce(v, MPI_MAX); }
+  uint64_t AllreduceMin(uint64_t v) override { return Allreduce(v, MPI_MIN); }
+  uint64_t Allreduce(uint64_t v, MPI_Op op) {
     uint64_t out;
-    MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_MAX, comm_);
-    return out;
-  }
-  uint64_t AllreduceMin(uint64_t v) override {
-    uint64_t out;
-    MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_MIN, comm_);
+    if (timeout_s_ <= 0) {
+      MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, op, comm_);
+      return out;
+    }
+    MPI_Request r;
+    MPI_Iallreduce(&v, &out, 1, MPI_UINT64_T, op, comm_, &r);
+    Complete(&r, comm_, timeout_s_, "reduction");
     return out;
   }
 
   std::unique_ptr<CommRequest> IallreduceMax(uint64_t* v, int n) override {
-    auto r = std::make_unique<MpiRequest>();
+    auto r = std::make_unique<MpiRequest>(comm_, timeout_s_);
     MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_MAX, comm_, r->get());
     return r;
   }
   std::unique_ptr<CommRequest> Ibcast(void* buf, int n, int root) override {
-    auto r = std::make_unique<MpiRequest>();
+    auto r = std::make_unique<MpiRequest>(comm_, timeout_s_);
     MPI_Ibcast(buf, n, MPI_BYTE, root, comm_, r->get());
     return r;
   }
@@ -123,12 +185,12 @@ class MpiComm final : public Comm {
   std::unique_ptr<Comm> Split(int color, int key) override {
     MPI_Comm c;
     MPI_Comm_split(comm_, color, key, &c);
-    return std::make_unique<MpiComm>(c);
+    return std::make_unique<MpiComm>(c, timeout_s_);
   }
   std::unique_ptr<Comm> SplitNode() override {
     MPI_Comm c;
     MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &c);
-    return std::make_unique<MpiComm>(c);
+    return std::make_unique<MpiComm>(c, timeout_s_);
   }
 
   Status CreateCounters(bool host, uint64_t initial) override {
@@ -167,6 +229,7 @@ class MpiComm final : public Comm {
 
  private:
   MPI_Comm comm_;
+  double timeout_s_ = 0;
   int rank_ = 0, size_ = 1;
   MPI_Win win_ = MPI_WIN_NULL;
   bool have_win_ = false;
@@ -174,10 +237,10 @@ class MpiComm final : public Comm {
 
 }  // namespace
 
-std::unique_ptr<Comm> NewMpiComm(MPI_Comm comm) {
+std::unique_ptr<Comm> NewMpiComm(MPI_Comm comm, double timeout_s) {
   MPI_Comm dup;
   MPI_Comm_dup(comm, &dup);
-  return std::make_unique<MpiComm>(dup);
+  return std::make_unique<MpiComm>(dup, timeout_s);
 }
 
 }  // namespace cairn

@@ -62,6 +62,8 @@ Status DecodeEntryBody(std::string_view body, EntryView* e) {
         return Status::NotSupported("chunk codec " + std::to_string(c.codec) + " unknown to this cairn");
       c.raw_length = c.length;
       c.checksum = d.U64();
+      if (c.length > UINT64_MAX - c.offset)
+        return Status::Corruption("index entry has a chunk that ends past 2^64");
       if (c.raw_length > e->size - total)  // also guards the sum against wrapping
         return Status::Corruption("index entry chunks are longer than the value");
       total += c.raw_length;
@@ -139,6 +141,8 @@ Status ParseIndexTable(std::string bytes, const std::string& where,
   for (uint64_t i = 0; i < nnames; i++) {
     std::string_view n = d.LengthPrefixed();
     if (d.failed()) return corrupt("index table name dictionary truncated");
+    if (n.empty() || n.size() > kMaxTagNameLength)
+      return corrupt("index table tag name " + std::to_string(i) + " is not 1 to 65535 bytes");
     if (t->names.Intern(n) != i) return corrupt("index table name dictionary has a duplicate");
   }
   t->entries.reserve(count);

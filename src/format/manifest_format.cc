@@ -206,6 +206,16 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
         bool fits = plen <= kMaxRecordPayload && plen + kRecordOverhead <= file.size() - off;
         bool zeros = std::all_of(file.begin() + off, file.end(), [](char ch) { return ch == 0; });
         out->damaged_tail = fits && !zeros;
+        // A length field damaged to claim more than the file holds also
+        // looks like a torn append. It is not one if the rest of the file is
+        // a whole record under the length it must have had: its checksum,
+        // computed with that length, matches (found by tests/corruption_test).
+        uint64_t implied = file.size() - off - kRecordOverhead;
+        if (!fits && implied <= kMaxRecordPayload) {
+          std::string rec(file.substr(off, file.size() - off - 8));
+          EncodeFixed32(rec.data(), uint32_t(implied));
+          out->damaged_tail = Checksum(rec) == DecodeFixed64(file.data() + file.size() - 8);
+        }
       }
       break;
     }

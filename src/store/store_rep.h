@@ -83,6 +83,9 @@ struct Store::Rep {
   // Resolves ReadOptions::rank to an entry body and the dictionary of its tags.
   Status Resolve(std::string_view key, const ReadOptions& ro, std::string_view* body,
                  const NameDict** dict);
+  // For a value claiming more than 1 GiB: every chunk must lie inside its
+  // data file, checked before a buffer of that size is allocated.
+  Status CheckHugeValue(const EntryView& e);
   // Resolve, then decode the entry.
   Status Find(std::string_view key, const ReadOptions& ro, EntryView* e, const NameDict** dict);
   // Reads [offset, offset+len) of a decoded entry's value into dest.

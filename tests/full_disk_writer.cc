@@ -1,0 +1,166 @@
+// The program of the full-disk test (full_disk_test.sh), on 1 or 2 ranks:
+//   full_disk_writer DIR      DIR on a small file system of its own
+// 1. Commits revision 1. 2. Rank 0 fills the file system with a filler
+// file. 3. Puts that fit the write buffer succeed, and the commit that
+// must write them fails with a clear "no space" error on every rank; the
+// revision before stays readable. 4. Once the filler is deleted, the same
+// handle commits the same puts. 5. Again with values larger than the write
+// buffer, so that the Put itself meets the full disk: it fails, and after
+// freeing space the handle takes the put and the commit.
+#include <fcntl.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cairn/store.h"
+#include "store/inspect.h"
+#include "test_util.h"
+
+using cairn::Status;
+using cairn::test::Pattern;
+
+namespace {
+
+int rank = 0, nranks = 1;
+int failures = 0;
+
+void Check(bool ok, const std::string& what) {
+  if (!ok) {
+    std::fprintf(stderr, "FAIL rank %d: %s\n", rank, what.c_str());
+    failures++;
+  }
+}
+
+std::string Value(int r, int rev, int i, size_t n) { return Pattern(r * 7919 + rev * 131 + i, n); }
+
+// Rank 0 writes `path` until the file system is full; returns bytes written.
+uint64_t Fill(const std::string& path) {
+  uint64_t total = 0;
+  if (rank == 0) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::string block(64 << 10, 'F');
+    while (true) {
+      ssize_t w = ::write(fd, block.data(), block.size());
+      if (w <= 0) break;
+      total += uint64_t(w);
+    }
+    ::close(fd);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return total;
+}
+
+void Free(const std::string& path) {
+  MPI_Barrier(MPI_COMM_WORLD);  // every rank is done with the full disk
+  if (rank == 0) ::unlink(path.c_str());
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// Opens the store read-only and checks the newest revision and its values.
+void ExpectRevision(const std::string& store, int rev, const std::vector<size_t>& sizes, const char* step) {
+  cairn::Options o;
+  o.read_only = true;
+  std::unique_ptr<cairn::Store> s;
+  Status st = cairn::Store::Open(o, store, MPI_COMM_WORLD, &s);
+  Check(st.ok(), std::string(step) + ": read-only open: " + st.ToString());
+  if (!st.ok()) return;
+  Check(int(s->revision()) == rev, std::string(step) + ": newest revision is " + std::to_string(s->revision()) +
+                                       ", want " + std::to_string(rev));
+  for (size_t i = 0; i < sizes.size(); i++) {
+    std::string v;
+    st = s->Get("v" + std::to_string(i), &v);
+    Check(st.ok() && v == Value(rank, rev, int(i), sizes[i]), std::string(step) + ": value v" + std::to_string(i) +
+                                                                   " of revision " + std::to_string(rev) + ": " + st.ToString());
+  }
+  if (rank == 0) {
+    cairn::VerifyReport rep;
+    st = cairn::Inspector::Verify(s.get(), &rep);
+    Check(st.ok() && rep.problems.empty(), std::string(step) + ": verify: " +
+                                               (rep.problems.empty() ? st.ToString() : rep.problems[0]));
+  }
+  s->Close();
+}
+
+bool NoSpace(const Status& s) {
+  return s.IsIOError() && s.message().find("No space left on device") != std::string::npos;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  if (argc != 2) MPI_Abort(MPI_COMM_WORLD, 2);
+  std::string dir = argv[1], store = dir + "/store", filler = dir + "/filler";
+  cairn::Options o;
+  o.extent_size = 1 << 20;  // revisions 1 and 2 fit one run: their puts need no new run (whose start flushes)
+  o.chunk_size = 64 << 10;
+  o.write_buffer_size = 1 << 20;
+  std::unique_ptr<cairn::Store> s;
+  Status st = cairn::Store::Open(o, store, MPI_COMM_WORLD, &s);
+  if (!st.ok()) {
+    std::fprintf(stderr, "open: %s\n", st.ToString().c_str());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  const std::vector<size_t> small = {5000, 100000, 300000};  // fit the 1 MiB buffer together
+  auto put_all = [&](int rev, const std::vector<size_t>& sizes) {
+    Status first;
+    for (size_t i = 0; i < sizes.size(); i++) {
+      Status p = s->Put("v" + std::to_string(i), Value(rank, rev, int(i), sizes[i]));
+      if (first.ok()) first = p;
+    }
+    return first;
+  };
+
+  // 1. Revision 1.
+  Check(put_all(1, small).ok() && s->Commit().ok(), "revision 1");
+
+  // 2.-3. Fill the disk; buffered puts succeed, their commit fails cleanly.
+  uint64_t filled = Fill(filler);
+  st = put_all(2, small);
+  Check(st.ok(), "buffered puts on a full disk: " + st.ToString());
+  uint64_t rev = 0;
+  st = s->Commit(&rev);
+  Check(!st.ok(), "a commit on a full disk succeeded");
+  Check(NoSpace(st), "the failed commit's error does not say the disk is full: " + st.ToString());
+  if (rank == 0) std::printf("filled %lu bytes; commit on the full disk: %s\n", filled, st.ToString().c_str());
+  Check(s->revision() == 1, "the failed commit moved the handle to revision " + std::to_string(s->revision()));
+  ExpectRevision(store, 1, small, "after the failed commit");
+  // Still full: a retry fails the same way, and changes nothing.
+  st = s->Commit(&rev);
+  Check(NoSpace(st), "retry on the still full disk: " + st.ToString());
+
+  // 4. Space freed: the same handle commits the same puts.
+  Free(filler);
+  st = s->Commit(&rev);
+  Check(st.ok() && rev == 2, "commit after freeing space: " + st.ToString());
+  ExpectRevision(store, 2, small, "after freeing space");
+
+  // 5. A value larger than the write buffer goes straight to the file: the
+  //    Put itself meets the full disk.
+  const std::vector<size_t> large = {5000, 3 << 20};
+  Fill(filler);
+  st = put_all(3, large);
+  Check(NoSpace(st), "a large put on a full disk: " + st.ToString());
+  Free(filler);
+  std::string v;
+  st = s->Get("v1", &v);  // the failed put left the key as it was
+  Check(st.ok() && v == Value(rank, 2, 1, small[1]), "v1 after its failed put: " + st.ToString());
+  st = put_all(3, large);
+  Check(st.ok(), "the same puts after freeing space: " + st.ToString());
+  st = s->Commit(&rev);
+  Check(st.ok() && rev == 3, "commit of the large values: " + st.ToString());
+  ExpectRevision(store, 3, large, "large values");
+  s->Close();
+
+  int worst = 0;
+  MPI_Allreduce(&failures, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0) std::printf("%d rank(s): %s\n", nranks, worst ? "FAILED" : "all checks passed");
+  MPI_Finalize();
+  return worst ? 1 : 0;
+}

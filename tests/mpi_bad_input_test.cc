@@ -1,0 +1,126 @@
+// Bad input to the collective calls, under mpiexec (2 and 4 ranks): a store
+// opened read-write by fewer ranks than wrote it, shared puts on other ranks,
+// and errors that only rank 0 can see, which every rank must return alike.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <fstream>
+
+#include "cairn/store.h"
+#include "mpi_main.h"
+#include "test_util.h"
+
+namespace cairn {
+namespace {
+
+using test::Pattern;
+
+Options Small() {
+  Options o;
+  o.extent_size = 64 * 1024;
+  o.chunk_size = 16 * 1024;
+  o.write_buffer_size = 32 * 1024;
+  return o;
+}
+
+class MpiBadInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    dir_ = test::SharedTempDir(MPI_COMM_WORLD);
+  }
+  void TearDown() override {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank_ == 0) std::filesystem::remove_all(dir_);
+  }
+  int rank_ = 0, size_ = 1;
+  std::string dir_;
+};
+
+// Every rank got the same status (code and message).
+void ExpectSameEverywhere(const Status& s) {
+  std::string mine = s.ToString(), root = mine;
+  int n = int(root.size());
+  MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  root.resize(size_t(n));
+  MPI_Bcast(root.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
+  EXPECT_EQ(mine, root);
+}
+
+TEST_F(MpiBadInput, FewerRanksThanWroteTheStoreReadButDoNotWrite) {
+  std::string path = dir_ + "/s";
+  {
+    std::unique_ptr<Store> s;
+    ASSERT_TRUE(Store::Open(Small(), path, MPI_COMM_WORLD, &s).ok());
+    ASSERT_TRUE(s->Put("mine", Pattern(rank_, 20000)).ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  // The lower half of the ranks (rank 0 alone at 2 ranks) opens it.
+  MPI_Comm half;
+  int in_half = rank_ < (size_ + 1) / 2;
+  MPI_Comm_split(MPI_COMM_WORLD, in_half, rank_, &half);
+  if (in_half && size_ > 1) {
+    std::unique_ptr<Store> s;
+    Status st = Store::Open(Small(), path, half, &s);
+    EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+    EXPECT_NE(st.message().find(std::to_string(size_) + " ranks"), std::string::npos) << st.ToString();
+    Options ro = Small();
+    ro.read_only = true;
+    ASSERT_TRUE(Store::Open(ro, path, half, &s).ok());
+    for (int r = 0; r < size_; r++) {  // every rank's namespace is readable
+      ReadOptions o;
+      o.rank = r;
+      std::string v;
+      ASSERT_TRUE(s->Get("mine", &v, o).ok()) << r;
+      EXPECT_EQ(v, Pattern(r, 20000));
+    }
+    s->Close();
+  }
+  MPI_Comm_free(&half);
+}
+
+TEST_F(MpiBadInput, SharedPutsOnlyOnRankZero) {
+  std::unique_ptr<Store> s;
+  ASSERT_TRUE(Store::Open(Small(), dir_ + "/s", MPI_COMM_WORLD, &s).ok());
+  Status st = s->PutShared("sh", "v");
+  EXPECT_EQ(st.ok(), rank_ == 0) << st.ToString();
+  if (rank_ != 0) {
+    EXPECT_TRUE(st.IsInvalidArgument());
+  }
+  ASSERT_TRUE(s->Commit().ok());
+  std::string v;
+  ASSERT_TRUE(s->GetShared("sh", &v).ok());
+  EXPECT_EQ(v, "v");
+  st = s->GetShared("absent", &v);  // only rank 0 looks; every rank is told
+  EXPECT_TRUE(st.IsNotFound()) << st.ToString();
+  ExpectSameEverywhere(st);
+}
+
+TEST_F(MpiBadInput, ErrorsOnlyRankZeroSeesAreEveryRanks) {
+  std::unique_ptr<Store> s;
+  std::string file = dir_ + "/file";
+  if (rank_ == 0) std::ofstream(file) << "x";
+  MPI_Barrier(MPI_COMM_WORLD);
+  Status st = Store::Open(Small(), file, MPI_COMM_WORLD, &s);
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  ExpectSameEverywhere(st);
+  st = Store::Open(Small(), file + "/under", MPI_COMM_WORLD, &s);
+  EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  ExpectSameEverywhere(st);
+  Options o = Small();
+  o.create_if_missing = false;
+  st = Store::Open(o, dir_ + "/none", MPI_COMM_WORLD, &s);
+  EXPECT_TRUE(st.IsNotFound()) << st.ToString();
+  ExpectSameEverywhere(st);
+  o = Small();
+  o.extent_size = 3000;
+  st = Store::Open(o, dir_ + "/bad", MPI_COMM_WORLD, &s);
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  ExpectSameEverywhere(st);
+}
+
+}  // namespace
+}  // namespace cairn
+
+CAIRN_MPI_TEST_MAIN
