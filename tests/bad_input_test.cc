@@ -19,6 +19,7 @@
 #include "format/index_format.h"
 #include "format/manifest_format.h"
 #include "store/inspect.h"
+#include "store_test_util.h"
 #include "test_util.h"
 
 namespace cairn {
@@ -27,21 +28,8 @@ namespace {
 using test::Pattern;
 using test::TempDir;
 
-Options Small() {
-  Options o;
-  o.extent_size = 64 * 1024;
-  o.chunk_size = 16 * 1024;
-  o.write_buffer_size = 32 * 1024;
-  o.inline_value_limit = 100;
-  return o;
-}
-
-std::unique_ptr<Store> MustOpen(const std::string& path, Options o = Small()) {
-  std::unique_ptr<Store> s;
-  Status st = Store::Open(o, path, &s);
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  return s;
-}
+using test::MustOpen;
+Options Small() { return test::SmallOptions(); }
 
 std::string ReadFile(const std::string& p) {
   std::ifstream in(p, std::ios::binary);

@@ -8,6 +8,7 @@
 
 #include "cairn/store.h"
 #include "format/checksum.h"
+#include "store_test_util.h"
 #include "test_util.h"
 
 namespace cairn {
@@ -16,22 +17,8 @@ namespace {
 using test::Pattern;
 using test::TempDir;
 
-// Small extents and chunks so that tests cross their boundaries cheaply.
-Options SmallOptions() {
-  Options o;
-  o.extent_size = 64 * 1024;
-  o.chunk_size = 16 * 1024;
-  o.write_buffer_size = 32 * 1024;
-  o.inline_value_limit = 100;
-  return o;
-}
-
-std::unique_ptr<Store> MustOpen(const std::string& path, Options o = SmallOptions()) {
-  std::unique_ptr<Store> s;
-  Status st = Store::Open(o, path, &s);
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  return s;
-}
+using test::MustOpen;
+using test::SmallOptions;
 
 TEST(Store, PutCommitReopenGetOverRevisions) {
   TempDir dir;

@@ -1,0 +1,31 @@
+// Options and an open helper shared by the single-process store tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "cairn/store.h"
+
+namespace cairn::test {
+
+// Small extents and chunks so that tests cross their boundaries cheaply.
+inline Options SmallOptions() {
+  Options o;
+  o.extent_size = 64 * 1024;
+  o.chunk_size = 16 * 1024;
+  o.write_buffer_size = 32 * 1024;
+  o.inline_value_limit = 100;
+  return o;
+}
+
+// Opens the store at `path` in one process; a failure fails the test.
+inline std::unique_ptr<Store> MustOpen(const std::string& path, Options o = SmallOptions()) {
+  std::unique_ptr<Store> s;
+  Status st = Store::Open(o, path, &s);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return s;
+}
+
+}  // namespace cairn::test
