@@ -35,15 +35,21 @@ struct StreamWriter::Impl {
   Status Append(const char* p, uint64_t n);
   Status Overwrite(uint64_t at, const char* p, uint64_t n);
   Status ReadChunk(size_t i, std::string* out);
+  // Records the stream offsets of chunks[first..], just ended.
+  void Ended(size_t first);
 };
 
-void StreamWriter::Impl::EndChunk() {
-  size_t first = chunks.size();
-  rep->writer->CloseChunk(&open, &chunks);
+void StreamWriter::Impl::Ended(size_t first) {
   for (size_t i = first; i < chunks.size(); i++) {
     starts.push_back(ended);
     ended += chunks[i].raw_length;
   }
+}
+
+void StreamWriter::Impl::EndChunk() {
+  size_t first = chunks.size();
+  rep->writer->CloseChunk(&open, &chunks);
+  Ended(first);
 }
 
 Status StreamWriter::Impl::Append(const char* p, uint64_t n) {
@@ -63,10 +69,7 @@ Status StreamWriter::Impl::Append(const char* p, uint64_t n) {
     uint64_t take = p ? n : std::min<uint64_t>(n, sizeof zeros);  // zeros: a gap left by a seek past the end
     size_t before = chunks.size();
     Status s = rep->writer->AppendPiece(std::string_view(p ? p : zeros, take), &open, &chunks);
-    for (size_t i = before; i < chunks.size(); i++) {
-      starts.push_back(ended);
-      ended += chunks[i].raw_length;
-    }
+    Ended(before);
     if (!s.ok()) return s.WithContext("stream '" + key + "'");
     if (p) p += take;
     n -= take;
