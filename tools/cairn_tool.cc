@@ -1,8 +1,8 @@
 // cairn: list, inspect, verify and extract the contents of a store; drop,
 // pin and unpin revisions and show the space they hold. Runs in a single
 // process (no mpiexec needed); reads open the store read-only, and drop,
-// pin and unpin append one record to its manifest (no job may have the
-// store open for writing meanwhile).
+// pin and unpin append one record to its manifest under the store's writer
+// lock (refused while a job has the store open for writing).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>

@@ -74,6 +74,14 @@ struct Options {
   // fsync data and manifest at commit. Turning this off loses the crash
   // guarantee; it exists for benchmarks that measure the page cache.
   bool sync = true;
+  // A read-write open takes the store's exclusive writer lock (flock on
+  // <store>/LOCK) until Close; a second writer gets IOError naming the
+  // holder. Where the file system cannot lock (Lustre mounted without
+  // -o flock, some NFS setups) the open fails with NotSupported, unless
+  // this is false: then it warns on stderr and writes unprotected, and the
+  // caller must make sure no other job writes the store. Read-only opens
+  // never lock. See doc/design.md "The writer lock".
+  bool require_writer_lock = true;
 };
 
 struct ReadOptions {

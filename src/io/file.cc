@@ -1,5 +1,6 @@
 #include "io/file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -170,6 +171,31 @@ bool PathExists(const std::string& path, IoStats* stats, bool* is_dir) {
   if (::stat(path.c_str(), &st) != 0) return false;
   if (is_dir) *is_dir = S_ISDIR(st.st_mode);
   return true;
+}
+
+bool FileIdentity(const std::string& path, IoStats* stats, uint64_t* dev, uint64_t* ino) {
+  Count(stats->stats);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return false;
+  *dev = uint64_t(st.st_dev);
+  *ino = uint64_t(st.st_ino);
+  return true;
+}
+
+Status ListDir(const std::string& path, IoStats* stats, std::vector<std::string>* names) {
+  names->clear();
+  Count(stats->opens);
+  DIR* d = ::opendir(path.c_str());
+  if (!d) return Status::FromErrno("open directory " + path, errno);
+  errno = 0;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") names->push_back(std::move(n));
+  }
+  int err = errno;
+  ::closedir(d);
+  if (err != 0) return Status::FromErrno("read directory " + path, err);
+  return Status::OK();
 }
 
 }  // namespace cairn

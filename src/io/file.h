@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cairn/status.h"
 #include "cairn/store.h"
@@ -50,5 +51,9 @@ Status MakeDir(const std::string& path, IoStats* stats, bool* created);
 Status SyncDir(const std::string& path, IoStats* stats);
 // Whether `path` exists (a stat, counted).
 bool PathExists(const std::string& path, IoStats* stats, bool* is_dir);
+// The (device, inode) of `path` (a stat, counted); false if it has none.
+bool FileIdentity(const std::string& path, IoStats* stats, uint64_t* dev, uint64_t* ino);
+// The names in directory `path`, without "." and ".." (counted as an open).
+Status ListDir(const std::string& path, IoStats* stats, std::vector<std::string>* names);
 
 }  // namespace cairn

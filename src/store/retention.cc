@@ -400,7 +400,13 @@ Status MarkRevisionAt(const std::string& path, RecordType type, uint64_t rev) {
   IoStats stats;
   std::unique_ptr<Manifest> m;
   bool created = false;
-  Status s = Manifest::Open(path, false, true, &stats, &m, &created);
+  Status s = Manifest::Open(path, false, false, &stats, &m, &created);  // a store? (nothing written)
+  if (!s.ok()) return s;
+  // A job writing the store would append over this record from its cached
+  // end of MANIFEST: refuse while one holds the writer lock.
+  std::unique_ptr<WriterLock> lock;
+  s = WriterLock::Acquire(path, true, &stats, &lock);
+  if (s.ok()) s = Manifest::Open(path, false, true, &stats, &m, &created);  // read again, under the lock
   if (!s.ok()) return s;
   return m->AppendMark(type, rev, true);
 }

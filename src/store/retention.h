@@ -92,8 +92,9 @@ Status InitSpaceAtOpen(Store::Rep* r);
 // rank returns the same status and updates its revision list.
 Status MarkRevision(Store::Rep* r, RecordType type, uint64_t rev);
 // Single process, no MPI: appends a pin, unpin or drop record to the store
-// at `path` (what `cairn drop/pin/unpin` do). The store must not be open for
-// writing elsewhere at the same time.
+// at `path` (what `cairn drop/pin/unpin` do), holding the store's writer
+// lock meanwhile: while a job has the store open for writing it fails with
+// "store ... is open for writing by ..." and writes nothing.
 Status MarkRevisionAt(const std::string& path, RecordType type, uint64_t rev);
 
 // Space of a store on disk, as `cairn space` shows it.

@@ -13,6 +13,7 @@
 #include "store/crash_point.h"
 #include "store/finalize_hook.h"
 #include "store/retention.h"
+#include "store/store_dir.h"
 #include "store/store_rep.h"
 
 namespace cairn {
@@ -123,6 +124,21 @@ OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
     // The new directory's own entry must survive a crash too: synced with
     // the first commit, before its manifest record.
     rep->sync_parent_dir = created;
+  }
+  if (!o.read_only) {
+    // Writable: never into a directory that is not a store, and never
+    // beside another writer (doc/design.md "The writer lock").
+    if (exists) info.status = CheckStoreDirectory(rep->path, &rep->stats);
+    if (info.status.ok() && !o.create_if_missing && !PathExists(rep->path + "/" + kManifestName, &rep->stats, nullptr))
+      info.status = Status::NotFound("no cairn store at " + rep->path + " (no MANIFEST)");
+    if (info.status.ok())
+      info.status = WriterLock::Acquire(rep->path, o.require_writer_lock, &rep->stats, &rep->writer_lock);
+    if (!info.status.ok()) return info;
+    // Whoever created the directory, MANIFEST and data files (an earlier
+    // open that died before committing, perhaps), their entries may not be
+    // durable: the first commit of every writable open syncs the directory
+    // and its parent before its record (two fsyncs per open).
+    rep->sync_store_dir = rep->sync_parent_dir = true;
   }
   bool created = false;
   info.status = Manifest::Open(rep->path, o.create_if_missing && !o.read_only, !o.read_only,
@@ -924,6 +940,7 @@ Status Store::Close() {
   r->my_file.reset();
   r->read_files.clear();
   r->manifest.reset();
+  r->writer_lock.reset();  // after the last record
   if (r->comm->mpi() != MPI_COMM_NULL) {
     if (finalized) return Status::InvalidArgument("store closed after MPI_Finalize");
     r->comm->Barrier();

@@ -17,6 +17,7 @@
 #include "store/manifest.h"
 #include "store/namespace_state.h"
 #include "store/retention.h"
+#include "store/writer_lock.h"
 
 namespace cairn {
 
@@ -41,13 +42,14 @@ struct Store::Rep {
   bool closed = false;
   Status poisoned;  // not ok after a failed fsync: no more commits (see CheckWritable)
   std::string scratch, scratch_tags;  // reused encoding buffers of the put path
-  // Directory entries created by this open, synced by the first commit
-  // (rank 0) before its manifest record.
+  // The store directory and its parent, synced by the first commit of a
+  // writable open (rank 0) before its manifest record.
   bool sync_store_dir = false;
   bool sync_parent_dir = false;
 
   std::string store_id;
   std::unique_ptr<Manifest> manifest;       // rank 0 only
+  std::unique_ptr<WriterLock> writer_lock;  // rank 0 of a writable open, Open to Close
   RevisionRecord current;                   // the revision this view is at (revision 0: none)
   std::vector<uint64_t> newest_high_water;  // allocation floor per data file
   uint64_t newest_revision = 0;             // newest committed revision in the store
