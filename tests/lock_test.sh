@@ -32,11 +32,11 @@ for n in 1 2 4; do
   "$mpiexec" -n $n "$writer" "$s" write 2 >"$tmp/w$n" 2>&1; rc=$?
   check "np$n: a second job's open fails" '[ $rc -ne 0 ]'
   check "np$n: on every rank, naming the holder's host and pid" \
-    '[ "$(grep -c "^rank [0-9]*: open: IOError: store $s is open for writing by host $host, pid $hpid, " "$tmp/w$n")" -eq $n ] || cat "$tmp/w$n"'
+    '[ "$(grep -c "^rank [0-9]*: open: IOError: store $s is open for writing by host $host, pid $hpid, " "$tmp/w$n")" -eq $n ] || { cat "$tmp/w$n"; false; }'
   check "np$n: read-only ls and verify work meanwhile" '"$tool" ls "$s" >/dev/null && "$tool" verify "$s" >/dev/null'
   "$tool" pin "$s" 1 >"$tmp/p$n" 2>&1; rc=$?
   check "np$n: pin is refused, naming the holder" \
-    '[ $rc -ne 0 ] && grep -q "store $s is open for writing by host $host, pid $hpid, " "$tmp/p$n" || cat "$tmp/p$n"'
+    '{ [ $rc -ne 0 ] && grep -q "store $s is open for writing by host $host, pid $hpid, " "$tmp/p$n"; } || { cat "$tmp/p$n"; false; }'
   check "np$n: drop and unpin are refused" '! "$tool" drop "$s" 1 2>/dev/null && ! "$tool" unpin "$s" 1 2>/dev/null'
   touch "$s.release"
   wait $hjob; rc=$?
