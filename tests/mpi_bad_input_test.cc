@@ -120,6 +120,57 @@ TEST_F(MpiBadInput, ErrorsOnlyRankZeroSeesAreEveryRanks) {
   ExpectSameEverywhere(st);
 }
 
+// Issue 10, item 4: a failed fsync in Flush poisons one rank's handle; the
+// next Commit (and CommitAsync, Pin) must fail on every rank alike, not
+// leave the others waiting in the commit's collectives. The timeout turns
+// a hang into an abort naming the collective.
+TEST_F(MpiBadInput, FailedFsyncOnOneRankFailsTheNextCommitOnEveryRank) {
+  Options o = Small();
+  o.collective_timeout_s = 20;
+  std::string path = dir_ + "/s";
+  std::unique_ptr<Store> s;
+  ASSERT_TRUE(Store::Open(o, path, MPI_COMM_WORLD, &s).ok());
+  ASSERT_TRUE(s->Put("v", Pattern(rank_, 50000)).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->Put("v", Pattern(rank_ + 100, 50000)).ok());
+  const int bad = size_ - 1;
+  if (rank_ == bad) setenv("CAIRN_TEST_FAIL_FSYNC", "1", 1);
+  Status st = s->Flush();
+  if (rank_ == bad) unsetenv("CAIRN_TEST_FAIL_FSYNC");
+  EXPECT_EQ(st.ok(), rank_ != bad) << st.ToString();
+  for (int attempt = 0; attempt < 2; attempt++) {
+    st = s->Commit();
+    EXPECT_TRUE(st.IsIOError()) << st.ToString();
+    EXPECT_NE(st.message().find("rank " + std::to_string(bad) + ":"), std::string::npos) << st.ToString();
+    EXPECT_NE(st.message().find("CAIRN_TEST_FAIL_FSYNC"), std::string::npos) << st.ToString();
+    ExpectSameEverywhere(st);
+  }
+  AsyncCommit h;
+  st = s->CommitAsync(&h);
+  EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  ExpectSameEverywhere(st);
+  st = s->Pin(1);
+  EXPECT_FALSE(st.ok());
+  ExpectSameEverywhere(st);
+  // The handle still reads what was committed (the failing rank included).
+  std::string v;
+  ReadOptions other;
+  other.rank = (rank_ + 1) % size_;
+  st = s->Get("v", &v, other);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(v, Pattern(other.rank, 50000));
+  EXPECT_EQ(s->revision(), 1u);
+  EXPECT_TRUE(s->Close().ok());
+  // Revision 1 is intact and still the newest.
+  Options ro = Small();
+  ro.read_only = true;
+  ASSERT_TRUE(Store::Open(ro, path, MPI_COMM_WORLD, &s).ok());
+  EXPECT_EQ(s->revision(), 1u);
+  ASSERT_TRUE(s->Get("v", &v).ok());
+  EXPECT_EQ(v, Pattern(rank_, 50000));
+  s->Close();
+}
+
 }  // namespace
 }  // namespace cairn
 
