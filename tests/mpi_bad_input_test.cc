@@ -171,6 +171,60 @@ TEST_F(MpiBadInput, FailedFsyncOnOneRankFailsTheNextCommitOnEveryRank) {
   s->Close();
 }
 
+// Issue 10, item 9: options that change what the ranks do together, and the
+// store path, must be the same on every rank. One rank (the last) differs;
+// every rank gets the same InvalidArgument naming the option, rank 0's value
+// and the differing rank's. A timeout turns a hang into an abort.
+TEST_F(MpiBadInput, OptionsThatDifferAcrossRanksAreRefusedOnEveryRank) {
+  const int odd = size_ - 1;
+  {  // a store to open (read_only needs one)
+    std::unique_ptr<Store> s;
+    ASSERT_TRUE(Store::Open(Small(), dir_ + "/s", MPI_COMM_WORLD, &s).ok());
+    ASSERT_TRUE(s->Put("v", "x").ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  struct Case {
+    const char* name;
+    void (*set)(Options*, std::string*);
+    const char* rank0, *other;
+  };
+  const Case cases[] = {
+      {"sync", [](Options* o, std::string*) { o->sync = false; }, "true", "false"},
+      {"staging_bytes", [](Options* o, std::string*) { o->staging_bytes = 1 << 20; }, "0", "1048576"},
+      {"extent_size", [](Options* o, std::string*) { o->extent_size = 128 * 1024; }, "65536", "131072"},
+      {"keep_revisions", [](Options* o, std::string*) { o->keep_revisions = 3; }, "0", "3"},
+      {"subfiles", [](Options* o, std::string*) { o->subfiles = 1; }, "0", "1"},
+      {"compact_index_limit", [](Options* o, std::string*) { o->compact_index_limit = 1000; }, "65536", "1000"},
+      {"collective_timeout_s", [](Options* o, std::string*) { o->collective_timeout_s = 25; }, "20", "25"},
+      {"read_only", [](Options* o, std::string*) { o->read_only = true; }, "false", "true"},
+      {"revision", [](Options* o, std::string*) { o->revision = 1; }, "0", "1"},
+      {"store path", [](Options*, std::string* p) { *p += "-other"; }, "/s'", "/s-other'"},
+  };
+  for (const Case& c : cases) {
+    Options o = Small();
+    o.collective_timeout_s = 20;
+    std::string path = dir_ + "/s";
+    if (rank_ == odd) c.set(&o, &path);
+    std::unique_ptr<Store> s;
+    Status st = Store::Open(o, path, MPI_COMM_WORLD, &s);
+    EXPECT_TRUE(st.IsInvalidArgument()) << c.name << ": " << st.ToString();
+    std::string want = std::string(c.name) + " is ";
+    EXPECT_NE(st.message().find(want), std::string::npos) << st.ToString();
+    EXPECT_NE(st.message().find(std::string(c.rank0) + " on rank 0"), std::string::npos) << st.ToString();
+    EXPECT_NE(st.message().find(std::string(c.other) + " on rank " + std::to_string(odd)), std::string::npos)
+        << st.ToString();
+    ExpectSameEverywhere(st);
+    if (s) s->Close();
+  }
+  // Options that are local tuning may differ.
+  Options o = Small();
+  if (rank_ == odd) o.write_buffer_size = 64 * 1024;
+  std::unique_ptr<Store> s;
+  Status st = Store::Open(o, dir_ + "/s", MPI_COMM_WORLD, &s);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  if (s) s->Close();
+}
+
 }  // namespace
 }  // namespace cairn
 
