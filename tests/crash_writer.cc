@@ -6,6 +6,9 @@
 //   crash_writer STORE commit-alone R  rank 0 alone calls Commit (the others
 //                                 sleep 30 s): with collective_timeout_s = 2
 //                                 the job must abort with a message
+//   crash_writer STORE open-alone R   the same for an Open made by rank 0 alone
+//   crash_writer STORE close-alone R  the same for a Close made by rank 0 alone
+//                                 (of a read-write handle: frees its window)
 // CAIRN_TEST_KEEP=K in the environment opens with keep_revisions = K.
 //   crash_writer STORE write-async R      commit R with CommitAsync, staged puts,
 //                                         buffers overwritten at once; Close waits
@@ -52,6 +55,23 @@ int main(int argc, char** argv) {
     bad = 1;
   };
   if (!st.ok()) fail("open: " + st.ToString());
+  if (mode == "open-alone" || mode == "close-alone") {
+    s.reset();
+    o.collective_timeout_s = 2;
+    if (mode == "close-alone") {
+      st = cairn::Store::Open(o, argv[1], MPI_COMM_WORLD, &s);
+      if (!st.ok()) fail("open: " + st.ToString());
+    }
+    if (!bad && rank == 0) {
+      // The others never join: neither call may return.
+      if (mode == "open-alone") st = cairn::Store::Open(o, argv[1], MPI_COMM_WORLD, &s);
+      else st = s->Close();
+      std::fprintf(stderr, "rank 0: %s returned alone: %s\n", mode.c_str(), st.ToString().c_str());
+    } else if (!bad) {
+      sleep(30);
+    }
+    std::_Exit(5);  // never reached when the timeout works: MPI_Abort ends the job first
+  }
   if (mode == "commit-alone") {
     s.reset();
     o.collective_timeout_s = 2;

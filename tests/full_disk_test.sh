@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Full disk: runs full_disk_writer (1 and 2 ranks) on small file systems the
+# Full disk: runs full_disk_writer (1 and 2 ranks; plain commits, staged
+# puts, CommitAsync, and CommitAsync with staged puts) on small file systems the
 # test makes itself: a 16 MiB tmpfs, and a 16 MiB ext4 image on a loop
 # device (real fsync, delayed allocation). Needs root (mount); a kind that
 # cannot be made is reported and left out, and the test is skipped (exit
@@ -19,13 +20,16 @@ trap cleanup EXIT
 ran=0 failures=0
 
 run_on() {  # run_on KIND: the mount is ready at $mnt
-  for np in 1 2; do
-    rm -rf "${mnt:?}"/*
-    echo "== $1, $np rank(s)"
-    if ! "$mpiexec" -n "$np" "$writer" "$mnt"; then
-      echo "FAIL: $1, $np rank(s)"
-      failures=$((failures + 1))
-    fi
+  for mode in plain staging async async-staging; do
+    for np in 1 2; do
+      rm -rf "${mnt:?}"/*
+      echo "== $1, $mode, $np rank(s)"
+      # Bounded: a hang fails the run, not the suite.
+      if ! timeout -k 5 120 "$mpiexec" -n "$np" "$writer" "$mnt" "$mode"; then
+        echo "FAIL: $1, $mode, $np rank(s)"
+        failures=$((failures + 1))
+      fi
+    done
   done
   ran=$((ran + 1))
 }

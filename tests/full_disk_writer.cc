@@ -1,5 +1,11 @@
 // The program of the full-disk test (full_disk_test.sh), on 1 or 2 ranks:
-//   full_disk_writer DIR      DIR on a small file system of its own
+//   full_disk_writer DIR [MODE]   DIR on a small file system of its own
+// MODE: plain (the default: Commit, no staging), staging (Commit with
+// Options::staging_bytes), async (CommitAsync + Wait, no staging) or
+// async-staging. With staging or CommitAsync the bytes of a failed commit
+// may be lost with its writes, so the failed commit discards the puts made
+// since the last revision (its error says so) and the program puts them
+// again after freeing space; plain keeps them and commits them as they are.
 // 1. Commits revision 1. 2. Rank 0 fills the file system with a filler
 // file. 3. Puts that fit the write buffer succeed, and the commit that
 // must write them fails with a clear "no space" error on every rank; the
@@ -95,9 +101,15 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  if (argc != 2) MPI_Abort(MPI_COMM_WORLD, 2);
+  if (argc != 2 && argc != 3) MPI_Abort(MPI_COMM_WORLD, 2);
   std::string dir = argv[1], store = dir + "/store", filler = dir + "/filler";
+  std::string mode = argc == 3 ? argv[2] : "plain";
+  if (mode != "plain" && mode != "staging" && mode != "async" && mode != "async-staging") MPI_Abort(MPI_COMM_WORLD, 2);
+  const bool async = mode.rfind("async", 0) == 0;
+  const bool staging = mode == "staging" || mode == "async-staging";
+  const bool discards = mode != "plain";  // a failed commit drops the puts since the last revision
   cairn::Options o;
+  if (staging) o.staging_bytes = 4 << 20;
   o.extent_size = 1 << 20;  // revisions 1 and 2 fit one run: their puts need no new run (whose start flushes)
   o.chunk_size = 64 << 10;
   o.write_buffer_size = 1 << 20;
@@ -107,6 +119,25 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "open: %s\n", st.ToString().c_str());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  // Commit or CommitAsync + Wait.
+  auto commit = [&](uint64_t* rev) {
+    if (!async) return s->Commit(rev);
+    cairn::AsyncCommit h;
+    Status c = s->CommitAsync(&h);
+    if (!c.ok()) return c;
+    return h.Wait(rev);
+  };
+  // The handle itself still reads revision `rev` (committed data), whatever
+  // failed before.
+  auto expect_reads = [&](int rev, const std::vector<size_t>& sizes, const std::string& step) {
+    for (size_t i = 0; i < sizes.size(); i++) {
+      std::string v;
+      Status g = s->Get("v" + std::to_string(i), &v);
+      Check(g.ok() && v == Value(rank, rev, int(i), sizes[i]),
+            step + ": the handle's read of v" + std::to_string(i) + " of revision " + std::to_string(rev) + ": " +
+                g.ToString());
+    }
+  };
   const std::vector<size_t> small = {5000, 100000, 300000};  // fit the 1 MiB buffer together
   auto put_all = [&](int rev, const std::vector<size_t>& sizes) {
     Status first;
@@ -118,42 +149,64 @@ int main(int argc, char** argv) {
   };
 
   // 1. Revision 1.
-  Check(put_all(1, small).ok() && s->Commit().ok(), "revision 1");
+  uint64_t rev = 0;
+  Check(put_all(1, small).ok() && commit(&rev).ok() && rev == 1, "revision 1");
 
   // 2.-3. Fill the disk; buffered puts succeed, their commit fails cleanly.
   uint64_t filled = Fill(filler);
   st = put_all(2, small);
   Check(st.ok(), "buffered puts on a full disk: " + st.ToString());
-  uint64_t rev = 0;
-  st = s->Commit(&rev);
+  st = commit(&rev);
   Check(!st.ok(), "a commit on a full disk succeeded");
   Check(NoSpace(st), "the failed commit's error does not say the disk is full: " + st.ToString());
-  if (rank == 0) std::printf("filled %lu bytes; commit on the full disk: %s\n", filled, st.ToString().c_str());
+  if (discards) Check(st.message().find("discarded") != std::string::npos, "the error does not say the puts were discarded: " + st.ToString());
+  if (rank == 0) std::printf("%s: filled %lu bytes; commit on the full disk: %s\n", mode.c_str(), filled, st.ToString().c_str());
   Check(s->revision() == 1, "the failed commit moved the handle to revision " + std::to_string(s->revision()));
   ExpectRevision(store, 1, small, "after the failed commit");
-  // Still full: a retry fails the same way, and changes nothing.
-  st = s->Commit(&rev);
-  Check(NoSpace(st), "retry on the still full disk: " + st.ToString());
+  if (!discards) {
+    // Still full: a retry fails the same way, and changes nothing.
+    st = commit(&rev);
+    Check(NoSpace(st), "retry on the still full disk: " + st.ToString());
+  }
+  // With staging the failed commit dropped the failed writes (and the puts
+  // they held): committed data reads back even before space is freed.
+  // Without it the writer keeps its bytes and a read first retries them.
+  if (staging) expect_reads(1, small, "on the full disk after the failed commit");
 
-  // 4. Space freed: the same handle commits the same puts.
+  // 4. Space freed: the same handle commits the same puts (put again if
+  //    the failed commit discarded them).
   Free(filler);
-  st = s->Commit(&rev);
+  if (discards) {
+    st = put_all(2, small);
+    Check(st.ok(), "the puts again after freeing space: " + st.ToString());
+  }
+  st = commit(&rev);
   Check(st.ok() && rev == 2, "commit after freeing space: " + st.ToString());
   ExpectRevision(store, 2, small, "after freeing space");
 
+  expect_reads(2, small, "after freeing space");
+
   // 5. A value larger than the write buffer goes straight to the file: the
-  //    Put itself meets the full disk.
+  //    Put itself meets the full disk. With staging the background thread
+  //    meets it: the put, or else the commit, fails.
   const std::vector<size_t> large = {5000, 3 << 20};
   Fill(filler);
   st = put_all(3, large);
-  Check(NoSpace(st), "a large put on a full disk: " + st.ToString());
+  if (!staging) {
+    Check(NoSpace(st), "a large put on a full disk: " + st.ToString());
+  } else {
+    Status c = commit(&rev);
+    Check(!c.ok(), "a commit of large values on a full disk succeeded");
+    Check(NoSpace(st) || NoSpace(c), "large values on a full disk: put: " + st.ToString() + "; commit: " + c.ToString());
+    expect_reads(2, small, "on the full disk after the failed commit of large values");
+  }
   Free(filler);
   std::string v;
   st = s->Get("v1", &v);  // the failed put left the key as it was
   Check(st.ok() && v == Value(rank, 2, 1, small[1]), "v1 after its failed put: " + st.ToString());
   st = put_all(3, large);
   Check(st.ok(), "the same puts after freeing space: " + st.ToString());
-  st = s->Commit(&rev);
+  st = commit(&rev);
   Check(st.ok() && rev == 3, "commit of the large values: " + st.ToString());
   ExpectRevision(store, 3, large, "large values");
   s->Close();

@@ -120,6 +120,111 @@ TEST_F(MpiBadInput, ErrorsOnlyRankZeroSeesAreEveryRanks) {
   ExpectSameEverywhere(st);
 }
 
+// Issue 10, item 4: a failed fsync in Flush poisons one rank's handle; the
+// next Commit (and CommitAsync, Pin) must fail on every rank alike, not
+// leave the others waiting in the commit's collectives. The timeout turns
+// a hang into an abort naming the collective.
+TEST_F(MpiBadInput, FailedFsyncOnOneRankFailsTheNextCommitOnEveryRank) {
+  Options o = Small();
+  o.collective_timeout_s = 20;
+  std::string path = dir_ + "/s";
+  std::unique_ptr<Store> s;
+  ASSERT_TRUE(Store::Open(o, path, MPI_COMM_WORLD, &s).ok());
+  ASSERT_TRUE(s->Put("v", Pattern(rank_, 50000)).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->Put("v", Pattern(rank_ + 100, 50000)).ok());
+  const int bad = size_ - 1;
+  if (rank_ == bad) setenv("CAIRN_TEST_FAIL_FSYNC", "1", 1);
+  Status st = s->Flush();
+  if (rank_ == bad) unsetenv("CAIRN_TEST_FAIL_FSYNC");
+  EXPECT_EQ(st.ok(), rank_ != bad) << st.ToString();
+  for (int attempt = 0; attempt < 2; attempt++) {
+    st = s->Commit();
+    EXPECT_TRUE(st.IsIOError()) << st.ToString();
+    EXPECT_NE(st.message().find("rank " + std::to_string(bad) + ":"), std::string::npos) << st.ToString();
+    EXPECT_NE(st.message().find("CAIRN_TEST_FAIL_FSYNC"), std::string::npos) << st.ToString();
+    ExpectSameEverywhere(st);
+  }
+  AsyncCommit h;
+  st = s->CommitAsync(&h);
+  EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  ExpectSameEverywhere(st);
+  st = s->Pin(1);
+  EXPECT_FALSE(st.ok());
+  ExpectSameEverywhere(st);
+  // The handle still reads what was committed (the failing rank included).
+  std::string v;
+  ReadOptions other;
+  other.rank = (rank_ + 1) % size_;
+  st = s->Get("v", &v, other);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(v, Pattern(other.rank, 50000));
+  EXPECT_EQ(s->revision(), 1u);
+  EXPECT_TRUE(s->Close().ok());
+  // Revision 1 is intact and still the newest.
+  Options ro = Small();
+  ro.read_only = true;
+  ASSERT_TRUE(Store::Open(ro, path, MPI_COMM_WORLD, &s).ok());
+  EXPECT_EQ(s->revision(), 1u);
+  ASSERT_TRUE(s->Get("v", &v).ok());
+  EXPECT_EQ(v, Pattern(rank_, 50000));
+  s->Close();
+}
+
+// Issue 10, item 9: options that change what the ranks do together, and the
+// store path, must be the same on every rank. One rank (the last) differs;
+// every rank gets the same InvalidArgument naming the option, rank 0's value
+// and the differing rank's. A timeout turns a hang into an abort.
+TEST_F(MpiBadInput, OptionsThatDifferAcrossRanksAreRefusedOnEveryRank) {
+  const int odd = size_ - 1;
+  {  // a store to open (read_only needs one)
+    std::unique_ptr<Store> s;
+    ASSERT_TRUE(Store::Open(Small(), dir_ + "/s", MPI_COMM_WORLD, &s).ok());
+    ASSERT_TRUE(s->Put("v", "x").ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  struct Case {
+    const char* name;
+    void (*set)(Options*, std::string*);
+    const char* rank0, *other;
+  };
+  const Case cases[] = {
+      {"sync", [](Options* o, std::string*) { o->sync = false; }, "true", "false"},
+      {"staging_bytes", [](Options* o, std::string*) { o->staging_bytes = 1 << 20; }, "0", "1048576"},
+      {"extent_size", [](Options* o, std::string*) { o->extent_size = 128 * 1024; }, "65536", "131072"},
+      {"keep_revisions", [](Options* o, std::string*) { o->keep_revisions = 3; }, "0", "3"},
+      {"subfiles", [](Options* o, std::string*) { o->subfiles = 1; }, "0", "1"},
+      {"compact_index_limit", [](Options* o, std::string*) { o->compact_index_limit = 1000; }, "65536", "1000"},
+      {"collective_timeout_s", [](Options* o, std::string*) { o->collective_timeout_s = 25; }, "20", "25"},
+      {"read_only", [](Options* o, std::string*) { o->read_only = true; }, "false", "true"},
+      {"revision", [](Options* o, std::string*) { o->revision = 1; }, "0", "1"},
+      {"store path", [](Options*, std::string* p) { *p += "-other"; }, "/s'", "/s-other'"},
+  };
+  for (const Case& c : cases) {
+    Options o = Small();
+    o.collective_timeout_s = 20;
+    std::string path = dir_ + "/s";
+    if (rank_ == odd) c.set(&o, &path);
+    std::unique_ptr<Store> s;
+    Status st = Store::Open(o, path, MPI_COMM_WORLD, &s);
+    EXPECT_TRUE(st.IsInvalidArgument()) << c.name << ": " << st.ToString();
+    std::string want = std::string(c.name) + " is ";
+    EXPECT_NE(st.message().find(want), std::string::npos) << st.ToString();
+    EXPECT_NE(st.message().find(std::string(c.rank0) + " on rank 0"), std::string::npos) << st.ToString();
+    EXPECT_NE(st.message().find(std::string(c.other) + " on rank " + std::to_string(odd)), std::string::npos)
+        << st.ToString();
+    ExpectSameEverywhere(st);
+    if (s) s->Close();
+  }
+  // Options that are local tuning may differ.
+  Options o = Small();
+  if (rank_ == odd) o.write_buffer_size = 64 * 1024;
+  std::unique_ptr<Store> s;
+  Status st = Store::Open(o, dir_ + "/s", MPI_COMM_WORLD, &s);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  if (s) s->Close();
+}
+
 }  // namespace
 }  // namespace cairn
 

@@ -9,6 +9,12 @@
 
 namespace cairn {
 
+// Open is collective: every rank must pass the same store path and the same
+// values of every option except the local tuning ones (chunk_size,
+// write_buffer_size, inline_value_limit), which may differ per rank. Open
+// compares them with rank 0's and fails on every rank with InvalidArgument
+// naming the option and the ranks' values when one differs (a difference
+// would otherwise give mismatched collective calls and a hang later).
 struct Options {
   // Create the store directory and its manifest if they do not exist.
   bool create_if_missing = true;
@@ -51,7 +57,10 @@ struct Options {
   // Staging memory for background writes, in bytes. 0 (the default): a put
   // writes its value (into the page cache) before it returns. > 0: a put
   // copies its value into staging buffers (write_buffer_size each) and
-  // returns; a background thread writes them. Either way the caller may
+  // returns; a background thread writes them. A write that fails (a full
+  // disk) fails the next Commit, which then drops the puts made since the
+  // last revision (their staged bytes may be lost; put them again); the
+  // handle reads, puts and commits again once space is freed. Either way the caller may
   // reuse its buffer as soon as Put returns. When this much is staged and
   // not yet written, a put waits for the writes to free a buffer (counted
   // in IoStats::staging_stalls). With CommitAsync this lets a checkpoint
@@ -69,7 +78,10 @@ struct Options {
   // MPI_Abort and a message naming the operation, instead of hanging. 0
   // (the default) waits forever, as MPI does: a legitimately slow rank
   // (an fsync of a large checkpoint on a busy file system) must not kill
-  // the job. Set it well above the slowest expected commit.
+  // the job. Set it well above the slowest expected commit. It covers
+  // every collective the store makes (Open's duplication of the
+  // communicator, gathers, scatters, broadcasts, reductions, the window of
+  // extent counters and its free at Close, communicator splits).
   double collective_timeout_s = 0;
   // fsync data and manifest at commit. Turning this off loses the crash
   // guarantee; it exists for benchmarks that measure the page cache.

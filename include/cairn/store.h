@@ -243,7 +243,11 @@ class Store {
   // Collective: makes all ranks' changes one atomic revision. Data and index
   // are made durable on every rank, then rank 0 appends the revision to the
   // manifest and syncs it. If any rank fails, no revision is made, every
-  // rank returns the error, and the changes stay pending for a later Commit.
+  // rank returns the same error, and the changes stay pending for a later
+  // Commit; with staging (Options::staging_bytes > 0) they are dropped
+  // instead (their staged writes may be lost: the error says to put them
+  // again). A handle one of whose ranks failed an fsync (in Commit or
+  // Flush) takes no more commits, on any rank.
   Status Commit(uint64_t* revision = nullptr);
   // Collective: starts a commit of all ranks' changes and returns once every
   // value put so far is captured, without waiting for it to be durable; the
@@ -253,8 +257,12 @@ class Store {
   // when each Put returned (Options::staging_bytes says whether a put
   // copied or wrote its value). At most one commit is in flight: a later
   // Commit, CommitAsync, collective read or Close first waits for it. If it
-  // fails, this handle takes no more commits (close and reopen; the last
-  // committed revision is intact). The time this call blocks is the time
+  // fails, no revision is made and every put since the last committed
+  // revision (those made while it was in flight included) is dropped: put
+  // them again. AsyncCommit::Wait returns the failure; if no Wait did, the
+  // next Commit or CommitAsync returns it instead. After a failed fsync, or
+  // a manifest append whose outcome is unknown, the handle takes no more
+  // commits (close and reopen; the last committed revision is intact). The time this call blocks is the time
   // to encode the index and exchange it with rank 0, plus the time to copy
   // or write values not yet handed over.
   Status CommitAsync(AsyncCommit* handle);

@@ -13,7 +13,11 @@ namespace {
 constexpr uint64_t kPiece = 1ull << 30;
 
 // Completes a request; with a timeout, polls it and aborts the job with a
-// message once the timeout passes (the other ranks are not coming).
+// message once the timeout passes (the other ranks are not coming). Every
+// collective of the store is started nonblocking and completed here, with
+// or without a timeout (a blocking call never has to match a nonblocking
+// one, whatever collective_timeout_s each rank has); a call with no
+// nonblocking form is preceded by an Ibarrier completed here (Arrive).
 void Complete(MPI_Request* r, MPI_Comm comm, double timeout_s, const char* op) {
   if (timeout_s <= 0) {
     MPI_Wait(r, MPI_STATUS_IGNORE);
@@ -41,6 +45,15 @@ void Complete(MPI_Request* r, MPI_Comm comm, double timeout_s, const char* op) {
     // microseconds), then yield the core.
     if (polls > 1000) std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
+}
+
+// Every rank of `comm` has reached this point (polled under the timeout),
+// so that the blocking call `op` that follows cannot wait for a rank that
+// never comes.
+void Arrive(MPI_Comm comm, double timeout_s, const char* op) {
+  MPI_Request r;
+  MPI_Ibarrier(comm, &r);
+  Complete(&r, comm, timeout_s, op);
 }
 
 class MpiRequest final : public CommRequest {
@@ -84,7 +97,6 @@ class MpiComm final : public Comm {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   void Barrier() override {
-    if (timeout_s_ <= 0) return (void)MPI_Barrier(comm_);
     MPI_Request r;
     MPI_Ibarrier(comm_, &r);
     Complete(&r, comm_, timeout_s_, "barrier");
@@ -98,7 +110,6 @@ class MpiComm final : public Comm {
       BcastBytes(data->data() + off, int(std::min(kPiece, n - off)), root);
   }
   void BcastBytes(void* p, int n, int root) {
-    if (timeout_s_ <= 0) return (void)MPI_Bcast(p, n, MPI_BYTE, root, comm_);
     MPI_Request r;
     MPI_Ibcast(p, n, MPI_BYTE, root, comm_, &r);
     Complete(&r, comm_, timeout_s_, "broadcast");
@@ -107,13 +118,9 @@ class MpiComm final : public Comm {
   void Gather(const std::string& mine, std::vector<std::string>* all, int root) override {
     int n = int(mine.size());
     std::vector<int> counts(rank_ == root ? size_ : 0), displs;
-    if (timeout_s_ > 0) {
-      MPI_Request r;
-      MPI_Igather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm_, &r);
-      Complete(&r, comm_, timeout_s_, "gather");
-    } else {
-      MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm_);
-    }
+    MPI_Request r;
+    MPI_Igather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm_, &r);
+    Complete(&r, comm_, timeout_s_, "gather (sizes)");
     std::string flat;
     if (rank_ == root) {
       displs.resize(size_);
@@ -124,8 +131,9 @@ class MpiComm final : public Comm {
       }
       flat.resize(size_t(total));
     }
-    MPI_Gatherv(mine.data(), n, MPI_BYTE, flat.data(), counts.data(), displs.data(), MPI_BYTE,
-                root, comm_);
+    MPI_Igatherv(mine.data(), n, MPI_BYTE, flat.data(), counts.data(), displs.data(), MPI_BYTE,
+                 root, comm_, &r);
+    Complete(&r, comm_, timeout_s_, "gather (data)");
     if (rank_ == root) {
       all->resize(size_);
       for (int i = 0; i < size_; i++) (*all)[i].assign(flat, size_t(displs[i]), size_t(counts[i]));
@@ -145,26 +153,19 @@ class MpiComm final : public Comm {
       }
     }
     int n = 0;
-    if (timeout_s_ > 0) {
-      MPI_Request r;
-      MPI_Iscatter(counts.data(), 1, MPI_INT, &n, 1, MPI_INT, root, comm_, &r);
-      Complete(&r, comm_, timeout_s_, "scatter");
-    } else {
-      MPI_Scatter(counts.data(), 1, MPI_INT, &n, 1, MPI_INT, root, comm_);
-    }
+    MPI_Request r;
+    MPI_Iscatter(counts.data(), 1, MPI_INT, &n, 1, MPI_INT, root, comm_, &r);
+    Complete(&r, comm_, timeout_s_, "scatter (sizes)");
     mine->resize(size_t(n));
-    MPI_Scatterv(flat.data(), counts.data(), displs.data(), MPI_BYTE, mine->data(), n, MPI_BYTE,
-                 root, comm_);
+    MPI_Iscatterv(flat.data(), counts.data(), displs.data(), MPI_BYTE, mine->data(), n, MPI_BYTE,
+                  root, comm_, &r);
+    Complete(&r, comm_, timeout_s_, "scatter (data)");
   }
 
   uint64_t AllreduceMax(uint64_t v) override { return Allreduce(v, MPI_MAX); }
   uint64_t AllreduceMin(uint64_t v) override { return Allreduce(v, MPI_MIN); }
   uint64_t Allreduce(uint64_t v, MPI_Op op) {
     uint64_t out;
-    if (timeout_s_ <= 0) {
-      MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, op, comm_);
-      return out;
-    }
     MPI_Request r;
     MPI_Iallreduce(&v, &out, 1, MPI_UINT64_T, op, comm_, &r);
     Complete(&r, comm_, timeout_s_, "reduction");
@@ -183,11 +184,13 @@ class MpiComm final : public Comm {
   }
 
   std::unique_ptr<Comm> Split(int color, int key) override {
+    Arrive(comm_, timeout_s_, "communicator split");
     MPI_Comm c;
     MPI_Comm_split(comm_, color, key, &c);
     return std::make_unique<MpiComm>(c, timeout_s_);
   }
   std::unique_ptr<Comm> SplitNode() override {
+    Arrive(comm_, timeout_s_, "communicator split by node");
     MPI_Comm c;
     MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &c);
     return std::make_unique<MpiComm>(c, timeout_s_);
@@ -198,6 +201,7 @@ class MpiComm final : public Comm {
     // one-sided component, whose atomics need no progress from the target.
     MPI_Aint bytes = host ? sizeof(uint64_t) : 0;
     void* base = nullptr;
+    Arrive(comm_, timeout_s_, "window allocation (extent counters)");
     int rc = MPI_Win_allocate(bytes, sizeof(uint64_t), MPI_INFO_NULL, comm_, &base, &win_);
     if (rc != MPI_SUCCESS) return Status::IOError("MPI_Win_allocate failed for the extent counters");
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win_);
@@ -205,7 +209,7 @@ class MpiComm final : public Comm {
       *static_cast<uint64_t*>(base) = initial;
       MPI_Win_sync(win_);  // the store is visible to RMA in the separate memory model too
     }
-    MPI_Barrier(comm_);  // initial values are in place before anyone adds
+    Arrive(comm_, timeout_s_, "barrier after the window allocation");  // initial values are in place before anyone adds
     have_win_ = true;
     return Status::OK();
   }
@@ -220,6 +224,7 @@ class MpiComm final : public Comm {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized) {
+      Arrive(comm_, timeout_s_, "window free (extent counters)");
       MPI_Win_unlock_all(win_);
       MPI_Win_free(&win_);
     }
@@ -238,8 +243,11 @@ class MpiComm final : public Comm {
 }  // namespace
 
 std::unique_ptr<Comm> NewMpiComm(MPI_Comm comm, double timeout_s) {
+  // Nonblocking, so that an Open made by only some ranks times out too.
   MPI_Comm dup;
-  MPI_Comm_dup(comm, &dup);
+  MPI_Request r;
+  MPI_Comm_idup(comm, &dup, &r);
+  Complete(&r, comm, timeout_s, "communicator duplication (Open)");
   return std::make_unique<MpiComm>(dup, timeout_s);
 }
 

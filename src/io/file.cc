@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
 namespace cairn {
 
@@ -114,6 +116,11 @@ Status File::PWrite(uint64_t offset, const void* buf, uint64_t n) {
 
 Status File::Sync() {
   Count(stats_->fsyncs);
+  // Test hook: CAIRN_TEST_FAIL_FSYNC=1 in a process's environment makes its
+  // fsyncs of files fail with EIO, as a failed writeback would (a test sets
+  // it on one rank to check that every rank agrees on the failure).
+  if (const char* f = std::getenv("CAIRN_TEST_FAIL_FSYNC"); f && std::strcmp(f, "1") == 0)
+    return Status::FromErrno("fsync " + path_ + " (CAIRN_TEST_FAIL_FSYNC)", EIO);
   if (::fsync(fd_) != 0) return Status::FromErrno("fsync " + path_, errno);
   return Status::OK();
 }

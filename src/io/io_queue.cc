@@ -98,6 +98,15 @@ Status IoQueue::error() const {
   return error_;
 }
 
+Status IoQueue::ClearError() {
+  std::unique_lock<std::mutex> l(mu_);
+  uint64_t ticket = next_ticket_ - 1;
+  done_cv_.wait(l, [&] { return finished_ >= ticket; });
+  Status s = error_;
+  error_ = Status::OK();
+  return s;
+}
+
 void IoQueue::Run() {
   std::unique_lock<std::mutex> l(mu_);
   for (;;) {

@@ -57,6 +57,9 @@ class IoQueue {
   // skipped and reports it: bytes queued behind a failed write may depend
   // on it, so nothing after it is trusted.
   Status error() const;
+  // Waits for every job queued so far, then forgets the first failure (the
+  // caller has dropped whatever depended on the failed jobs) and returns it.
+  Status ClearError();
 
  private:
   void Run();

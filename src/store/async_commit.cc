@@ -52,6 +52,7 @@ struct AsyncCommit::State {
   std::string space;                 // the space section (retention.h)
   int failing_rank = -1;
   Status outcome;
+  bool reported = false;  // Wait returned the outcome (see Rep::unreported)
 
   // One step if it is ready (block: wait until it is); false if not ready.
   bool Step1(bool block);
@@ -63,15 +64,32 @@ void AsyncCommit::State::Finish(Status s) {
   outcome = s;
   step = kDone;
   req.reset();
+  // Poisoned (no more commits) when written data may be lost for good: an
+  // fsync failed, the manifest's outcome is unknown, or the revision was
+  // committed but this view could not take it.
+  bool lost = all_v[0] != 0 || s.message().find("outcome unknown") != std::string::npos;
   if (s.ok()) {
     s = r->Adopt(plan, space);
     outcome = s;
+    lost = !s.ok();
   }
   if (!s.ok()) {
     // The namespaces already moved on to the failed revision's tables, and
-    // its data may be missing: nothing pending can be committed safely.
-    r->poisoned = Status(s.code(), "asynchronous commit of revision " + std::to_string(plan.revision) +
-                                       " failed: " + s.message());
+    // its data may be missing (a staged write failed): they go back to the
+    // last committed revision, every put since is dropped.
+    uint64_t base = r->current.revision;
+    r->DiscardPending();
+    if (lost) {
+      r->poisoned = Status(s.code(), "asynchronous commit of revision " + std::to_string(plan.revision) +
+                                         " failed: " + s.message());
+    } else {
+      outcome = Status(s.code(), "asynchronous commit of revision " + std::to_string(plan.revision) +
+                                     " failed: " + s.message() + "; the puts since revision " +
+                                     std::to_string(base) +
+                                     " (those made while it was in flight included) were discarded: put "
+                                     "them again");
+      r->unreported = r->inflight;  // the next commit returns it unless Wait does
+    }
   }
   plan.table.reset();
   plan.shared_table.reset();
@@ -216,17 +234,27 @@ Status Store::Rep::FinishInflight() {
   return st->outcome;
 }
 
+// Here, beside the State it reads (an asynchronous failure not yet reported).
+Status Store::Rep::CheckCommittable() {
+  // A closed handle makes no more collective calls (MPI may be finalized).
+  if (closed) return Status::InvalidArgument("store is closed");
+  Status s = CheckWritable();
+  if (s.ok() && unreported && !unreported->reported) s = unreported->outcome;
+  unreported.reset();  // returned now, if no Wait returned it before
+  return AgreeStatus(comm.get(), s);
+}
+
 Status Store::CommitAsync(AsyncCommit* handle) {
   *handle = AsyncCommit();
   Rep* r = rep_.get();
   int rank = r->comm->rank();
-  r->FinishInflight();  // its failure, if any, shows in CheckWritable
-  Status s = r->CheckWritable();
-  if (!s.ok()) return s;
+  r->FinishInflight();  // its failure, if any, shows in CheckCommittable
+  Status s = r->CheckCommittable();
+  if (!s.ok()) return s;  // the same on every rank
   auto st = std::make_shared<AsyncCommit::State>();
   st->plan.async = true;
   s = r->PrepareCommit(&st->plan);
-  if (!s.ok()) return s;
+  if (!s.ok()) return r->StagedCommitFailed(s);
   // What the revision holds is fixed: later puts build on its tables.
   r->own.Reset(st->plan.table);
   if (rank == 0) r->shared.Reset(st->plan.shared_table);
@@ -255,6 +283,7 @@ bool AsyncCommit::committed() const {
 Status AsyncCommit::Wait(uint64_t* revision) {
   if (!state_) return Status::InvalidArgument("empty AsyncCommit handle");
   if (state_->rep) state_->rep->Progress(true);
+  state_->reported = true;
   if (state_->outcome.ok() && revision) *revision = state_->plan.revision;
   return state_->outcome;
 }

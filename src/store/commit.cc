@@ -189,15 +189,46 @@ Status Store::Rep::Adopt(const CommitPlan& plan, std::string_view space) {
   return ApplyCommitSpace(this, space, plan.async);  // expired revisions out, free extents in
 }
 
+Status Store::Rep::StagedCommitFailed(const Status& s) {
+  // Staged bytes of a failed commit may be lost with the queue's failure:
+  // its puts are dropped (the caller puts again). Without staging the
+  // writer keeps its bytes and a later commit writes them.
+  if (opt.staging_bytes == 0 || !poisoned.ok()) return s;
+  DiscardPending();
+  return Status(s.code(), s.message() + " (with staging, the puts since revision " +
+                              std::to_string(current.revision) + " were discarded: put them again)");
+}
+
+void Store::Rep::DiscardPending() {
+  int rank = comm->rank();
+  auto table = [&](uint32_t ns) {
+    auto it = tables.find(ns);
+    return it == tables.end() ? std::shared_ptr<const IndexTable>() : it->second;
+  };
+  own.Reset(table(uint32_t(rank)));
+  if (rank == 0) shared.Reset(table(kSharedNamespace));
+  // Staged bytes still in the writer's buffer go to the queue first (they
+  // belong to dropped puts: written or skipped, nothing refers to them),
+  // so that no later read's drain meets their failure.
+  if (writer && writer->queue()) (void)writer->Flush();
+  if (io) io->ClearError();
+}
+
 Status Store::Commit(uint64_t* revision) {
   Rep* r = rep_.get();
+  r->FinishInflight();  // its failure, if any, shows in CheckCommittable
+  Status s = r->CheckCommittable();
+  if (!s.ok()) return s;  // the same on every rank
+  s = r->CommitSync(revision);
+  return s.ok() ? s : r->StagedCommitFailed(s);
+}
+
+Status Store::Rep::CommitSync(uint64_t* revision) {
+  Rep* r = this;
   Comm* c = r->comm.get();
   int rank = c->rank();
-  r->FinishInflight();  // its failure, if any, shows in CheckWritable
-  Status s = r->CheckWritable();
-  if (!s.ok()) return s;  // same on every rank: read_only, closed and poisoned are collective
   CommitPlan plan;
-  s = r->PrepareCommit(&plan);
+  Status s = r->PrepareCommit(&plan);
   if (!s.ok()) return s;
 
   // 3. Everything written is made durable: the buffer is flushed, then one
@@ -276,8 +307,12 @@ Status Store::Flush() {
   });
   s = q->Wait(t);
   // As at commit: a failed fsync may have dropped pages; nothing pending
-  // can be trusted any more.
-  if (failed) r->poisoned = s;
+  // can be trusted any more. The poison now guards the commits: the queue
+  // forgets the failure, so that committed data still reads back.
+  if (failed) {
+    r->poisoned = s;
+    q->ClearError();
+  }
   return s;
 }
 

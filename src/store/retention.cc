@@ -376,7 +376,7 @@ Status InitSpaceAtOpen(Store::Rep* r) {
 
 Status MarkRevision(Store::Rep* r, RecordType type, uint64_t rev) {
   Comm* c = r->comm.get();
-  Status s = r->CheckWritable();
+  Status s = AgreeStatus(c, r->CheckWritable());  // a poisoned rank is not alone in refusing
   if (s.ok() && type == RecordType::kDrop && rev == r->current.revision)
     s = Status::InvalidArgument("revision " + std::to_string(rev) +
                                 " is the one this store handle is open at (the base of its next commit); "

@@ -12,6 +12,7 @@
 #include "io/coalescing_reader.h"
 #include "store/crash_point.h"
 #include "store/finalize_hook.h"
+#include "store/options_check.h"
 #include "store/retention.h"
 #include "store/store_dir.h"
 #include "store/store_rep.h"
@@ -441,8 +442,12 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   Comm* c = rep->comm.get();
   int rank = c->rank(), nranks = c->size();
 
+  // 0. Every rank asked for the same store, with the same collective options.
+  Status s = CheckSameOptions(c, options, path);
+  if (!s.ok()) return s;
+
   // 1. Rank 0 reads the manifest and tells everyone what it found.
-  Status s = ValidateOptions(options);
+  s = ValidateOptions(options);
   if (path.empty()) s = Status::InvalidArgument("empty store path");
   OpenInfo info;
   if (rank == 0) {

@@ -41,6 +41,10 @@ struct Store::Rep {
   bool subfile_on_one_node = true; // its ranks share a node: the leader's fsync covers all
   bool closed = false;
   Status poisoned;  // not ok after a failed fsync: no more commits (see CheckWritable)
+  // The failure of an asynchronous commit that no Wait returned yet: the
+  // next commit returns it instead of committing without the puts it
+  // discarded (see DiscardPending).
+  std::shared_ptr<AsyncCommit::State> unreported;
   std::string scratch, scratch_tags;  // reused encoding buffers of the put path
   // The store directory and its parent, synced by the first commit of a
   // writable open (rank 0) before its manifest record.
@@ -76,6 +80,21 @@ struct Store::Rep {
   std::map<uint32_t, std::shared_ptr<const IndexTable>> tables;  // other namespaces, loaded on demand
 
   Status CheckWritable() const;
+  // Collective: CheckWritable, and an unreported asynchronous failure,
+  // agreed by every rank (a rank whose fsync failed in Flush is the only
+  // one poisoned: the others must not start the commit's collectives
+  // without it). Every rank returns the same status.
+  Status CheckCommittable();
+  // After a failed commit that may have lost staged data (with staging, or
+  // any failed CommitAsync): the namespaces go back to the last committed
+  // revision's tables (the puts since then are discarded and must be made
+  // again) and the I/O queue forgets its error, so that the handle reads,
+  // puts and commits again once the cause (a full disk) is gone.
+  void DiscardPending();
+  // A commit failed before its asynchronous part (if any) started: with
+  // staging, DiscardPending (every rank does: the failure is agreed) and
+  // the error says so; else `s` as it is.
+  Status StagedCommitFailed(const Status& s);
   // Opens (or returns) the data file of id `subfile` for reading.
   Status DataFile(uint32_t subfile, File** file);
   // The table of namespace `ns` of the current revision (loads it on demand).
@@ -110,6 +129,8 @@ struct Store::Rep {
   // rank 0, which writes them as one block and builds the revision record;
   // every rank gets the record, or the same error (then nothing changed).
   Status PrepareCommit(CommitPlan* plan);
+  // Commit after CheckCommittable: PrepareCommit, then the durable end.
+  Status CommitSync(uint64_t* revision);
   // Rank 0: syncs the directory entries made at open (before the first
   // record that depends on them).
   Status SyncNewDirs();

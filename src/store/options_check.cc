@@ -1,0 +1,110 @@
+#include "store/options_check.h"
+
+#include <cstdio>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "format/coding.h"
+
+namespace cairn {
+
+namespace {
+
+using Named = std::vector<std::pair<std::string, std::string>>;
+
+// The options every rank must share, by name, as text. Local tuning
+// (write_buffer_size, chunk_size, inline_value_limit) may differ.
+Named Collective(const Options& o, const std::string& path) {
+  auto u = [](uint64_t v) { return std::to_string(v); };
+  auto b = [](bool v) { return std::string(v ? "true" : "false"); };
+  char t[32];
+  std::snprintf(t, sizeof t, "%g", o.collective_timeout_s);
+  return {{"store path", "'" + path + "'"},
+          {"read_only", b(o.read_only)},
+          {"create_if_missing", b(o.create_if_missing)},
+          {"error_if_exists", b(o.error_if_exists)},
+          {"revision", u(o.revision)},
+          {"sync", b(o.sync)},
+          {"staging_bytes", u(o.staging_bytes)},
+          {"extent_size", u(o.extent_size)},
+          {"subfiles", std::to_string(o.subfiles)},
+          {"keep_revisions", u(o.keep_revisions)},
+          {"compact_index_limit", u(o.compact_index_limit)},
+          {"collective_timeout_s", t}};
+}
+
+std::string Encode(const Named& n) {
+  std::string o;
+  for (const auto& [name, value] : n) {
+    PutLengthPrefixed(&o, name);
+    PutLengthPrefixed(&o, value);
+  }
+  return o;
+}
+
+Named Decode(const std::string& bytes) {
+  Named n;
+  Decoder d(bytes);
+  while (d.remaining() > 0 && !d.failed()) {
+    std::string name(d.LengthPrefixed());
+    std::string value(d.LengthPrefixed());
+    n.emplace_back(std::move(name), std::move(value));
+  }
+  return n;
+}
+
+}  // namespace
+
+Status CheckSameOptions(Comm* comm, const Options& o, const std::string& path) {
+  if (comm->size() == 1) return Status::OK();
+  int rank = comm->rank();
+  Named mine = Collective(o, path);
+  std::string root = rank == 0 ? Encode(mine) : std::string();
+  comm->Bcast(&root, 0);
+  Named want = Decode(root);
+  // Each rank: the names (in order) and values of its differing options.
+  Named diff;
+  for (size_t i = 0; i < mine.size(); i++)
+    if (i >= want.size() || want[i] != mine[i]) diff.push_back(mine[i]);
+  std::vector<std::string> all;
+  comm->Gather(Encode(diff), &all, 0);
+  std::string verdict;
+  if (rank == 0) {
+    // The first option (in the order above) that some rank differs on,
+    // with every rank that differs on it; other differing names after it.
+    std::map<std::string, size_t> order;
+    for (size_t i = 0; i < mine.size(); i++) order[mine[i].first] = i;
+    size_t first = mine.size();
+    std::vector<Named> per_rank(all.size());
+    for (size_t r = 0; r < all.size(); r++) {
+      per_rank[r] = Decode(all[r]);
+      for (const auto& [name, value] : per_rank[r]) {
+        auto it = order.find(name);
+        if (it != order.end() && it->second < first) first = it->second;
+      }
+    }
+    if (first < mine.size()) {
+      const std::string& name = mine[first].first;
+      std::string msg = "Options differ across the ranks opening the store (collective options and the path "
+                        "must be the same on every rank): " + name + " is " + mine[first].second + " on rank 0";
+      std::set<size_t> others;
+      for (size_t r = 0; r < per_rank.size(); r++) {
+        for (const auto& [n, v] : per_rank[r]) {
+          if (n == name) msg += ", " + v + " on rank " + std::to_string(r);
+          else if (order.count(n)) others.insert(order[n]);
+        }
+      }
+      std::string also;
+      for (size_t i : others) also += (also.empty() ? "" : ", ") + mine[i].first;
+      if (!also.empty()) msg += " (these differ too: " + also + ")";
+      verdict = msg;
+    }
+  }
+  comm->Bcast(&verdict, 0);
+  if (verdict.empty()) return Status::OK();
+  return Status::InvalidArgument(verdict);
+}
+
+}  // namespace cairn

@@ -1,0 +1,20 @@
+// Open's check that every rank asked for the same store: the path, and the
+// options that change what the ranks do together (a difference would give
+// mismatched collective calls, and a hang, later).
+#pragma once
+
+#include <string>
+
+#include "cairn/options.h"
+#include "cairn/status.h"
+#include "comm/comm.h"
+
+namespace cairn {
+
+// Collective. Every rank returns the same status: ok if every rank's path
+// and collective options equal rank 0's; else InvalidArgument naming the
+// first option that differs, rank 0's value, and each differing rank with
+// its value.
+Status CheckSameOptions(Comm* comm, const Options& o, const std::string& path);
+
+}  // namespace cairn
