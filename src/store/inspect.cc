@@ -10,6 +10,10 @@ namespace cairn {
 
 const RevisionRecord& Inspector::Record(const Store& store) { return store.rep_->current; }
 const std::string& Inspector::Path(const Store& store) { return store.rep_->path; }
+void Inspector::PendingBytes(const Store& store, uint64_t* held, uint64_t* live) {
+  *held = store.rep_->own.pending_bytes();
+  *live = store.rep_->own.pending_live_bytes();
+}
 
 Status Inspector::Verify(Store* store, VerifyReport* report) {
   Store::Rep* r = store->rep_.get();
