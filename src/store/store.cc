@@ -172,6 +172,13 @@ OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
       info.status = Status::Corruption(
           "revision " + std::to_string(o.revision) + " of store " + rep->path + " is not readable: the last " +
           "MANIFEST record (offset " + std::to_string(pm.valid_end) + ") is complete but damaged, and may be it");
+    // Likewise for a damaged record between intact ones whose neighbours'
+    // numbers leave room for it.
+    for (const DamagedRange& d : pm.damaged)
+      if (o.revision > d.prev_revision && (d.next_revision == 0 || o.revision < d.next_revision))
+        info.status = Status::Corruption(
+            "revision " + std::to_string(o.revision) + " of store " + rep->path + " is not readable: the " +
+            "MANIFEST record at offset " + std::to_string(d.offset) + " is damaged, and may be it");
     return info;
   }
   if (chosen) {
