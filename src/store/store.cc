@@ -14,6 +14,7 @@
 #include "store/finalize_hook.h"
 #include "store/retention.h"
 #include "store/store_rep.h"
+#include "store/tag_edit.h"
 
 namespace cairn {
 
@@ -692,23 +693,17 @@ Status Store::SetTags(std::string_view key, const TagList& tags) {
 }
 
 Status Store::SetTag(std::string_view key, const Tag& tag) {
-  TagList tags;
-  Status s = GetTags(key, &tags);
+  Status s = rep_->CheckWritable();
+  if (s.ok()) s = CheckKey(key);
   if (!s.ok()) return s;
-  auto it = std::find_if(tags.begin(), tags.end(), [&](const Tag& t) { return t.name == tag.name; });
-  if (it != tags.end()) it->value = tag.value; else tags.push_back(tag);
-  return SetTags(key, tags);
+  return EditTag(&rep_->own, key, tag.name, &tag.value);
 }
 
 Status Store::DeleteTag(std::string_view key, std::string_view name) {
-  TagList tags;
-  Status s = GetTags(key, &tags);
+  Status s = rep_->CheckWritable();
+  if (s.ok()) s = CheckKey(key);
   if (!s.ok()) return s;
-  auto it = std::find_if(tags.begin(), tags.end(), [&](const Tag& t) { return t.name == name; });
-  if (it == tags.end())
-    return Status::NotFound("key '" + std::string(key) + "' has no tag '" + std::string(name) + "'");
-  tags.erase(it);
-  return SetTags(key, tags);
+  return EditTag(&rep_->own, key, name, nullptr);
 }
 
 // ---------------------------------------------------------------- Reads
