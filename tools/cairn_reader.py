@@ -247,6 +247,7 @@ class Manifest:
         self.intact_end = 0      # end of the last intact record
         self.file_size = 0
         self.torn_tail = 0       # bytes after the last intact record
+        self.damaged = []        # (offset, length) of damaged records skipped
 
 
 def parse_manifest(path, verify):
@@ -289,18 +290,24 @@ def parse_manifest(path, verify):
     while pos < len(buf):
         rec = _record_at(buf, pos, verify)
         if rec is None:
-            # The first record whose framing or checksum does not hold ends
-            # the log. Is there an intact record right after it?
-            if len(buf) - pos >= 4:
-                L = struct.unpack_from("<I", buf, pos)[0]
-                nxt = pos + 8 + L + 8
-                if L <= MAX_RECORD_PAYLOAD and nxt < len(buf) and \
-                        _record_at(buf, nxt, verify) is not None:
-                    raise Corruption(
-                        "MANIFEST: damaged record at offset %d is followed by "
-                        "an intact record at offset %d" % (pos, nxt))
-            m.torn_tail = len(buf) - pos
-            break
+            # A damaged record: the log goes on at the first later offset
+            # where a record of a known type is intact (doc/format.md,
+            # "Damaged records"); none: a torn (or damaged) final record.
+            # Without checksums (--no-verify) a record cannot be recognized
+            # reliably: the damage then ends the log.
+            nxt = None
+            for p in range(pos + 1, len(buf) - 15 if verify else 0):
+                if struct.unpack_from("<I", buf, p + 4)[0] in KNOWN_RECORDS and \
+                        _record_at(buf, p, True) is not None:
+                    nxt = p
+                    break
+            if nxt is None:
+                m.torn_tail = len(buf) - pos
+                break
+            m.damaged.append((pos, nxt - pos))
+            pos = nxt
+            continue
+        lenient = bool(m.damaged)  # a lost record may explain what follows
         L, rtype, payload = rec
         if rtype not in KNOWN_RECORDS:
             raise NotSupported("MANIFEST: record type %d at offset %d"
@@ -308,6 +315,10 @@ def parse_manifest(path, verify):
         where = "MANIFEST record at offset %d" % pos
 
         def remove(number, how):
+            if lenient and number not in retained:
+                return  # the lost record held this revision, or removed it
+            if lenient:
+                m.pinned.discard(number)  # the lost record was its unpin
             if number not in retained:
                 raise Corruption("%s: %s of revision %d, which is not retained"
                                  % (where, how, number))
@@ -352,6 +363,8 @@ def parse_manifest(path, verify):
             number = struct.unpack("<Q", payload)[0]
             if rtype == REC_DROP:
                 remove(number, "drop")
+            elif number not in retained and lenient:
+                pass  # about a revision a lost record held or removed
             elif number not in retained:
                 raise Corruption("%s: pin/unpin of revision %d, which is not retained"
                                  % (where, number))

@@ -13,6 +13,7 @@
 
 #include "cairn/store.h"
 #include "store/inspect.h"
+#include "store/repair.h"
 #include "store/retention.h"
 
 namespace {
@@ -214,6 +215,96 @@ int CmdVerify(const std::string& path, uint64_t revision, bool json) {
   return rep.problems.empty() ? 0 : 2;
 }
 
+// Verifies every retained revision; problems of the manifest itself are
+// shown once. Exit 2 if the manifest or any revision has a problem.
+int CmdVerifyAll(const std::string& path, bool json) {
+  std::unique_ptr<cairn::Store> st;
+  Status s = OpenStore(path, 0, &st);
+  if (!s.ok()) return Fail(s);
+  std::vector<cairn::RevisionInfo> revs;
+  s = st->ListRevisions(&revs);
+  if (!s.ok()) return Fail(s);
+  st.reset();
+  std::vector<std::string> manifest_problems;
+  std::vector<uint64_t> failed;
+  bool first = true;
+  if (json) std::printf("{\"revisions\": [");
+  for (const cairn::RevisionInfo& ri : revs) {
+    cairn::VerifyReport rep;
+    s = OpenStore(path, ri.revision, &st);
+    if (s.ok()) s = cairn::Inspector::Verify(st.get(), &rep);
+    if (!s.ok()) rep.problems.push_back(s.ToString());
+    std::vector<std::string> mine;
+    for (const std::string& p : rep.problems) {
+      if (p.rfind("MANIFEST:", 0) == 0) {
+        if (first) manifest_problems.push_back(p);
+      } else {
+        mine.push_back(p);
+      }
+    }
+    first = false;
+    if (!mine.empty()) failed.push_back(ri.revision);
+    if (json) {
+      std::printf("%s\n {\"revision\": %lu, \"objects\": %lu, \"bytes\": %lu, \"ok\": %s, \"problems\": [",
+                  ri.revision == revs.front().revision ? "" : ",", ri.revision, rep.objects, rep.bytes,
+                  mine.empty() ? "true" : "false");
+      for (size_t i = 0; i < mine.size(); i++) std::printf("%s%s", i ? ", " : "", JsonString(mine[i]).c_str());
+      std::printf("]}");
+    } else {
+      for (const auto& p : mine) std::printf("CORRUPT revision %lu: %s\n", ri.revision, p.c_str());
+      std::printf("revision %lu: %lu objects, %lu chunks, %lu bytes checked: %s\n", ri.revision, rep.objects,
+                  rep.chunks, rep.bytes, mine.empty() ? "OK" : "FAILED");
+    }
+    st.reset();
+  }
+  std::string failed_list;
+  for (uint64_t v : failed) failed_list += (failed_list.empty() ? "" : ", ") + std::to_string(v);
+  bool ok = failed.empty() && manifest_problems.empty();
+  if (json) {
+    std::printf("\n], \"manifest_problems\": [");
+    for (size_t i = 0; i < manifest_problems.size(); i++)
+      std::printf("%s%s", i ? ", " : "", JsonString(manifest_problems[i]).c_str());
+    std::printf("], \"failed\": [%s], \"ok\": %s}\n", failed_list.c_str(), ok ? "true" : "false");
+  } else {
+    for (const auto& p : manifest_problems) std::printf("CORRUPT %s\n", p.c_str());
+    std::printf("%zu retained revision(s): %zu OK", revs.size(), revs.size() - failed.size());
+    if (!failed.empty()) std::printf(", FAILED: %s", failed_list.c_str());
+    if (!manifest_problems.empty()) std::printf("; the manifest has damaged records (run `cairn repair`)");
+    std::printf("\n");
+  }
+  return ok ? 0 : 2;
+}
+
+int CmdRepair(const std::string& path) {
+  cairn::RepairReport rep;
+  Status s = cairn::RepairManifest(path, &rep);
+  if (!s.ok()) return Fail(s);
+  if (!rep.changed) {
+    std::printf("%s/MANIFEST has no damaged records: nothing to repair\n", path.c_str());
+    return 0;
+  }
+  for (const cairn::DamagedRange& d : rep.dropped) {
+    std::printf("dropped damaged record(s) at offset %lu (%lu bytes): ", d.offset, d.length);
+    if (d.next_revision != 0 && d.next_revision == d.prev_revision + 1)
+      std::printf("drop/pin/unpin record(s) between revisions %lu and %lu\n", d.prev_revision, d.next_revision);
+    else if (d.next_revision != 0)
+      std::printf("revision(s) %lu..%lu (if any), or drop/pin/unpin records\n", d.prev_revision + 1,
+                  d.next_revision - 1);
+    else
+      std::printf("revision(s) after %lu (if any), or drop/pin/unpin records\n", d.prev_revision);
+  }
+  if (rep.tail_bytes)
+    std::printf("dropped the final %s record at offset %lu (%lu bytes)\n",
+                rep.tail_damaged ? "damaged" : "unfinished (torn)", rep.tail_offset, rep.tail_bytes);
+  for (uint64_t v : rep.pinned_doubtful)
+    std::printf("pinned revision %lu: a damaged record after it may have pinned, dropped or expired it "
+                "(check with `cairn verify --all`, then `cairn unpin` or `cairn drop`)\n", v);
+  std::printf("retained revisions:");
+  for (uint64_t v : rep.retained) std::printf(" %lu", v);
+  std::printf("\noriginal manifest kept as %s\n", rep.backup.c_str());
+  return 0;
+}
+
 int CmdMark(const std::string& path, cairn::RecordType type, uint64_t revision) {
   Status s = cairn::MarkRevisionAt(path, type, revision);
   if (!s.ok()) return Fail(s);
@@ -303,6 +394,11 @@ int main(int argc, char** argv) {
   verify->add_option("STORE", path, "Store directory")->required();
   verify->add_option("--revision,-r", revision, "Revision (default: newest)");
   verify->add_flag("--json", json, "Machine-readable output");
+  bool all = false;
+  verify->add_flag("--all", all, "Verify every retained revision (exit 2 if any fails, naming it)");
+  auto* repair = app.add_subcommand("repair", "Rewrite a damaged manifest without its damaged records "
+                                              "(the original is kept as MANIFEST.damaged-<time>)");
+  repair->add_option("STORE", path, "Store directory")->required();
 
   auto* drop = app.add_subcommand("drop", "Remove a revision for good; its space is reused by later commits");
   drop->add_option("STORE", path, "Store directory")->required();
@@ -328,6 +424,7 @@ int main(int argc, char** argv) {
   if (shared) rank = cairn::ReadOptions::kShared;
   if (*keys) return CmdKeys(path, revision, rank, json);
   if (*get) return CmdGet(path, key, revision, shared ? rank : rank < 0 ? 0 : rank);
-  if (*verify) return CmdVerify(path, revision, json);
+  if (*verify) return all ? CmdVerifyAll(path, json) : CmdVerify(path, revision, json);
+  if (*repair) return CmdRepair(path);
   return 1;
 }

@@ -227,8 +227,11 @@ class Store {
   // every condition in `all_of` (an empty list matches every object).
   Status Query(const std::vector<TagQuery>& all_of, std::vector<std::string>* keys,
                const ReadOptions& ro = {});
-  // Collective: every rank runs Query on its own namespace; every rank
-  // receives the union, ordered by rank then key.
+  // Collective: runs Query on every namespace and gives every rank the
+  // union, ordered by namespace (the rank that wrote it) then key. A
+  // writable store queries each rank's own namespace; a read-only one
+  // covers every namespace of the open revision on any number of ranks
+  // (rank r takes namespaces r, r + size(), ...).
   Status QueryAll(const std::vector<TagQuery>& all_of, std::vector<QueryHit>* hits);
 
   // --- Shared objects: written once by rank 0, read by all ---

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include "comm/comm.h"
@@ -87,6 +88,8 @@ class MpiComm final : public Comm {
   MpiComm(MPI_Comm comm, double timeout_s) : comm_(comm), timeout_s_(timeout_s) {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
+    // Tests lower the largest count passed to MPI to exercise the rounds.
+    if (const char* e = std::getenv("CAIRN_TEST_MPI_MAX_COUNT")) max_count_ = std::max(1ull, std::strtoull(e, nullptr, 10));
   }
   ~MpiComm() override {
     FreeCounters();
@@ -116,27 +119,38 @@ class MpiComm final : public Comm {
   }
 
   void Gather(const std::string& mine, std::vector<std::string>* all, int root) override {
-    int n = int(mine.size());
-    std::vector<int> counts(rank_ == root ? size_ : 0), displs;
+    // Sizes and totals are 64-bit; no count given to MPI exceeds max_count_
+    // (INT_MAX): more goes in rounds of at most max_count_ / size bytes
+    // from each rank. Every step is nonblocking, completed under the timeout.
+    uint64_t n = mine.size();
+    std::vector<uint64_t> counts(rank_ == root ? size_ : 0);
     MPI_Request r;
-    MPI_Igather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm_, &r);
+    MPI_Igather(&n, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, root, comm_, &r);
     Complete(&r, comm_, timeout_s_, "gather (sizes)");
-    std::string flat;
+    uint64_t piece = std::max<uint64_t>(1, max_count_ / uint64_t(size_));
+    uint64_t most = Allreduce(n, MPI_MAX);  // the largest part sets the number of rounds
     if (rank_ == root) {
-      displs.resize(size_);
-      long total = 0;
-      for (int i = 0; i < size_; i++) {
-        displs[i] = int(total);
-        total += counts[i];
-      }
-      flat.resize(size_t(total));
+      all->assign(size_, std::string());
+      for (int i = 0; i < size_; i++) (*all)[i].reserve(counts[i]);
     }
-    MPI_Igatherv(mine.data(), n, MPI_BYTE, flat.data(), counts.data(), displs.data(), MPI_BYTE,
-                 root, comm_, &r);
-    Complete(&r, comm_, timeout_s_, "gather (data)");
-    if (rank_ == root) {
-      all->resize(size_);
-      for (int i = 0; i < size_; i++) (*all)[i].assign(flat, size_t(displs[i]), size_t(counts[i]));
+    std::vector<int> rc(rank_ == root ? size_ : 0), displs(rank_ == root ? size_ : 0);
+    std::string flat;
+    for (uint64_t off = 0; off == 0 || off < most; off += piece) {
+      int send = int(off < n ? std::min(piece, n - off) : 0);
+      if (rank_ == root) {
+        uint64_t total = 0;
+        for (int i = 0; i < size_; i++) {
+          rc[i] = int(off < counts[i] ? std::min(piece, counts[i] - off) : 0);
+          displs[i] = int(total);
+          total += uint64_t(rc[i]);
+        }
+        flat.resize(total);
+      }
+      MPI_Igatherv(mine.data() + std::min(off, n), send, MPI_BYTE, flat.data(), rc.data(), displs.data(),
+                   MPI_BYTE, root, comm_, &r);
+      Complete(&r, comm_, timeout_s_, "gather (data)");
+      if (rank_ == root)
+        for (int i = 0; i < size_; i++) (*all)[i].append(flat, size_t(displs[i]), size_t(rc[i]));
     }
   }
 
@@ -236,6 +250,7 @@ class MpiComm final : public Comm {
   MPI_Comm comm_;
   double timeout_s_ = 0;
   int rank_ = 0, size_ = 1;
+  uint64_t max_count_ = INT_MAX;  // the largest count Gather passes to MPI
   MPI_Win win_ = MPI_WIN_NULL;
   bool have_win_ = false;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "format/checksum.h"
 #include "format/coding.h"
@@ -182,22 +183,37 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
   out->revisions.clear();
   out->dropped.clear();
   out->pinned.clear();
+  out->damaged.clear();
+  out->doubtful.clear();
+  out->damaged_tail = false;
   uint64_t off = kManifestHeaderSize;
   while (off < file.size()) {
     uint64_t len = 0;
     if (!IntactRecordAt(file, off, &len)) {
-      // A damaged record is a torn final append only if no intact record
-      // lies anywhere after it. The damage may be in the length field
-      // itself, so every later offset is tried, not just the one the length
-      // points to: a committed record must never be taken for a torn tail
-      // (a writer would cut it, and every record after it, away).
+      // Resynchronize: the log goes on at the first later offset where a
+      // record of a known type is intact. The damage may be in the length
+      // field itself, so every later offset is tried, not just the one the
+      // length points to (which the scan reaches too when the length is
+      // intact). A committed record must never be taken for a torn tail (a
+      // writer would cut it, and every record after it, away).
+      uint64_t next = 0;
       for (uint64_t p = off + 1; p + kRecordOverhead <= file.size(); p++) {
         uint64_t nlen;
-        if (KnownRecordType(DecodeFixed32(file.data() + p + 4)) &&
-            IntactRecordAt(file, p, &nlen))
-          return Status::Corruption("manifest record at offset " + std::to_string(off) +
-                                    " is damaged (checksum mismatch) and an intact record follows at offset " +
-                                    std::to_string(p));
+        if (KnownRecordType(DecodeFixed32(file.data() + p + 4)) && IntactRecordAt(file, p, &nlen)) {
+          next = p;
+          break;
+        }
+      }
+      if (next != 0) {
+        DamagedRange d;
+        d.offset = off;
+        d.length = next - off;
+        d.prev_revision = out->revisions.empty() ? 0 : out->revisions.back().revision;
+        out->damaged.push_back(d);
+        for (const RevisionRecord& r : out->revisions)
+          if (!out->dropped.count(r.revision)) out->doubtful.insert(r.revision);
+        off = next;
+        continue;
       }
       // A torn append is shorter than its length field says, or an
       // extension the file system never filled (zeros).
@@ -221,15 +237,24 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
     }
     uint32_t type = DecodeFixed32(file.data() + off + 4);
     std::string_view payload(file.data() + off + 8, len - kRecordOverhead);
+    size_t nrev = out->revisions.size();
     s = ApplyRecord(type, payload, out);
     if (!s.ok()) {
       if (s.IsNotSupported()) return s;
       return s.WithContext("manifest record at offset " + std::to_string(off));
     }
+    if (out->revisions.size() > nrev && !out->damaged.empty() && out->damaged.back().next_revision == 0)
+      out->damaged.back().next_revision = out->revisions.back().revision;
     off += len;
   }
   out->valid_end = off;
   out->torn_bytes = file.size() - off;
+  // A damaged final record may have been a pin of any retained revision.
+  if (out->damaged_tail)
+    for (const RevisionRecord& r : out->revisions) out->doubtful.insert(r.revision);
+  // Doubtful: retained now, and retained when a damaged record was met.
+  for (auto it = out->doubtful.begin(); it != out->doubtful.end();)
+    it = out->dropped.count(*it) ? out->doubtful.erase(it) : std::next(it);
   return Status::OK();
 }
 
@@ -242,11 +267,16 @@ RevisionRecord* FindRevision(ParsedManifest* m, uint64_t rev) {
 }
 Status Remove(ParsedManifest* m, uint64_t rev, const char* how) {
   RevisionRecord* r = FindRevision(m, rev);
-  if (!r || m->dropped.count(rev))
+  bool lenient = !m->damaged.empty();  // a lost record may explain what follows
+  if (!r || m->dropped.count(rev)) {
+    if (lenient) return Status::OK();  // the lost record was this revision, or removed it already
     return Status::Corruption(std::string(how) + " of revision " + std::to_string(rev) +
                               ", which is not a retained revision of the log");
-  if (m->pinned.count(rev))
-    return Status::Corruption(std::string(how) + " of pinned revision " + std::to_string(rev));
+  }
+  if (m->pinned.count(rev)) {
+    if (!lenient) return Status::Corruption(std::string(how) + " of pinned revision " + std::to_string(rev));
+    m->pinned.erase(rev);  // the lost record was its unpin
+  }
   m->dropped.insert(rev);
   r->live.clear();
   r->live.shrink_to_fit();
@@ -274,9 +304,11 @@ Status ApplyRecord(uint32_t type, std::string_view payload, ParsedManifest* out)
     if (payload.size() != 8) return Status::Corruption("drop/pin/unpin record payload is not 8 bytes");
     uint64_t rev = DecodeFixed64(payload.data());
     if (type == uint32_t(RecordType::kDrop)) return Remove(out, rev, "drop");
-    if (!FindRevision(out, rev) || out->dropped.count(rev))
+    if (!FindRevision(out, rev) || out->dropped.count(rev)) {
+      if (!out->damaged.empty()) return Status::OK();  // about a revision a lost record held or removed
       return Status::Corruption("pin or unpin of revision " + std::to_string(rev) +
                                 ", which is not a retained revision of the log");
+    }
     if (type == uint32_t(RecordType::kPin)) out->pinned.insert(rev);
     else out->pinned.erase(rev);
     return Status::OK();

@@ -102,6 +102,17 @@ std::string EncodeMarkPayload(uint64_t revision);
 // Frames a payload as a record: length, type, payload, checksum.
 std::string FrameRecord(RecordType type, std::string_view payload);
 
+// A damaged stretch of the manifest with an intact record after it: bytes
+// [offset, offset + length) were skipped. The lost record(s) held a revision
+// numbered strictly between prev_revision and next_revision (the revision
+// records around it; next_revision 0: none after), or drop/pin/unpin records.
+struct DamagedRange {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  uint64_t prev_revision = 0;
+  uint64_t next_revision = 0;
+};
+
 // The result of parsing a whole manifest file.
 struct ParsedManifest {
   ManifestHeader header;
@@ -116,15 +127,31 @@ struct ParsedManifest {
   // file, the bytes are not all zero) whose checksum fails: it cannot be
   // told from a damaged committed record, so writers must not cut it.
   bool damaged_tail = false;
+  // Damaged records followed by intact ones, in file order. They are
+  // skipped: the log goes on at the next intact record (doc/format.md,
+  // "Damaged records"). Writers refuse a manifest with any (`cairn repair`).
+  std::vector<DamagedRange> damaged;
+  // Retained revisions whose record lies before a damaged one (between
+  // intact ones, or a damaged final record): the lost record may have
+  // expired, dropped or pinned them. Their data may have been reused;
+  // reads still check every checksum.
+  std::set<uint64_t> doubtful;
+
+  // Whether anything was damaged (not counting a torn final append).
+  bool has_damage() const { return damaged_tail || !damaged.empty(); }
 };
 // Parses a manifest. A damaged final record (a torn append after a crash) is
-// reported through torn_bytes, not as an error; a damaged record followed by
-// intact ones is Corruption.
+// reported through torn_bytes and damaged_tail, not as an error; damaged
+// records followed by intact ones are skipped and listed in `damaged`.
 Status ParseManifest(std::string_view file, ParsedManifest* out);
 // Applies one intact record to *out, checking it against what came before
 // (revision numbers increase; drops, pins and unpins name a revision of
 // the log that is not dropped; nothing pinned is dropped). Used by
 // ParseManifest and by the writer after each append, so both agree.
+// After a damaged record (out->damaged not empty) the checks that a lost
+// record can explain are relaxed: a drop, expiry, pin or unpin of a revision
+// that is not retained is ignored, and a drop or expiry of a pinned
+// revision lifts the pin (the lost record was its unpin).
 Status ApplyRecord(uint32_t type, std::string_view payload, ParsedManifest* out);
 
 }  // namespace cairn

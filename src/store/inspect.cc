@@ -10,6 +10,10 @@ namespace cairn {
 
 const RevisionRecord& Inspector::Record(const Store& store) { return store.rep_->current; }
 const std::string& Inspector::Path(const Store& store) { return store.rep_->path; }
+void Inspector::PendingBytes(const Store& store, uint64_t* held, uint64_t* live) {
+  *held = store.rep_->own.pending_bytes();
+  *live = store.rep_->own.pending_live_bytes();
+}
 
 Status Inspector::Verify(Store* store, VerifyReport* report) {
   Store::Rep* r = store->rep_.get();
@@ -17,6 +21,11 @@ Status Inspector::Verify(Store* store, VerifyReport* report) {
   if (r->manifest && r->manifest->parsed().damaged_tail)
     report->problems.push_back("MANIFEST: the record at offset " + std::to_string(r->manifest->parsed().valid_end) +
                                " is complete but damaged (a committed revision may be lost); writers refuse this store");
+  if (r->manifest)
+    for (const DamagedRange& d : r->manifest->parsed().damaged)
+      report->problems.push_back("MANIFEST: the record(s) at offset " + std::to_string(d.offset) + " (" +
+                                 std::to_string(d.length) + " bytes) are damaged and were skipped; writers refuse "
+                                 "this store until `cairn repair`");
   // Data file headers.
   for (uint32_t id = 0; id < rec.high_water.size(); id++) {
     File* f;

@@ -30,6 +30,9 @@ class Inspector {
   // Problems go into report->problems; the status is an error only when the
   // check itself could not run.
   static Status Verify(Store* store, VerifyReport* report);
+  // This rank's own namespace: the bytes its pending (uncommitted) state
+  // holds, and the bytes of the pending entries themselves.
+  static void PendingBytes(const Store& store, uint64_t* held, uint64_t* live);
 };
 
 }  // namespace cairn

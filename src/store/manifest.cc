@@ -62,7 +62,17 @@ Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStat
     if (m->parsed_.damaged_tail && writable)
       return Status::Corruption(path + ": the last record (offset " + std::to_string(m->parsed_.valid_end) +
                                 ") is complete but damaged, so it may be a committed revision; refusing to "
-                                "write. Open read-only to read the revisions before it");
+                                "write. Open read-only to read the revisions before it, and run `cairn repair " +
+                                dir + "` to drop the damaged record before writing again");
+    if (!m->parsed_.damaged.empty() && writable) {
+      const DamagedRange& d = m->parsed_.damaged.front();
+      return Status::Corruption(path + ": " + std::to_string(m->parsed_.damaged.size()) +
+                                " damaged record(s), the first at offset " + std::to_string(d.offset) +
+                                " (" + std::to_string(d.length) + " bytes), with intact records after them; "
+                                "refusing to append after damage. Read-only opens read the intact "
+                                "revisions; run `cairn repair " + dir + "` to rewrite the manifest "
+                                "without the damaged records before writing again");
+    }
     if (m->parsed_.torn_bytes > 0 && writable) {
       s = m->file_->Truncate(m->parsed_.valid_end);
       if (s.ok()) s = m->file_->Sync();

@@ -15,27 +15,46 @@ void NamespaceState::Reset(std::shared_ptr<const IndexTable> base) {
   overlay_.clear();
   arena_.clear();
   arena_used_ = arena_cap_ = 0;
+  arena_handed_ = garbage_ = 0;
 }
 
-std::string_view NamespaceState::Keep(std::string_view bytes) {
-  if (arena_cap_ - arena_used_ < bytes.size()) {
-    size_t block = std::max<size_t>(bytes.size(), 8u << 20);
+char* NamespaceState::Allocate(size_t cap) {
+  if (arena_cap_ - arena_used_ < cap) {
+    size_t block = std::max<size_t>(cap, 8u << 20);
     arena_.emplace_back(new char[block]);
     arena_used_ = 0;
     arena_cap_ = block;
   }
   char* p = arena_.back().get() + arena_used_;
-  std::memcpy(p, bytes.data(), bytes.size());
-  arena_used_ += bytes.size();
-  return std::string_view(p, bytes.size());
+  arena_used_ += cap;
+  arena_handed_ += cap;
+  return p;
+}
+
+void NamespaceState::MaybeCompact() {
+  uint64_t live = arena_handed_ - garbage_;
+  if (garbage_ < (64u << 10) || garbage_ < live) return;
+  std::vector<std::unique_ptr<char[]>> old = std::move(arena_);
+  arena_.clear();
+  arena_used_ = arena_cap_ = 0;
+  arena_handed_ = garbage_ = 0;
+  for (auto& kv : overlay_) {
+    Pending& p = kv.second;
+    if (!p.slot) continue;
+    char* n = Allocate(p.body.size());
+    std::memcpy(n, p.body.data(), p.body.size());
+    p.slot = n;
+    p.cap = p.body.size();
+    p.body = std::string_view(n, p.body.size());
+  }
 }
 
 bool NamespaceState::Lookup(std::string_view key, std::string_view* body) const {
   if (!overlay_.empty()) {
     auto it = overlay_.find(key);
     if (it != overlay_.end()) {
-      if (!it->second) return false;
-      *body = *it->second;
+      if (it->second.deleted) return false;
+      *body = it->second.body;
       return true;
     }
   }
@@ -50,17 +69,42 @@ void NamespaceState::Put(std::string_view key, std::string_view body) {
   // No look-up in the base: re-saving restored objects costs what saving
   // fresh ones does.
   auto it = overlay_.find(key);
-  if (it == overlay_.end()) it = overlay_.emplace(std::string(key), std::nullopt).first;
-  it->second = Keep(body);
+  if (it == overlay_.end()) it = overlay_.emplace(std::string(key), Pending()).first;
+  Pending& p = it->second;
+  if (p.slot && body.size() <= p.cap) {
+    std::memmove(p.slot, body.data(), body.size());  // may be a view of this very slot
+  } else {
+    // A replaced entry that grows (SetTag after SetTag) gets room to grow
+    // again; a first put takes just its size.
+    size_t cap = p.slot ? body.size() + body.size() / 2 : body.size();
+    char* n = Allocate(cap);
+    std::memcpy(n, body.data(), body.size());
+    garbage_ += p.cap;
+    p.slot = n;
+    p.cap = cap;
+  }
+  p.body = std::string_view(p.slot, body.size());
+  p.deleted = false;
+  MaybeCompact();
 }
 
 bool NamespaceState::Delete(std::string_view key) {
   std::string_view body;
   if (!Lookup(key, &body)) return false;
   auto it = overlay_.find(key);
-  if (it == overlay_.end()) it = overlay_.emplace(std::string(key), std::nullopt).first;
-  it->second.reset();
+  if (it == overlay_.end()) it = overlay_.emplace(std::string(key), Pending()).first;
+  Pending& p = it->second;
+  garbage_ += p.cap;
+  p = Pending();
+  p.deleted = true;
+  MaybeCompact();
   return true;
+}
+
+uint64_t NamespaceState::pending_live_bytes() const {
+  uint64_t n = 0;
+  for (const auto& kv : overlay_) n += kv.second.deleted ? 0 : kv.second.body.size();
+  return n;
 }
 
 uint64_t NamespaceState::capacity_hint() const {
@@ -68,7 +112,7 @@ uint64_t NamespaceState::capacity_hint() const {
 }
 
 void NamespaceState::ForEach(const std::function<void(std::string_view)>& fn) const {
-  std::vector<const std::pair<const std::string, std::optional<std::string_view>>*> ov;
+  std::vector<const std::pair<const std::string, Pending>*> ov;
   ov.reserve(overlay_.size());
   for (const auto& kv : overlay_) ov.push_back(&kv);
   std::sort(ov.begin(), ov.end(), [](auto* a, auto* b) { return a->first < b->first; });
@@ -81,7 +125,7 @@ void NamespaceState::ForEach(const std::function<void(std::string_view)>& fn) co
     }
     // The overlay wins over a base entry of the same key.
     if (i < nb && base_->keys[i] == ov[j]->first) i++;
-    if (ov[j]->second) fn(*ov[j]->second);
+    if (!ov[j]->second.deleted) fn(ov[j]->second.body);
     j++;
   }
 }

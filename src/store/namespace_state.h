@@ -44,23 +44,42 @@ class NamespaceState {
                          uint64_t* value_bytes) const;
   // At least the number of current objects (for reserving).
   uint64_t capacity_hint() const;
+  // Bytes of the arena handed out for pending entries (superseded ones
+  // included until they are reclaimed), and the bytes of the current
+  // pending entry bodies. Tests check the first stays proportional to the
+  // second however often entries are replaced.
+  uint64_t pending_bytes() const { return arena_handed_; }
+  uint64_t pending_live_bytes() const;
 
  private:
   std::shared_ptr<const IndexTable> base_;
   NameDict dict_;
-  // Copies bytes into the arena: large blocks, freed together at Reset, so
-  // a put costs no allocation of its own (the PDC lesson: no per-element
-  // growth). Views into it stay valid until Reset.
-  std::string_view Keep(std::string_view bytes);
+  // A slot of `cap` bytes in the arena: large blocks, so a put costs no
+  // allocation of its own (the PDC lesson: no per-element growth).
+  char* Allocate(size_t cap);
+  // Moves the live pending bodies into fresh blocks and frees the old ones,
+  // once superseded slots outweigh live ones (so the arena stays within
+  // about twice the pending data: replacing an entry N times costs O(N)
+  // time and O(1) memory). Views from Lookup/ForEach die at the next Put.
+  void MaybeCompact();
   std::vector<std::unique_ptr<char[]>> arena_;
   size_t arena_used_ = 0, arena_cap_ = 0;
+  uint64_t arena_handed_ = 0;  // bytes of slots handed out since the last compaction
+  uint64_t garbage_ = 0;       // of which superseded
 
-  // key -> new body (a view into the arena), or nullopt for a deleted key.
+  // One pending change per key: the new body in its arena slot (replaced
+  // in place when the next body fits), or a deletion.
+  struct Pending {
+    char* slot = nullptr;
+    size_t cap = 0;
+    std::string_view body;
+    bool deleted = false;
+  };
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
-  std::unordered_map<std::string, std::optional<std::string_view>, Hash, std::equal_to<>> overlay_;
+  std::unordered_map<std::string, Pending, Hash, std::equal_to<>> overlay_;
 };
 
 // The value size recorded in an entry body (0 if damaged).

@@ -201,22 +201,40 @@ Status Store::Query(const std::vector<TagQuery>& all_of, std::vector<std::string
 Status Store::QueryAll(const std::vector<TagQuery>& all_of, std::vector<QueryHit>* hits) {
   rep_->FinishInflight();  // one collective at a time, in the same order everywhere
   hits->clear();
-  Comm* c = rep_->comm.get();
-  std::vector<std::string> keys;
-  Status s = Query(all_of, &keys);
+  Rep* rp = rep_.get();
+  Comm* c = rp->comm.get();
+  // Which namespaces this rank queries. A writable store has one per rank
+  // (its own, with the changes not yet committed). A read-only store may be
+  // open on more or fewer ranks than wrote the revision: rank r takes
+  // namespaces r, r + size, r + 2 size, ... of it, so every namespace is
+  // queried exactly once whatever the rank count.
+  std::vector<int> mine_ns;
+  if (!rp->opt.read_only) {
+    mine_ns.push_back(-1);
+  } else {
+    for (uint64_t ns = uint64_t(c->rank()); ns < rp->current.nranks; ns += uint64_t(c->size()))
+      mine_ns.push_back(int(ns));
+  }
+  std::string mine;
+  Status s;
+  for (int ns : mine_ns) {
+    std::vector<std::string> keys;
+    ReadOptions ro;
+    ro.rank = ns;
+    s = Query(all_of, &keys, ro);
+    if (!s.ok()) break;
+    PutVarint32(&mine, uint32_t(ns < 0 ? c->rank() : ns));
+    std::string part;
+    for (const auto& k : keys) PutLengthPrefixed(&part, k);
+    PutLengthPrefixed(&mine, part);
+  }
   s = AgreeStatus(c, s);
   if (!s.ok()) return s;
-  std::string mine;
-  for (const auto& k : keys) PutLengthPrefixed(&mine, k);
   std::vector<std::string> all;
   c->Gather(mine, &all, 0);
   std::string flat;
-  if (c->rank() == 0) {
-    for (int r = 0; r < c->size(); r++) {
-      PutVarint32(&flat, uint32_t(r));
-      PutLengthPrefixed(&flat, all[r]);
-    }
-  }
+  if (c->rank() == 0)
+    for (const std::string& part : all) flat += part;
   c->Bcast(&flat, 0);
   Decoder d(flat);
   while (d.remaining() > 0 && !d.failed()) {
@@ -224,6 +242,9 @@ Status Store::QueryAll(const std::vector<TagQuery>& all_of, std::vector<QueryHit
     Decoder inner(d.LengthPrefixed());
     while (inner.remaining() > 0 && !inner.failed()) hits->push_back(QueryHit{r, std::string(inner.LengthPrefixed())});
   }
+  if (d.failed()) return Status::Corruption("QueryAll: malformed gathered result (internal error)");
+  // By namespace, then key (each namespace's keys arrive in key order).
+  std::stable_sort(hits->begin(), hits->end(), [](const QueryHit& a, const QueryHit& b) { return a.rank < b.rank; });
   return Status::OK();
 }
 

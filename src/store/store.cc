@@ -16,6 +16,7 @@
 #include "store/retention.h"
 #include "store/store_dir.h"
 #include "store/store_rep.h"
+#include "store/tag_edit.h"
 
 namespace cairn {
 
@@ -189,6 +190,13 @@ OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
       info.status = Status::Corruption(
           "revision " + std::to_string(o.revision) + " of store " + rep->path + " is not readable: the last " +
           "MANIFEST record (offset " + std::to_string(pm.valid_end) + ") is complete but damaged, and may be it");
+    // Likewise for a damaged record between intact ones whose neighbours'
+    // numbers leave room for it.
+    for (const DamagedRange& d : pm.damaged)
+      if (o.revision > d.prev_revision && (d.next_revision == 0 || o.revision < d.next_revision))
+        info.status = Status::Corruption(
+            "revision " + std::to_string(o.revision) + " of store " + rep->path + " is not readable: the " +
+            "MANIFEST record at offset " + std::to_string(d.offset) + " is damaged, and may be it");
     return info;
   }
   if (chosen) {
@@ -706,23 +714,17 @@ Status Store::SetTags(std::string_view key, const TagList& tags) {
 }
 
 Status Store::SetTag(std::string_view key, const Tag& tag) {
-  TagList tags;
-  Status s = GetTags(key, &tags);
+  Status s = rep_->CheckWritable();
+  if (s.ok()) s = CheckKey(key);
   if (!s.ok()) return s;
-  auto it = std::find_if(tags.begin(), tags.end(), [&](const Tag& t) { return t.name == tag.name; });
-  if (it != tags.end()) it->value = tag.value; else tags.push_back(tag);
-  return SetTags(key, tags);
+  return EditTag(&rep_->own, key, tag.name, &tag.value);
 }
 
 Status Store::DeleteTag(std::string_view key, std::string_view name) {
-  TagList tags;
-  Status s = GetTags(key, &tags);
+  Status s = rep_->CheckWritable();
+  if (s.ok()) s = CheckKey(key);
   if (!s.ok()) return s;
-  auto it = std::find_if(tags.begin(), tags.end(), [&](const Tag& t) { return t.name == name; });
-  if (it == tags.end())
-    return Status::NotFound("key '" + std::string(key) + "' has no tag '" + std::string(name) + "'");
-  tags.erase(it);
-  return SetTags(key, tags);
+  return EditTag(&rep_->own, key, name, nullptr);
 }
 
 // ---------------------------------------------------------------- Reads

@@ -1,0 +1,113 @@
+#include "store/repair.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <set>
+
+#include "io/file.h"
+#include "store/manifest.h"
+
+namespace cairn {
+
+namespace {
+// Writes `bytes` as a new file `path` (replacing one left by an earlier
+// run) and fsyncs it.
+Status WriteSynced(const std::string& path, const std::string& bytes, IoStats* stats) {
+  ::unlink(path.c_str());
+  std::unique_ptr<File> f;
+  Status s = File::Open(path, File::kCreate, stats, &f);
+  if (s.ok()) s = f->Truncate(0);
+  if (s.ok()) s = f->PWrite(0, bytes.data(), bytes.size());
+  if (s.ok()) s = f->Sync();
+  return s.ok() ? s : s.WithContext("writing " + path);
+}
+
+std::string UtcStamp() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm;
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  return buf;
+}
+}  // namespace
+
+Status RepairManifest(const std::string& dir, RepairReport* report) {
+  *report = RepairReport();
+  // TODO(integration): take the store's writer lock here (issue 10, item 2),
+  // and refuse with the holder's name while a job has the store open for
+  // writing: its rank 0 would keep appending at its own end of the old file.
+  IoStats stats;
+  std::string path = dir + "/" + kManifestName;
+  std::unique_ptr<File> f;
+  Status s = File::Open(path, File::kReadOnly, &stats, &f);
+  if (!s.ok()) {
+    bool is_dir = false;
+    if (!PathExists(path, &stats, &is_dir)) return Status::NotFound("no cairn store at " + dir + " (no MANIFEST)");
+    return s;
+  }
+  uint64_t size = 0;
+  s = f->Size(&size);
+  std::string old(size, '\0');
+  if (s.ok()) s = f->PRead(0, old.data(), size);
+  if (!s.ok()) return s.WithContext(path);
+  f.reset();
+  ParsedManifest pm;
+  s = ParseManifest(old, &pm);
+  if (!s.ok()) return s.WithContext(path + " (repair rewrites records, not the header)");
+  for (const RevisionRecord& r : pm.revisions)
+    if (!pm.dropped.count(r.revision)) report->retained.push_back(r.revision);
+  if (!pm.has_damage() && pm.torn_bytes == 0) return Status::OK();
+  report->dropped = pm.damaged;
+  report->tail_offset = pm.torn_bytes ? pm.valid_end : 0;
+  report->tail_bytes = pm.torn_bytes;
+  report->tail_damaged = pm.damaged_tail;
+
+  // The new log: every intact revision record without its expiry list,
+  // then the removals and the pins, which give the same retained set.
+  ManifestHeader h = pm.header;
+  h.version = kManifestFormatVersion;
+  std::string out = EncodeManifestHeader(h);
+  for (const RevisionRecord& r : pm.revisions) {
+    RevisionRecord c = r;
+    c.expires.clear();
+    out += c.live_known ? FrameRecord(RecordType::kRevisionSpace, EncodeRevisionSpacePayload(c))
+                        : FrameRecord(RecordType::kRevision, EncodeRevisionPayload(c));
+  }
+  for (uint64_t v : pm.dropped) out += FrameRecord(RecordType::kDrop, EncodeMarkPayload(v));
+  std::set<uint64_t> pins = pm.pinned;
+  for (uint64_t v : pm.doubtful)
+    if (pins.insert(v).second) report->pinned_doubtful.push_back(v);
+  for (uint64_t v : pins) out += FrameRecord(RecordType::kPin, EncodeMarkPayload(v));
+
+  // It must read back clean, with the same revisions retained.
+  ParsedManifest check;
+  s = ParseManifest(out, &check);
+  if (s.ok() && (check.has_damage() || check.torn_bytes || check.pinned != pins ||
+                 check.dropped != pm.dropped || check.revisions.size() != pm.revisions.size()))
+    s = Status::Corruption("the rebuilt manifest does not read back as built");
+  if (!s.ok()) return s.WithContext("repair bug: not writing " + path);
+
+  // Keep the original, durably, before replacing it.
+  report->backup = path + ".damaged-" + UtcStamp();
+  for (int i = 1; PathExists(report->backup, &stats, nullptr); i++)
+    report->backup = path + ".damaged-" + UtcStamp() + "-" + std::to_string(i);
+  s = WriteSynced(report->backup, old, &stats);
+  if (!s.ok()) return s;
+  std::string tmp = path + ".repair-tmp";
+  s = WriteSynced(tmp, out, &stats);
+  if (!s.ok()) return s;
+  if (::rename(tmp.c_str(), path.c_str()) != 0)
+    return Status::IOError("renaming " + tmp + " to " + path + ": " + std::strerror(errno));
+  s = SyncDir(dir, &stats);
+  if (!s.ok()) return s.WithContext("the manifest was replaced but the directory sync failed");
+  report->changed = true;
+  return Status::OK();
+}
+
+}  // namespace cairn

@@ -1,0 +1,40 @@
+// `cairn repair`: rewrites a store's manifest without its damaged records,
+// keeping the original beside it. Single process, no MPI; the store must
+// not be open for writing while it runs. Design: doc/design.md ("Damaged
+// manifest records and `cairn repair`"); the skip rule: doc/format.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cairn/status.h"
+#include "format/manifest_format.h"
+
+namespace cairn {
+
+struct RepairReport {
+  bool changed = false;                 // false: nothing was damaged, nothing written
+  std::string backup;                   // the copy of the original manifest
+  std::vector<DamagedRange> dropped;    // damaged records between intact ones, left out
+  uint64_t tail_offset = 0;             // a damaged or torn final record, left out:
+  uint64_t tail_bytes = 0;              //   its offset and length (0: none)
+  bool tail_damaged = false;            //   complete but damaged (else an unfinished append)
+  std::vector<uint64_t> retained;       // revisions retained by the new manifest
+  // Retained revisions recorded before a damaged record, which may have
+  // pinned them: pinned in the new manifest, so no commit expires them
+  // before someone has looked (`cairn verify --all`, then `cairn unpin`).
+  std::vector<uint64_t> pinned_doubtful;
+};
+
+// Reads dir/MANIFEST (skipping damaged records as readers do), and if
+// anything is damaged: copies it to dir/MANIFEST.damaged-<UTC time>, then
+// writes a manifest of the intact records atomically (a temporary file,
+// fsync, rename over MANIFEST, directory fsync). The new log holds every
+// intact revision record (expiry lists left out), then a drop record for
+// each removed revision and a pin for each pinned or doubtful one, so the
+// retained set is the one readers saw. A damaged header is not repaired
+// (Corruption).
+Status RepairManifest(const std::string& dir, RepairReport* report);
+
+}  // namespace cairn

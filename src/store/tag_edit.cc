@@ -1,0 +1,95 @@
+#include "store/tag_edit.h"
+
+#include "format/coding.h"
+#include "format/index_format.h"
+#include "format/tag_codec.h"
+
+namespace cairn {
+
+Status EditTag(NamespaceState* ns, std::string_view key, std::string_view name, const TagValue* value) {
+  std::string_view old;
+  if (!ns->Lookup(key, &old)) return Status::NotFound("key '" + std::string(key) + "' not found");
+  EntryView e;
+  Status s = DecodeEntryBody(old, &e);
+  if (!s.ok()) return s;
+  // The new tag, encoded alone (this validates it and interns its name).
+  std::string one;
+  if (value) {
+    s = EncodeTags({Tag{std::string(name), *value}}, ns->dict(), &one);
+    if (!s.ok()) return s;
+    one.erase(0, 1);  // the count (1, one byte)
+  }
+  uint32_t id = 0;
+  bool known = ns->dict()->Find(name, &id);
+  // Where the tag lies in the encoded list, if it is there: one pass that
+  // skips each tag's payload without decoding it.
+  const char* base = e.tags.data();
+  const char* p = base;
+  const char* lim = base + e.tags.size();
+  auto varint = [&](uint64_t* v) {
+    uint64_t r = 0;
+    for (int shift = 0; p < lim && shift < 64; shift += 7) {
+      uint8_t b = uint8_t(*p++);
+      r |= uint64_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) {
+        *v = r;
+        return true;
+      }
+    }
+    return false;
+  };
+  auto skip = [&](uint64_t n) {
+    if (uint64_t(lim - p) < n) return false;
+    p += n;
+    return true;
+  };
+  uint64_t n = 0;
+  bool ok = varint(&n);
+  size_t first = size_t(p - base), at = 0, end = 0;
+  bool found = false;
+  for (uint64_t i = 0; ok && i < n; i++) {
+    size_t b = size_t(p - base);
+    uint64_t nid = 0, len = 0;
+    ok = varint(&nid) && p < lim;
+    if (!ok) break;
+    uint8_t code = uint8_t(*p++);
+    if (code & kTagArrayFlag) {
+      size_t w = TagTypeWidth(code & uint8_t(~kTagArrayFlag));
+      ok = w != 0 && varint(&len) && len <= uint64_t(lim - p) / w && skip(len * w);
+    } else if (code >= 1 && code <= 8) {
+      ok = varint(&len);
+    } else if (code == 9 || code == 10) {
+      ok = skip(code == 9 ? 4 : 8);
+    } else if (code == 11 || code == 12) {
+      ok = varint(&len) && skip(len);
+    } else {
+      // A type this version does not know (or damage): say which, as reads do.
+      Decoder d(std::string_view(p, size_t(lim - p)));
+      TagValue v;
+      Status ts = DecodeTagPayload(code, &d, &v);
+      if (!ts.ok()) return ts.WithContext("tags of '" + std::string(key) + "'");
+      p = lim - d.remaining();
+    }
+    if (ok && known && nid == id) {
+      found = true;
+      at = b;
+      end = size_t(p - base);
+    }
+  }
+  if (!ok || p != lim) return Status::Corruption("key '" + std::string(key) + "': damaged tag list");
+  if (!value && !found)
+    return Status::NotFound("key '" + std::string(key) + "' has no tag '" + std::string(name) + "'");
+  if (!found) at = end = e.tags.size();  // appended
+  std::string tags;
+  tags.reserve(e.tags.size() + one.size() + 10);
+  PutVarint64(&tags, value ? (found ? n : n + 1) : n - 1);
+  tags.append(e.tags.substr(first, at - first));
+  tags += one;
+  tags.append(e.tags.substr(end));
+  std::string body;
+  EncodeEntryBody(e.key, e.kind, e.size, e.inline_value, e.chunks, tags, &body);
+  ns->Put(key, body);
+  return Status::OK();
+}
+
+}  // namespace cairn
