@@ -281,22 +281,38 @@ def cut_trials(r, trials, log, zeros):
 
 def first_open_dies(r, trials, log):
     """Issue 10 item 8: a job creates the store and dies (kill -9) before its
-    first commit; the next job commits; then the power fails."""
+    first commit; the next job commits; then the power fails. Three kinds:
+    the store directory made by the first job; made before, durably (mkdir,
+    fsync of its parent), so only the files in it are at stake; an existing
+    store with one data file, which the first job opens with two
+    (Options::subfiles = 2), so it creates the second data file."""
     failures = []
+    kinds = ["store directory made by the first job", "store directory made durably before",
+             "second data file made by the first job"]
     for t in range(trials):
-        np = [1, 2][t % 2]
+        kind = t % 3
+        np = 2 if kind == 2 else [1, 2][(t // 3) % 2]
+        flags = "2" if kind == 2 else "-"
         store = os.path.join(r.tmp, f"f{t}")
         journal = os.path.join(r.tmp, f"fj{t}")
-        rc, out = r.run(np, store, 1, "-", journal=journal, extra={"CAIRN_CRASH_POINT": "before_manifest"})
-        rc, out = r.run(np, store, 2, "-", journal=journal)
+        if kind == 1:
+            os.mkdir(store)
+            fd = os.open(r.tmp, os.O_RDONLY)
+            os.fsync(fd)
+            os.close(fd)
+        if kind == 2:
+            rc, out = r.run(np, store, 1, "-", journal=journal)  # revision 1, durable
+        rc, out = r.run(np, store, 1, flags, journal=journal, extra={"CAIRN_CRASH_POINT": "before_manifest"})
+        rc, out = r.run(np, store, 2, flags, journal=journal)
         if rc != 0:
             failures.append(f"trial {t}: the second job failed:\n{out}")
             continue
         replay(journal, r.rng, False, log)
         os.unlink(journal)
-        rc, out = r.run(np, store, 1, "-")
+        rc, out = r.run(np, store, 1, flags)
         if rc != 0:
-            failures.append(f"trial {t} (np={np}): after the power cut, {last_acked(store)} was reported "
+            failures.append(f"trial {t} (np={np}, {kinds[kind]}): "
+                            f"after the power cut, {last_acked(store)} was reported "
                             f"committed, but the restart found:\n{out}")
             log(f"FAIL trial {t}\n{out}")
     return failures

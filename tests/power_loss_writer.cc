@@ -9,7 +9,8 @@
 // each number to STORE.acked ("reported committed") once Commit (or Wait)
 // has returned. FLAGS (any of, or "-"): a = asynchronous commits
 // (CommitAsync + Wait), s = staging (staging_bytes), f = Flush before every
-// other commit. keep_revisions = 2, so extents are reused.
+// other commit, 2 = two data files (Options::subfiles = 2). keep_revisions
+// = 2, so extents are reused.
 // Which keys a revision writes, and their values, depend only on (rank,
 // revision, key), so the check needs nothing else.
 // Exit: 0 ok, 1 a check failed ("CHECK FAILED"), 2 a call failed.
@@ -115,6 +116,7 @@ int main(int argc, char** argv) {
   o.write_buffer_size = 16 << 10;  // puts write on their own, between commits too
   if (flags.find('s') != std::string::npos) o.staging_bytes = 64 << 10;
   o.keep_revisions = 2;
+  if (flags.find('2') != std::string::npos) o.subfiles = 2;
 
   // The check of what the restart finds.
   std::unique_ptr<cairn::Store> s;
