@@ -1,6 +1,8 @@
 #include "io/file.h"
 
 #include <dirent.h>
+#include "io/fault_journal.h"  // power-loss test hook, off unless CAIRN_FAULT_JOURNAL is set
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -53,8 +55,10 @@ Status File::Open(const std::string& path, Mode mode, IoStats* stats,
     fd = ::open(path.c_str(), flags);
     if (fd < 0 && errno == ENOENT) {
       Count(stats->opens);
+      FaultOp fault(FaultOp::kCreate, -1, path);
       fd = ::open(path.c_str(), flags | O_CREAT | O_EXCL, 0644);
       if (fd >= 0) {
+        fault.Done();
         made = true;
         Count(stats->creates);
       } else if (errno == EEXIST) {  // another rank made it meanwhile
@@ -99,6 +103,7 @@ Status File::PRead(uint64_t offset, void* buf, uint64_t n) const {
 
 Status File::PWrite(uint64_t offset, const void* buf, uint64_t n) {
   Count(stats_->write_requests);
+  FaultOp fault(FaultOp::kWrite, fd_, path_, offset, n);
   const char* p = static_cast<const char*>(buf);
   uint64_t done = 0;
   while (done < n) {
@@ -121,7 +126,9 @@ Status File::Sync() {
   // it on one rank to check that every rank agrees on the failure).
   if (const char* f = std::getenv("CAIRN_TEST_FAIL_FSYNC"); f && std::strcmp(f, "1") == 0)
     return Status::FromErrno("fsync " + path_ + " (CAIRN_TEST_FAIL_FSYNC)", EIO);
+  FaultOp fault(FaultOp::kSync, fd_, path_);
   if (::fsync(fd_) != 0) return Status::FromErrno("fsync " + path_, errno);
+  fault.Done();
   return Status::OK();
 }
 
@@ -138,6 +145,7 @@ Status File::Size(uint64_t* size) const {
 
 Status File::Truncate(uint64_t size) {
   Count(stats_->truncates);
+  FaultOp fault(FaultOp::kTruncate, fd_, path_, 0, size);
   if (::ftruncate(fd_, off_t(size)) != 0) return Status::FromErrno("truncate " + path_, errno);
   return Status::OK();
 }
@@ -146,7 +154,9 @@ void File::DropCache() const { ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED); 
 
 Status MakeDir(const std::string& path, IoStats* stats, bool* created) {
   Count(stats->mkdirs);
+  FaultOp fault(FaultOp::kMkdir, -1, path);
   if (::mkdir(path.c_str(), 0755) == 0) {
+    fault.Done();
     *created = true;
     return Status::OK();
   }
@@ -165,8 +175,10 @@ Status SyncDir(const std::string& path, IoStats* stats) {
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return Status::FromErrno("open directory " + path, errno);
   Count(stats->fsyncs);
+  FaultOp fault(FaultOp::kSyncDir, -1, path);
   int rc = ::fsync(fd);
   int err = errno;
+  if (rc == 0) fault.Done();
   ::close(fd);
   if (rc != 0) return Status::FromErrno("fsync directory " + path, err);
   return Status::OK();

@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""Power loss at random cut points, which kill -9 cannot test.
+
+kill -9 keeps the page cache, so a crash test passes even without a needed
+fsync. Here every mutating file-system call of cairn is journaled
+(CAIRN_FAULT_JOURNAL, src/io/fault_journal.h) by all ranks of every job
+since the last simulated power loss; the job is cut at a random journal
+record (CAIRN_FAULT_CUT: that call and every later one of any rank never
+happen), and then this script throws away what was not durable:
+
+- a file's writes and truncations after its last fsync are undone, newest
+  first (the old bytes and size come from the journal);
+- in "tear" mode (half the trials) a random subset survives instead, at page
+  granularity as write-back does: the file size is its size after a random
+  number v of those writes, whose data survived with it (data before
+  metadata, as in ext4's default ordered mode), and each 4 KiB page also
+  keeps its later writes up to a random one of them; with --zeros the size
+  says nothing of the data (pages within it may read as zeros, as on old
+  XFS or ext4 data=writeback);
+- a file or directory created after the last fsync of its directory is
+  removed with everything in it (in tear mode, each survives or not at
+  random).
+
+Then the writer (power_loss_writer.cc) reopens the store and checks it: the
+newest revision is the last one it reported committed before the cut, or
+the one after (whose commit point may have been reached), and it and every
+retained revision read back intact; `cairn verify` passes; and it commits
+more revisions, which the next cut interrupts. Workloads: put, flush,
+commit, asynchronous commit, with and without staging, keep_revisions = 2
+(extents are reused), at 1, 2 and 4 ranks.
+
+Usage: power_loss_test.py POWER_LOSS_WRITER CAIRN_TOOL MPIEXEC [TRIALS]
+TRIALS defaults to 130 (CAIRN_LONG_TESTS=1: 1,040). CAIRN_SEED repeats a run.
+--first-open-dies: the case of issue 10 item 8 instead, labelled as such: a
+first job creates a store and is killed (-9, no power loss) before its first
+commit; a second job commits; then the power is cut.
+
+Journal layout (little-endian; written by src/io/fault_journal.cc): header
+"CAIRNFJ1", u64 calls so far, u64 cut mark; then records: u32 kind, u32 pid,
+u64 a, u64 b, u64 c, u32 path length, u32 data length, path, data. Kinds:
+1 write (a offset, b length, c old size, data the overwritten bytes),
+2 fsync of a file, 3 truncate (a new size, c old size, data the bytes cut
+off), 4 file created, 5 directory created, 6 fsync of a directory.
+"""
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+WRITE, SYNC, TRUNCATE, CREATE, MKDIR, SYNCDIR = 1, 2, 3, 4, 5, 6
+PAGE = 4096
+
+
+def read_journal(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 24 or data[:8] != b"CAIRNFJ1":
+        raise ValueError(f"{path}: not a fault journal")
+    calls, cut = struct.unpack_from("<QQ", data, 8)
+    recs, pos = [], 24
+    while pos < len(data):
+        kind, pid, a, b, c, plen, dlen = struct.unpack_from("<IIQQQII", data, pos)
+        pos += 40
+        p = data[pos:pos + plen].decode()
+        pos += plen
+        d = data[pos:pos + dlen]
+        pos += dlen
+        recs.append((kind, p, a, b, c, d))
+    return calls, cut, recs
+
+
+def journal_calls(path):
+    if not os.path.exists(path):
+        return 0
+    with open(path, "rb") as f:
+        h = f.read(24)
+    return struct.unpack_from("<Q", h, 8)[0] if len(h) == 24 else 0
+
+
+def undo(fd, rec, pages=None):
+    """Restores what one write or truncate replaced (only within `pages`, if given)."""
+    kind, _, a, b, c, old = rec
+    if kind == WRITE:
+        lo, hi = a, a + b
+    else:
+        lo, hi = a, max(a, c)
+    # The bytes before the call: `old` below the old size, nothing beyond it
+    # (zeros, cut off later by the size chosen for the file).
+    before = old + bytes(hi - lo - len(old))
+    if pages is None:
+        os.pwrite(fd, before, lo)
+        os.ftruncate(fd, c)
+        return
+    for p in pages:
+        s, e = max(lo, p * PAGE), min(hi, (p + 1) * PAGE)
+        if s < e:
+            os.pwrite(fd, before[s - lo:e - lo], s)
+
+
+def replay(journal, rng, tear, log, zeros=False):
+    """Leaves on disk only what was durable at the end of the journal."""
+    _, _, recs = read_journal(journal)
+    pending = {}  # file -> its writes and truncates since its last fsync
+    for r in recs:
+        if r[0] in (WRITE, TRUNCATE):
+            pending.setdefault(r[1], []).append(r)
+        elif r[0] == SYNC:
+            pending[r[1]] = []
+    undone = kept = 0
+    for path, ops in pending.items():
+        if not ops or not os.path.exists(path):
+            continue
+        fd = os.open(path, os.O_RDWR)
+        try:
+            if not tear:
+                for r in reversed(ops):
+                    undo(fd, r)
+                undone += len(ops)
+            elif any(r[0] == TRUNCATE for r in ops):
+                keep = rng.randint(0, len(ops))  # a prefix survives
+                for r in reversed(ops[keep:]):
+                    undo(fd, r)
+                undone += len(ops) - keep
+                kept += keep
+            else:
+                # The file size is its size after a random number v of
+                # these writes. Ordered mode (ext4's default): the data of
+                # writes before v survived with that size; per page, the
+                # later writes up to a random one of them survive too.
+                # zeros: v says nothing of the data (a size that reached the
+                # disk before the data, as old XFS did: the rest reads as 0).
+                v = rng.randint(0, len(ops))
+                writes_of = {}
+                for i, r in enumerate(ops):
+                    for p in range(r[2] // PAGE, (r[2] + max(r[3], 1) - 1) // PAGE + 1):
+                        writes_of.setdefault(p, []).append(i)
+                keep_upto = {p: rng.randint(0 if zeros else sum(1 for i in w if i < v), len(w))
+                             for p, w in writes_of.items()}
+                for i in range(len(ops) - 1, -1, -1):
+                    r = ops[i]
+                    pages = [p for p in range(r[2] // PAGE, (r[2] + max(r[3], 1) - 1) // PAGE + 1)
+                             if writes_of[p].index(i) >= keep_upto[p]]
+                    undo(fd, r, pages)
+                    undone += 1 if pages else 0
+                    kept += 0 if pages else 1
+                size = ops[v][4] if v < len(ops) else os.fstat(fd).st_size
+                os.ftruncate(fd, size)
+        finally:
+            os.close(fd)
+    # Directory entries: durable once their directory was fsynced after them.
+    removed = 0
+    last_dir_sync = {}
+    for i, r in enumerate(recs):
+        if r[0] == SYNCDIR:
+            last_dir_sync[r[1]] = i
+    for i in range(len(recs) - 1, -1, -1):
+        kind, path = recs[i][0], recs[i][1]
+        if kind not in (CREATE, MKDIR):
+            continue
+        if last_dir_sync.get(os.path.dirname(path), -1) > i:
+            continue
+        if tear and rng.random() < 0.5:
+            continue
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+            removed += 1
+        elif os.path.exists(path):
+            os.unlink(path)
+            removed += 1
+    log(f"replay{' (tear)' if tear else ''}: {len(recs)} records, {undone} unsynced writes undone"
+        f"{f', {kept} kept' if tear else ''}, {removed} unsynced entries removed")
+
+
+def last_acked(store):
+    try:
+        with open(store + ".acked") as f:
+            lines = f.read().split()
+        return int(lines[-1]) if lines else 0
+    except FileNotFoundError:
+        return 0
+
+
+class Runner:
+    def __init__(self, writer, tool, mpiexec, tmp, rng):
+        self.writer, self.tool, self.mpiexec, self.tmp, self.rng = writer, tool, mpiexec, tmp, rng
+        self.env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                        OMPI_MCA_rmaps_base_oversubscribe="1",
+                        # A cut rank exits at once; the others are killed
+                        # without the 1 s grace of SIGTERM (they are frozen
+                        # by the journal anyway): 0.6 s per cut instead of 2.
+                        OMPI_MCA_odls_base_sigkill_timeout="0")
+        for k in ("CAIRN_FAULT_JOURNAL", "CAIRN_FAULT_CUT", "CAIRN_CRASH_POINT", "CAIRN_CRASH_RANK"):
+            self.env.pop(k, None)
+
+    def run(self, np, store, revs, flags, journal=None, cut=None, extra=None):
+        env = dict(self.env)
+        if journal:
+            env["CAIRN_FAULT_JOURNAL"] = journal
+        if cut is not None:
+            env["CAIRN_FAULT_CUT"] = str(cut)
+        env.update(extra or {})
+        p = subprocess.run([self.mpiexec, "-n", str(np), self.writer, store, str(revs), flags],
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+        return p.returncode, p.stdout.decode(errors="replace")
+
+    def verify(self, store):
+        p = subprocess.run([self.tool, "verify", store], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=120)
+        return p.returncode, p.stdout.decode(errors="replace")
+
+
+FLAGS = ["-", "a", "f", "s", "as", "af", "sf", "asf"]
+
+
+def cut_trials(r, trials, log, zeros):
+    """The main test: chains of cut, replay, reopen-and-check on one store."""
+    failures = []
+    stats = {"cut": 0, "ran_to_end": 0, "tear": 0, "newer": 0, "store_gone": 0}
+    est = {}  # journal calls of the last uncut run, per (np, first run of a store)
+    chain_len = 8
+    t = 0
+    chain = 0
+    while t < trials:
+        np = [1, 2, 4][chain % 3]
+        flags = FLAGS[chain % len(FLAGS)]
+        store = os.path.join(r.tmp, f"s{chain}")
+        journal = os.path.join(r.tmp, f"j{chain}")
+        chain += 1
+        for k in range(min(chain_len, trials - t)):
+            t += 1
+            start = journal_calls(journal)
+            # Below the calls the last whole run of this kind made, so most
+            # cuts land inside the job (a first run creates the store).
+            key = (np, k == 0)
+            n = est.get(key, 20 * np + (10 if k == 0 else 0))
+            cut = start + r.rng.randint(0, max(n - 1, 0))
+            before = last_acked(store)
+            revs = 3
+            t0 = time.time()
+            rc, out = r.run(np, store, revs, flags, journal=journal, cut=cut)
+            calls, was_cut, _ = read_journal(journal) if os.path.exists(journal) else (0, 0, [])
+            what = f"trial {t} (np={np}, flags={flags}, cut at call {cut - start} of the run)"
+            if "CHECK FAILED" in out or (rc != 0 and not was_cut):
+                failures.append(f"{what}: the restart after the previous cut found:\n{out}")
+                log(f"FAIL {what}\n{out}")
+                break  # the store is broken: a new chain
+            if was_cut:
+                stats["cut"] += 1
+            else:
+                stats["ran_to_end"] += 1  # the power goes off after the job ended
+                est[key] = calls - start
+            tear = r.rng.random() < 0.5
+            stats["tear"] += tear
+            replay(journal, r.rng, tear, log, zeros)
+            os.unlink(journal)
+            after = last_acked(store)
+            if not os.path.isdir(store):
+                stats["store_gone"] += 1
+            # The power is back: the store must verify (if anything was
+            # reported committed), and the next trial's writer checks the rest.
+            if after > 0:
+                vrc, vout = r.verify(store)
+                if vrc != 0:
+                    failures.append(f"{what}: cairn verify after the cut (tear={tear}):\n{vout}")
+                    log(f"FAIL {what}: cairn verify (tear={tear})\n{vout}")
+                    break
+            log(f"{what}: {'cut' if was_cut else 'ran to the end'}, reported committed {before}->{after}, "
+                f"tear={tear}, {time.time() - t0:.1f} s")
+        else:
+            # The last cut of the chain is checked by one more run, uncut.
+            rc, out = r.run(np, store, 1, flags)
+            if rc != 0:
+                failures.append(f"chain {chain - 1} (np={np}, flags={flags}): the final check found:\n{out}")
+                log(f"FAIL final check of chain {chain - 1}\n{out}")
+    return failures, stats
+
+
+def first_open_dies(r, trials, log):
+    """Issue 10 item 8: a job creates the store and dies (kill -9) before its
+    first commit; the next job commits; then the power fails. Three kinds:
+    the store directory made by the first job; made before, durably (mkdir,
+    fsync of its parent), so only the files in it are at stake; an existing
+    store with one data file, which the first job opens with two
+    (Options::subfiles = 2), so it creates the second data file."""
+    failures = []
+    kinds = ["store directory made by the first job", "store directory made durably before",
+             "second data file made by the first job"]
+    for t in range(trials):
+        kind = t % 3
+        np = 2 if kind == 2 else [1, 2][(t // 3) % 2]
+        flags = "2" if kind == 2 else "-"
+        store = os.path.join(r.tmp, f"f{t}")
+        journal = os.path.join(r.tmp, f"fj{t}")
+        if kind == 1:
+            os.mkdir(store)
+            fd = os.open(r.tmp, os.O_RDONLY)
+            os.fsync(fd)
+            os.close(fd)
+        if kind == 2:
+            rc, out = r.run(np, store, 1, "-", journal=journal)  # revision 1, durable
+        rc, out = r.run(np, store, 1, flags, journal=journal, extra={"CAIRN_CRASH_POINT": "before_manifest"})
+        rc, out = r.run(np, store, 2, flags, journal=journal)
+        if rc != 0:
+            failures.append(f"trial {t}: the second job failed:\n{out}")
+            continue
+        replay(journal, r.rng, False, log)
+        os.unlink(journal)
+        rc, out = r.run(np, store, 1, flags)
+        if rc != 0:
+            failures.append(f"trial {t} (np={np}, {kinds[kind]}): "
+                            f"after the power cut, {last_acked(store)} was reported "
+                            f"committed, but the restart found:\n{out}")
+            log(f"FAIL trial {t}\n{out}")
+    return failures
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if len(args) < 3:
+        print(__doc__)
+        return 2
+    writer, tool, mpiexec = args[:3]
+    long_form = os.environ.get("CAIRN_LONG_TESTS", "0") not in ("", "0")
+    seed = int(os.environ.get("CAIRN_SEED", random.randrange(1 << 16)))
+    print(f"seed {seed} (set CAIRN_SEED to repeat)", flush=True)
+    rng = random.Random(seed)
+    verbose = os.environ.get("CAIRN_VERBOSE", "0") != "0"
+    log = lambda m: print(m, flush=True) if (verbose or m.startswith("FAIL")) else None
+    tmp = tempfile.mkdtemp(prefix="cairn-power-loss-", dir=os.environ.get("TMPDIR"))
+    r = Runner(writer, tool, mpiexec, tmp, rng)
+    t0 = time.time()
+    try:
+        if "--first-open-dies" in sys.argv:
+            trials = int(args[3]) if len(args) > 3 else 4
+            failures = first_open_dies(r, trials, log)
+            print(f"first open dies before its first commit, then a power cut: {trials} trials, "
+                  f"failures: {len(failures)} ({time.time() - t0:.0f} s)")
+        else:
+            trials = int(args[3]) if len(args) > 3 else (1040 if long_form else 110)
+            failures, stats = cut_trials(r, trials, log, "--zeros" in sys.argv)
+            print(f"power-loss cuts: {trials} trials ({stats['cut']} cut inside a job, {stats['ran_to_end']} after "
+                  f"it ended; {stats['tear']} torn; store directory lost {stats['store_gone']} times, each "
+                  f"before anything was reported committed); failures: {len(failures)} "
+                  f"({time.time() - t0:.0f} s)")
+        for f in failures[:5]:
+            print("FAIL: " + f)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

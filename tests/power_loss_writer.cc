@@ -1,0 +1,176 @@
+// The writer of the power-loss test (power_loss_test.py).
+//   power_loss_writer STORE REVISIONS FLAGS
+// Opens STORE (creating it if missing) and first checks it as a restart
+// after a power loss must find it: the newest revision is the last one
+// reported committed in STORE.acked, or the one after it (its commit point
+// may have been reached just before the cut), and it and every other
+// retained revision read back intact on every rank (each rank's namespace,
+// and the shared one). Then it commits REVISIONS more revisions, appending
+// each number to STORE.acked ("reported committed") once Commit (or Wait)
+// has returned. FLAGS (any of, or "-"): a = asynchronous commits
+// (CommitAsync + Wait), s = staging (staging_bytes), f = Flush before every
+// other commit, 2 = two data files (Options::subfiles = 2). keep_revisions
+// = 2, so extents are reused.
+// Which keys a revision writes, and their values, depend only on (rank,
+// revision, key), so the check needs nothing else.
+// Exit: 0 ok, 1 a check failed ("CHECK FAILED"), 2 a call failed.
+#include <fcntl.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "cairn/store.h"
+#include "test_util.h"
+
+using cairn::test::Pattern;
+
+namespace {
+
+constexpr int kKeys = 6;
+// Sizes: two inline values (<= 4 KiB), the rest in data extents; the
+// largest spans several chunks and bypasses the write buffer.
+constexpr size_t kSize[kKeys] = {700, 3000, 5000, 9000, 20000, 33000};
+
+// Revision 1 writes every key; later ones rewrite some, so older values are
+// carried forward from extents written by older revisions.
+bool Writes(uint64_t rev, int i) { return rev == 1 || i % 3 == 0 || (rev + uint64_t(i)) % 3 == 0; }
+uint64_t LastWrite(uint64_t rev, int i) {
+  while (!Writes(rev, i)) rev--;
+  return rev;
+}
+std::string Value(int rank, uint64_t rev, int i) {
+  return Pattern(rank * 1000003ull + rev * 101 + uint64_t(i), kSize[i] + size_t(rev % 7) * 13);
+}
+std::string Key(int i) { return "k" + std::to_string(i); }
+std::string Shared(uint64_t rev) { return "revision " + std::to_string(rev); }
+
+void AppendLine(const std::string& path, const std::string& text) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd < 0 || ::write(fd, text.data(), text.size()) != ssize_t(text.size())) std::abort();
+  ::close(fd);
+}
+
+uint64_t LastAcked(const std::string& store) {
+  std::ifstream in(store + ".acked");
+  uint64_t r = 0, last = 0;
+  while (in >> r) last = r;
+  return last;
+}
+
+cairn::Status PutRevision(cairn::Store* s, int rank, uint64_t rev) {
+  for (int i = 0; i < kKeys; i++) {
+    if (!Writes(rev, i)) continue;
+    cairn::Status st = s->Put(Key(i), Value(rank, rev, i), {{"rev", cairn::TagValue::UInt(rev)}});
+    if (!st.ok()) return st;
+  }
+  if (rank == 0) return s->PutShared("meta", Shared(rev));
+  return cairn::Status::OK();
+}
+
+// "" if the open revision `rev` holds what it must.
+std::string CheckRevision(cairn::Store* s, int rank, uint64_t rev) {
+  std::string err;
+  for (int i = 0; i < kKeys && err.empty(); i++) {
+    std::string v;
+    cairn::Status st = s->Get(Key(i), &v);
+    if (!st.ok()) err = "revision " + std::to_string(rev) + " get " + Key(i) + ": " + st.ToString();
+    else if (v != Value(rank, LastWrite(rev, i), i))
+      err = "revision " + std::to_string(rev) + " value " + Key(i) + " differs";
+  }
+  std::string meta;
+  cairn::Status st = s->GetShared("meta", &meta);  // collective: every rank calls it
+  if (err.empty() && !st.ok()) err = "revision " + std::to_string(rev) + " get shared: " + st.ToString();
+  if (err.empty() && meta != Shared(rev)) err = "revision " + std::to_string(rev) + " shared value differs";
+  return err;
+}
+
+int Finish(int rank, const std::string& err, int code) {
+  if (!err.empty()) std::fprintf(stderr, "rank %d: %s%s\n", rank, code == 1 ? "CHECK FAILED: " : "ERROR: ", err.c_str());
+  int bad = err.empty() ? 0 : code, worst = 0;
+  MPI_Allreduce(&bad, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return worst;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (argc != 4) {
+    if (rank == 0) std::fprintf(stderr, "usage: power_loss_writer STORE REVISIONS FLAGS\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  std::string store = argv[1], flags = argv[3];
+  uint64_t revisions = std::strtoull(argv[2], nullptr, 10);
+  bool async = flags.find('a') != std::string::npos;
+  bool flush = flags.find('f') != std::string::npos;
+  cairn::Options o;
+  o.extent_size = 16 << 10;
+  o.chunk_size = 8 << 10;
+  o.write_buffer_size = 16 << 10;  // puts write on their own, between commits too
+  if (flags.find('s') != std::string::npos) o.staging_bytes = 64 << 10;
+  o.keep_revisions = 2;
+  if (flags.find('2') != std::string::npos) o.subfiles = 2;
+
+  // The check of what the restart finds.
+  std::unique_ptr<cairn::Store> s;
+  cairn::Status st = cairn::Store::Open(o, store, MPI_COMM_WORLD, &s);
+  if (!st.ok()) return Finish(rank, "open: " + st.ToString(), 1);
+  uint64_t acked = 0;
+  if (rank == 0) acked = LastAcked(store);
+  MPI_Bcast(&acked, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  uint64_t rev = s->revision();
+  if (rev != acked && rev != acked + 1)
+    return Finish(rank, "reopened at revision " + std::to_string(rev) + ", but " + std::to_string(acked) +
+                            " was reported committed", 1);
+  std::string err;
+  if (rev > 0) err = CheckRevision(s.get(), rank, rev);
+  std::vector<cairn::RevisionInfo> retained;
+  s->ListRevisions(&retained);
+  for (const cairn::RevisionInfo& ri : retained) {
+    if (ri.revision == rev) continue;
+    cairn::Options ro = o;
+    ro.read_only = true;
+    ro.revision = ri.revision;
+    std::unique_ptr<cairn::Store> old;
+    st = cairn::Store::Open(ro, store, MPI_COMM_WORLD, &old);
+    // Open agrees on its outcome, so every rank takes the same branch.
+    std::string e = st.ok() ? CheckRevision(old.get(), rank, ri.revision)
+                            : "open retained revision " + std::to_string(ri.revision) + ": " + st.ToString();
+    if (err.empty()) err = e;
+  }
+  int bad = err.empty() ? 0 : 1, any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any) {
+    s->Close();
+    return Finish(rank, err.empty() ? "" : err, 1);
+  }
+  if (rank == 0 && rev == acked + 1) AppendLine(store + ".acked", std::to_string(rev) + "\n");  // it is there now
+  if (rank == 0) std::printf("reopened at revision %llu (%zu retained), intact\n", (unsigned long long)rev, retained.size());
+
+  // The workload: more revisions, each reported once committed.
+  for (uint64_t r = rev + 1; r <= rev + revisions && err.empty(); r++) {
+    st = PutRevision(s.get(), rank, r);
+    if (st.ok() && flush && r % 2 == 0) st = s->Flush();
+    uint64_t got = 0;
+    if (st.ok() && async) {
+      cairn::AsyncCommit c;
+      st = s->CommitAsync(&c);
+      if (st.ok()) st = c.Wait(&got);
+    } else if (st.ok()) {
+      st = s->Commit(&got);
+    }
+    if (!st.ok()) err = "revision " + std::to_string(r) + ": " + st.ToString();
+    else if (got != r) err = "revision " + std::to_string(r) + " committed as " + std::to_string(got);
+    else if (rank == 0) AppendLine(store + ".acked", std::to_string(r) + "\n");
+  }
+  st = s->Close();
+  if (err.empty() && !st.ok()) err = "close: " + st.ToString();
+  return Finish(rank, err, 2);
+}
