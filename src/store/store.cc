@@ -14,6 +14,7 @@
 #include "store/finalize_hook.h"
 #include "store/retention.h"
 #include "store/store_rep.h"
+#include "store/stream_hub.h"
 
 namespace cairn {
 
@@ -918,6 +919,7 @@ Status Store::Close() {
   Status pending = finalized ? Status::OK() : r->FinishInflight();
   UnregisterOpenStore(this);
   r->closed = true;
+  DetachStreams(r);  // streams still open fail from now on; a writer's data is not committed
   if (r->writer) r->comm->FreeCounters();
   r->writer.reset();
   r->io.reset();  // waits for its last jobs
