@@ -94,6 +94,36 @@ int main(int argc, char** argv) {
   CHECK(cairn_stream_close(r) == CAIRN_OK);
   CHECK(cairn_stream_open_read(s, "absent", -1, &r) == CAIRN_NOT_FOUND);
   CHECK(cairn_close(s) == CAIRN_OK);
+
+  /* Streams that outlive their store (cairn_close frees it): every call
+   * fails with "store ... is closed", closing them is harmless, and the
+   * writer's data is not committed. */
+  o.read_only = 0;
+  s = NULL;
+  CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_OK);
+  w = NULL;
+  r = NULL;
+  CHECK(cairn_stream_open_write(s, "orphan.bin", NULL, 0, &w) == CAIRN_OK);
+  CHECK(cairn_stream_write(w, ref, N) == CAIRN_OK);
+  CHECK(cairn_stream_open_read(s, "field.bin", -1, &r) == CAIRN_OK);
+  CHECK(cairn_close(s) == CAIRN_OK);
+  if (w && r) {
+    size_t got = 1;
+    CHECK(cairn_stream_write(w, ref, 1000) == CAIRN_INVALID_ARGUMENT);
+    CHECK(strstr(cairn_last_error(), "closed") != NULL);
+    CHECK(cairn_stream_flush(w) == CAIRN_INVALID_ARGUMENT);
+    CHECK(cairn_stream_read(r, buf, sizeof buf, &got) == CAIRN_INVALID_ARGUMENT && got == 0);
+    CHECK(strstr(cairn_last_error(), "closed") != NULL);
+    CHECK(cairn_stream_seek(r, 10, CAIRN_SEEK_SET) == CAIRN_INVALID_ARGUMENT);
+    CHECK(cairn_stream_size(w, &size) == CAIRN_OK && size == N);
+    CHECK(cairn_stream_close(w) == CAIRN_INVALID_ARGUMENT);
+    CHECK(strstr(cairn_last_error(), "not committed") != NULL);
+    CHECK(cairn_stream_close(r) == CAIRN_OK);
+  }
+  s = NULL;
+  CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_OK);
+  CHECK(cairn_get_size(s, "orphan.bin", -1, &size) == CAIRN_NOT_FOUND);
+  CHECK(cairn_close(s) == CAIRN_OK);
   free(ref);
 
   int worst = 0;

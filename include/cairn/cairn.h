@@ -78,7 +78,10 @@ const char* cairn_last_error(void);
 int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cairn_store_t** store);
 /* The same with a Fortran communicator handle (MPI_Fint). */
 int cairn_open_f(const char* path, MPI_Fint comm, const cairn_options_t* opts, cairn_store_t** store);
-/* Collective. Closes and frees the store; pending changes are discarded. */
+/* Collective. Closes and frees the store; pending changes are discarded.
+ * Its streams still open stay valid handles, but every call on them then
+ * fails with CAIRN_INVALID_ARGUMENT ("store ... is closed"; a writer's data
+ * is not committed); cairn_stream_close still frees them. */
 int cairn_close(cairn_store_t* store);
 
 int cairn_rank(const cairn_store_t* store);
@@ -142,7 +145,9 @@ typedef struct cairn_stream cairn_stream_t;
 enum { CAIRN_SEEK_SET = 0, CAIRN_SEEK_CUR = 1, CAIRN_SEEK_END = 2 };
 
 /* Local. Opens a stream that becomes object `key` of the caller's
- * namespace, with the tags, when closed. */
+ * namespace, with the tags, when closed (commits made before hold the key's
+ * previous object; see cairn::Store::OpenWriteStream). CAIRN_INVALID_ARGUMENT
+ * if a write stream of `key` is already open on this rank. */
 int cairn_stream_open_write(cairn_store_t* store, const char* key, const cairn_tag_t* tags,
                             size_t ntags, cairn_stream_t** stream);
 /* Local. Opens object `key` of namespace `rank` (-1: own) for reading. */

@@ -213,11 +213,15 @@ class Store {
 
   // Local: opens a stream that will become object `key` of the caller's
   // namespace, with `tags`, when the writer is closed. Until then the key
-  // keeps whatever object it had.
+  // keeps whatever object it had: a commit made meanwhile holds that object
+  // (or none), the stream joins the first commit after its Close, and no
+  // commit reuses the space the stream has written. InvalidArgument if a
+  // write stream of `key` is already open on this rank (cairn/stream.h).
   Status OpenWriteStream(std::string_view key, const TagList& tags,
                          std::unique_ptr<StreamWriter>* writer);
   // Local: opens object `key` (of the namespace ro.rank names) for reading
-  // as a stream. The reader sees the object as it was at this call.
+  // as a stream. The reader sees the object as it was at this call (while
+  // it exists, commits do not reuse that object's space).
   Status OpenReadStream(std::string_view key, std::unique_ptr<StreamReader>* reader,
                         const ReadOptions& ro = {});
 
@@ -300,7 +304,9 @@ class Store {
 
   // Collective: waits for a commit in flight (returning its error if it
   // failed), then releases files and MPI resources. Changes not committed
-  // are discarded. Safe to call twice. A store still open at MPI_Finalize is
+  // are discarded, and so is the data of write streams still open: from
+  // then on every stream of this handle fails with "store ... is closed"
+  // (destroying it stays safe). Safe to call twice. A store still open at MPI_Finalize is
   // closed by it (a pending commit is finished first; a failure is printed
   // to stderr, as there is no caller to return it to).
   Status Close();

@@ -3,8 +3,23 @@
 // caller's namespace: once its writer is closed it is part of the next
 // commit like any put (listed by `cairn keys`, extracted by `cairn get`).
 //
-// A stream handle belongs to the store it came from and to the thread that
-// uses that store; it must be closed or destroyed before the store is.
+// A stream handle belongs to the store handle it came from and is used by
+// the thread that uses that store. It may outlive the store: once the store
+// is closed or destroyed, every call that returns a Status fails with
+// InvalidArgument ("store ... is closed"), a write stream's data is not
+// committed, and destroying the stream is harmless.
+//
+// Open write streams and commits: a commit made while a key's write stream
+// is open holds the key's previous object (or none); the stream joins the
+// first commit after its writer is closed. What it has written stays where
+// it is meanwhile: no commit, synchronous or asynchronous, hands that space
+// out for reuse (keep_revisions, Drop), however many commits the stream
+// stays open across. One write stream per key and rank at a time: a second
+// OpenWriteStream of the key is refused until the first is closed. A Put or
+// Delete of the key while its stream is open acts at once, as always; the
+// stream's Close then replaces the key again (Close is the stream's put).
+// A reader keeps the object it opened: commits do not reuse its space while
+// the reader exists, even if they expire its revision.
 #pragma once
 
 #include <cstdint>
@@ -42,8 +57,10 @@ class StreamWriter {
   // file, like fflush (not durable: Store::Flush or a commit makes them so).
   Status Flush();
   // Ends the stream: it becomes the object `key` (replacing any object of
-  // that key) with the tags given at open, pending for the next commit.
-  // Calling it again returns the first outcome.
+  // that key, one put while the stream was open included) with the tags
+  // given at open, pending for the next commit. Calling it again returns
+  // the first outcome. If the store was closed first: InvalidArgument, and
+  // nothing of the stream is committed.
   Status Close();
 
   struct Impl;  // implementation, not part of the API

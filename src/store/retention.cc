@@ -8,6 +8,7 @@
 #include "format/index_format.h"
 #include "format/subfile_header.h"
 #include "store/store_rep.h"
+#include "store/stream_hub.h"
 
 namespace cairn {
 
@@ -228,6 +229,10 @@ std::string RankSpaceReport(Store::Rep* r, std::string_view table, bool hold_fre
   std::vector<ExtentRange> held;
   if (hold_free)
     for (const auto& f : r->writer->free_runs()) held.push_back(ExtentRange{r->my_subfile, f.first, f.second});
+  // Open streams: a writer's chunks are in no revision until it is closed
+  // and committed, a reader's may be in one this commit expires.
+  if (r->streams) r->streams->AddHeldExtents(r->opt.extent_size, &held);
+  NormalizeRanges(&held);
   PutRanges(&o, held);
   return o;
 }

@@ -54,7 +54,8 @@ std::vector<uint64_t> RevisionsToExpire(const ParsedManifest& m, uint64_t new_re
 
 // Every rank: what it tells rank 0 about space at commit. `table` is its
 // new index table (its chunks' extents are what the revision needs from
-// this rank); the writer's current run is held (it keeps writing there).
+// this rank); the writer's current run is held (it keeps writing there),
+// and so are the chunks of the rank's open streams (stream_hub.h).
 // With `hold_free` (asynchronous commits) the rank's untaken free list is
 // held too: it may take from it while the commit is in flight, so the
 // commit must not hand any of it to another rank.

@@ -17,6 +17,7 @@
 #include "store/store_dir.h"
 #include "store/store_rep.h"
 #include "store/tag_edit.h"
+#include "store/stream_hub.h"
 
 namespace cairn {
 
@@ -941,6 +942,7 @@ Status Store::Close() {
   Status pending = finalized ? Status::OK() : r->FinishInflight();
   UnregisterOpenStore(this);
   r->closed = true;
+  DetachStreams(r);  // streams still open fail from now on; a writer's data is not committed
   if (r->writer) r->comm->FreeCounters();
   r->writer.reset();
   r->io.reset();  // waits for its last jobs

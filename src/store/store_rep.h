@@ -21,6 +21,8 @@
 
 namespace cairn {
 
+struct StreamHub;  // store/stream_hub.h
+
 // A commit between its collective start and its end: the record rank 0
 // will append, and this rank's table, already encoded.
 struct CommitPlan {
@@ -69,6 +71,7 @@ struct Store::Rep {
   std::unique_ptr<IoQueue> io;
   std::unique_ptr<Writer> writer;
   std::shared_ptr<AsyncCommit::State> inflight;  // the commit in flight, if any
+  std::shared_ptr<StreamHub> streams;  // this handle's open streams (stream_hub.h); made by the first
   uint64_t open_seq = 0;  // order of opening, for closing at MPI_Finalize
   uint64_t space_taken_mark = 0;  // writer->taken_bytes() at the last space report
   std::vector<uint64_t> space_need;  // rank 0: per rank, recent peak of run bytes per commit

@@ -1,20 +1,43 @@
 // Streams: a writer that appends bytes to the rank's Writer as growing
 // chunks of up to chunk_size (rewriting touched chunks elsewhere on
 // overwrite), and a reader that serves any byte range from verified chunks, keeping the last
-// one read. See include/cairn/stream.h.
+// one read. See include/cairn/stream.h. Streams reach their store through
+// its StreamHub (stream_hub.h), which Store::Close cuts off.
 #include "cairn/stream.h"
 
 #include <algorithm>
 #include <cstring>
 
+#include "store/retention.h"
 #include "store/store_rep.h"
+#include "store/stream_hub.h"
 
 namespace cairn {
+
+// ---------------------------------------------------------------- Hub
+
+Status StreamHub::Closed(const std::string& key, bool writer) const {
+  return Status::InvalidArgument("store " + path + " is closed: stream '" + key + "' can no longer be " +
+                                 (writer ? "written (its data is not committed)" : "read"));
+}
+
+std::shared_ptr<StreamHub> HubOf(Store::Rep* r) {
+  if (!r->streams) {
+    r->streams = std::make_shared<StreamHub>();
+    r->streams->rep = r;
+    r->streams->path = r->path;
+  }
+  return r->streams;
+}
+
+void DetachStreams(Store::Rep* r) {
+  if (r->streams) r->streams->rep = nullptr;
+}
 
 // ---------------------------------------------------------------- Writer
 
 struct StreamWriter::Impl {
-  Store::Rep* rep = nullptr;
+  std::shared_ptr<StreamHub> hub;
   std::string key;
   TagList tags;
   std::vector<ChunkRef> chunks;  // the ended chunks, in stream order
@@ -29,6 +52,8 @@ struct StreamWriter::Impl {
   bool closed = false;
   Status close_status;
 
+  // The store; null once it is closed (every public call checks first).
+  Store::Rep* rep() const { return hub->rep; }
   uint64_t size() const { return spilled ? ended + (open.open ? open.ref.length : 0) : head.size(); }
   // Ends the open chunk: it joins `chunks`.
   void EndChunk();
@@ -48,14 +73,14 @@ void StreamWriter::Impl::Ended(size_t first) {
 
 void StreamWriter::Impl::EndChunk() {
   size_t first = chunks.size();
-  rep->writer->CloseChunk(&open, &chunks);
+  rep()->writer->CloseChunk(&open, &chunks);
   Ended(first);
 }
 
 Status StreamWriter::Impl::Append(const char* p, uint64_t n) {
   static const char zeros[4096] = {};
   if (!spilled) {
-    if (head.size() + n <= rep->opt.inline_value_limit) {
+    if (head.size() + n <= rep()->opt.inline_value_limit) {
       if (p) head.append(p, n); else head.append(n, '\0');
       return Status::OK();
     }
@@ -68,7 +93,7 @@ Status StreamWriter::Impl::Append(const char* p, uint64_t n) {
   while (n > 0) {
     uint64_t take = p ? n : std::min<uint64_t>(n, sizeof zeros);  // zeros: a gap left by a seek past the end
     size_t before = chunks.size();
-    Status s = rep->writer->AppendPiece(std::string_view(p ? p : zeros, take), &open, &chunks);
+    Status s = rep()->writer->AppendPiece(std::string_view(p ? p : zeros, take), &open, &chunks);
     Ended(before);
     if (!s.ok()) return s.WithContext("stream '" + key + "'");
     if (p) p += take;
@@ -84,7 +109,7 @@ Status StreamWriter::Impl::ReadChunk(size_t i, std::string* out) {
   e.size = chunks[i].raw_length;
   e.chunks.push_back(chunks[i]);
   out->resize(e.size);
-  return rep->ReadValue(e, 0, e.size, out->data(), ReadOptions());
+  return rep()->ReadValue(e, 0, e.size, out->data(), ReadOptions());
 }
 
 Status StreamWriter::Impl::Overwrite(uint64_t at, const char* p, uint64_t n) {
@@ -99,7 +124,7 @@ Status StreamWriter::Impl::Overwrite(uint64_t at, const char* p, uint64_t n) {
     uint64_t k = std::min<uint64_t>(n, bytes.size() - in);
     std::memcpy(bytes.data() + in, p, k);
     std::vector<ChunkRef> out;
-    s = rep->writer->Append(bytes, &out);
+    s = rep()->writer->Append(bytes, &out);
     if (!s.ok()) return s.WithContext("stream '" + key + "'");
     std::vector<uint64_t> new_starts;
     uint64_t o = starts[i];
@@ -124,7 +149,8 @@ StreamWriter::~StreamWriter() { Close(); }
 Status StreamWriter::Write(const void* data, size_t n) {
   Impl* w = impl_.get();
   if (w->closed) return Status::InvalidArgument("stream '" + w->key + "' is closed");
-  Status s = w->rep->CheckWritable();
+  if (!w->rep()) return w->hub->Closed(w->key, true);
+  Status s = w->rep()->CheckWritable();
   if (!s.ok()) return s;
   const char* p = static_cast<const char*>(data);
   if (w->pos > w->size()) {
@@ -159,6 +185,7 @@ Status StreamWriter::Write(const void* data, size_t n) {
 
 Status StreamWriter::Seek(uint64_t pos) {
   if (impl_->closed) return Status::InvalidArgument("stream '" + impl_->key + "' is closed");
+  if (!impl_->rep()) return impl_->hub->Closed(impl_->key, true);
   impl_->pos = pos;
   return Status::OK();
 }
@@ -168,27 +195,31 @@ uint64_t StreamWriter::Size() const { return impl_->size(); }
 
 Status StreamWriter::Flush() {
   if (impl_->closed) return Status::InvalidArgument("stream '" + impl_->key + "' is closed");
-  Status s = impl_->rep->CheckWritable();
+  if (!impl_->rep()) return impl_->hub->Closed(impl_->key, true);
+  Status s = impl_->rep()->CheckWritable();
   if (!s.ok()) return s;
   if (!impl_->spilled) return Status::OK();  // nothing for the store yet: it will be inline
   impl_->EndChunk();
-  return impl_->rep->writer->Flush();
+  return impl_->rep()->writer->Flush();
 }
 
 Status StreamWriter::Close() {
   Impl* w = impl_.get();
   if (!w || w->closed) return w ? w->close_status : Status::OK();
   w->closed = true;
-  Status s = w->rep->CheckWritable();
+  w->hub->writers.erase(w->key);  // the key is free for another writer; the chunks are no longer held
+  Store::Rep* rep = w->rep();
+  if (!rep) return w->close_status = w->hub->Closed(w->key, true);
+  Status s = rep->CheckWritable();
   w->EndChunk();
   std::string tag_bytes, body;
-  if (s.ok()) s = EncodeTags(w->tags, w->rep->own.dict(), &tag_bytes);
+  if (s.ok()) s = EncodeTags(w->tags, rep->own.dict(), &tag_bytes);
   if (s.ok() && !w->spilled) {
     EncodeEntryBody(w->key, ValueKind::kInline, w->head.size(), w->head, {}, tag_bytes, &body);
-    w->rep->own.Put(w->key, body);
+    rep->own.Put(w->key, body);
   } else if (s.ok()) {
     EncodeEntryBody(w->key, ValueKind::kChunked, w->ended, "", w->chunks, tag_bytes, &body);
-    w->rep->own.Put(w->key, body);
+    rep->own.Put(w->key, body);
   }
   w->close_status = s;
   return s;
@@ -205,10 +236,15 @@ Status Store::OpenWriteStream(std::string_view key, const TagList& tags,
   std::string tag_bytes;
   s = EncodeTags(tags, &scratch, &tag_bytes);
   if (!s.ok()) return s;
+  std::shared_ptr<StreamHub> hub = HubOf(rep_.get());
+  if (hub->writers.count(key))
+    return Status::InvalidArgument("stream '" + std::string(key) + "' is already open for writing on rank " +
+                                   std::to_string(rank()) + " of " + rep_->path + "; close it before opening it again");
   auto impl = std::make_unique<StreamWriter::Impl>();
-  impl->rep = rep_.get();
+  impl->hub = hub;
   impl->key = std::string(key);
   impl->tags = tags;
+  hub->writers.emplace(impl->key, impl.get());
   writer->reset(new StreamWriter(std::move(impl)));
   return Status::OK();
 }
@@ -216,7 +252,7 @@ Status Store::OpenWriteStream(std::string_view key, const TagList& tags,
 // ---------------------------------------------------------------- Reader
 
 struct StreamReader::Impl {
-  Store::Rep* rep = nullptr;
+  std::shared_ptr<StreamHub> hub;  // hub->rep: the store, null once closed
   ReadOptions ro;
   std::string key, inline_value;
   EntryView e;                   // views point at key and inline_value above
@@ -244,7 +280,7 @@ Status StreamReader::Impl::ReadAt(uint64_t off, char* dest, uint64_t n) {
       size_t j = i;
       uint64_t len = 0;
       while (j < e.chunks.size() && len + e.chunks[j].raw_length <= n) len += e.chunks[j++].raw_length;
-      Status s = rep->ReadValue(e, off, len, dest, ro);
+      Status s = hub->rep->ReadValue(e, off, len, dest, ro);
       if (!s.ok()) return s;
       off += len;
       dest += len;
@@ -254,7 +290,7 @@ Status StreamReader::Impl::ReadAt(uint64_t off, char* dest, uint64_t n) {
     if (ptrdiff_t(i) != cached) {
       cached = -1;
       cache.resize(clen);
-      Status s = rep->ReadValue(e, cbeg, clen, cache.data(), ro);
+      Status s = hub->rep->ReadValue(e, cbeg, clen, cache.data(), ro);
       if (!s.ok()) return s;
       cached = ptrdiff_t(i);
     }
@@ -268,11 +304,12 @@ Status StreamReader::Impl::ReadAt(uint64_t off, char* dest, uint64_t n) {
 }
 
 StreamReader::StreamReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-StreamReader::~StreamReader() = default;
+StreamReader::~StreamReader() { impl_->hub->readers.erase(impl_.get()); }
 
 Status StreamReader::Read(void* buf, size_t n, size_t* got) {
-  uint64_t k = std::min<uint64_t>(n, impl_->e.size - impl_->pos);
   *got = 0;
+  if (!impl_->hub->rep) return impl_->hub->Closed(impl_->key, false);
+  uint64_t k = std::min<uint64_t>(n, impl_->e.size - impl_->pos);
   Status s = impl_->ReadAt(impl_->pos, static_cast<char*>(buf), k);
   if (!s.ok()) return s;
   impl_->pos += k;
@@ -281,10 +318,12 @@ Status StreamReader::Read(void* buf, size_t n, size_t* got) {
 }
 
 Status StreamReader::ReadAt(uint64_t offset, void* buf, size_t n) {
+  if (!impl_->hub->rep) return impl_->hub->Closed(impl_->key, false);
   return impl_->ReadAt(offset, static_cast<char*>(buf), n);
 }
 
 Status StreamReader::Seek(uint64_t pos) {
+  if (!impl_->hub->rep) return impl_->hub->Closed(impl_->key, false);
   if (pos > impl_->e.size)
     return Status::InvalidArgument("seek to " + std::to_string(pos) + " passes the end of stream '" +
                                    impl_->key + "' (" + std::to_string(impl_->e.size) + " bytes)");
@@ -303,7 +342,7 @@ Status Store::OpenReadStream(std::string_view key, std::unique_ptr<StreamReader>
   Status s = rep_->Find(key, ro, &e, &dict);
   if (!s.ok()) return s;
   auto impl = std::make_unique<StreamReader::Impl>();
-  impl->rep = rep_.get();
+  impl->hub = HubOf(rep_.get());
   impl->ro = ro;
   impl->key = std::string(e.key);
   impl->inline_value = std::string(e.inline_value);
@@ -317,8 +356,21 @@ Status Store::OpenReadStream(std::string_view key, std::unique_ptr<StreamReader>
     impl->starts.push_back(at);
     at += c.raw_length;
   }
+  impl->hub->readers.insert(impl.get());
   reader->reset(new StreamReader(std::move(impl)));
   return Status::OK();
+}
+
+// ---------------------------------------------------------------- Held space
+
+void StreamHub::AddHeldExtents(uint64_t extent, std::vector<ExtentRange>* out) const {
+  auto add = [&](const ChunkRef& c) { AddExtentRange(out, c.subfile, c.offset, c.length, extent); };
+  for (const auto& [key, w] : writers) {
+    for (const ChunkRef& c : w->chunks) add(c);
+    if (w->open.open) add(w->open.ref);  // the chunk being appended to
+  }
+  for (const StreamReader::Impl* r : readers)
+    for (const ChunkRef& c : r->e.chunks) add(c);
 }
 
 }  // namespace cairn
