@@ -7,7 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cairn/export.h"
+
 namespace cairn {
+CAIRN_API_BEGIN
 
 struct Options {
   // Create the store directory and its manifest if they do not exist.
@@ -91,4 +94,5 @@ struct ReadOptions {
   uint64_t max_block = 64ull << 20;
 };
 
+CAIRN_API_END
 }  // namespace cairn

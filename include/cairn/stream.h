@@ -14,7 +14,10 @@
 
 #include "cairn/store.h"
 
+#include "cairn/export.h"
+
 namespace cairn {
+CAIRN_API_BEGIN
 
 // Writes one stream. Bytes go to the rank's writer as they come (one copy,
 // into its write buffer), grouped into chunks of up to Options::chunk_size
@@ -46,7 +49,7 @@ class StreamWriter {
   // Calling it again returns the first outcome.
   Status Close();
 
-  struct Impl;  // implementation, not part of the API
+  struct CAIRN_HIDDEN Impl;  // implementation, not part of the API
 
  private:
   friend class Store;
@@ -75,7 +78,7 @@ class StreamReader {
   uint64_t Tell() const;
   uint64_t Size() const;
 
-  struct Impl;  // implementation, not part of the API
+  struct CAIRN_HIDDEN Impl;  // implementation, not part of the API
 
  private:
   friend class Store;
@@ -83,4 +86,5 @@ class StreamReader {
   std::unique_ptr<Impl> impl_;
 };
 
+CAIRN_API_END
 }  // namespace cairn
