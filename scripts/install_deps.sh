@@ -9,6 +9,7 @@ pkgs=(
   libxxhash-dev                # XXH3-64 checksums
   libcli11-dev                 # the cairn tool's command line
   libgtest-dev                 # the test suite
+  gfortran                     # the Fortran module `cairn` and the Fortran heat example
   clang libclang-rt-14-dev     # the fuzz targets (libFuzzer, ASan, UBSan runtimes)
 )
 missing=()

@@ -1,7 +1,10 @@
 /* The C API under mpiexec (1, 2 and 4 ranks): open, put with tags, an
  * asynchronous commit tested to completion, a stream written in pieces
  * with a seek and read back at random places, the write barrier, and
- * reopening. Exits non-zero on any rank's failure. */
+ * reopening; reading tags back, listing keys with sizes and tags, queries
+ * (own namespace, another rank's, collective), revisions with their writer
+ * counts, pin/unpin/drop, the codes and their names. Exits non-zero on any
+ * rank's failure. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,139 @@ static int failures = 0;
       failures++;                                                                \
     }                                                                            \
   } while (0)
+
+/* Tags, listings, queries, revisions, pin/unpin/drop and the error codes,
+ * on an open writable store at revision 1 (every rank wrote "field.bin"
+ * tagged step=42 and "small"). Leaves it at revision 3. */
+static void check_metadata(cairn_store_t* s, int rank, int size) {
+  int peer = (rank + 1) % size;
+  /* Tags of another rank's object, all of them and one by name. */
+  cairn_tag_t* tags = NULL;
+  size_t ntags = 99;
+  CHECK(cairn_get_tags(s, "field.bin", peer, &tags, &ntags) == CAIRN_OK);
+  CHECK(ntags == 1 && tags && strcmp(tags[0].name, "step") == 0 && tags[0].type == CAIRN_TAG_INT64 &&
+        tags[0].i == 42 && tags[0].u == 42 && tags[0].d == 42.0);
+  cairn_free(tags);
+  CHECK(cairn_get_tags(s, "small", CAIRN_RANK_OWN, &tags, &ntags) == CAIRN_OK && ntags == 0 && !tags);
+  /* Set tags of every width and kind, commit, read them back exactly. */
+  int16_t arr[3] = {-1, 2, 300};
+  cairn_tag_t set[5] = {{"u8", CAIRN_TAG_UINT8, 0, 200, 0, NULL, 0},
+                        {"i16", CAIRN_TAG_INT16, -7, 0, 0, NULL, 0},
+                        {"f32", CAIRN_TAG_FLOAT32, 0, 0, 0.5, NULL, 0},
+                        {"name", CAIRN_TAG_STRING, 0, 0, 0, "heat", 4},
+                        {"arr", CAIRN_TAG_ARRAY | CAIRN_TAG_INT16, 0, 0, 0, arr, sizeof arr}};
+  for (int i = 0; i < 5; i++) CHECK(cairn_set_tag(s, "small", &set[i]) == CAIRN_OK);
+  cairn_tag_t bad = {NULL, CAIRN_TAG_INT8, 0, 0, 0, NULL, 0};
+  CHECK(cairn_set_tag(s, "small", &bad) == CAIRN_INVALID_ARGUMENT);
+  CHECK(cairn_set_tag(s, "absent", &set[0]) == CAIRN_NOT_FOUND);
+  uint64_t rev = 0;
+  CHECK(cairn_commit(s, &rev) == CAIRN_OK && rev == 2);
+  cairn_tag_t* t = NULL;
+  CHECK(cairn_get_tag(s, "small", peer, "u8", &t) == CAIRN_OK && t && t->type == CAIRN_TAG_UINT8 && t->u == 200);
+  cairn_free(t);
+  CHECK(cairn_get_tag(s, "small", peer, "i16", &t) == CAIRN_OK && t && t->type == CAIRN_TAG_INT16 && t->i == -7);
+  cairn_free(t);
+  CHECK(cairn_get_tag(s, "small", peer, "f32", &t) == CAIRN_OK && t && t->type == CAIRN_TAG_FLOAT32 && t->d == 0.5);
+  cairn_free(t);
+  CHECK(cairn_get_tag(s, "small", peer, "name", &t) == CAIRN_OK && t && t->type == CAIRN_TAG_STRING &&
+        t->len == 4 && strcmp((const char*)t->data, "heat") == 0);
+  cairn_free(t);
+  CHECK(cairn_get_tag(s, "small", peer, "arr", &t) == CAIRN_OK && t &&
+        t->type == (CAIRN_TAG_ARRAY | CAIRN_TAG_INT16) && t->len == sizeof arr &&
+        memcmp(t->data, arr, sizeof arr) == 0);
+  cairn_free(t);
+  t = (cairn_tag_t*)&bad;
+  CHECK(cairn_get_tag(s, "small", peer, "nope", &t) == CAIRN_NOT_FOUND && t == NULL);
+  CHECK(strstr(cairn_last_error(), "nope") != NULL);
+  CHECK(cairn_get_tag(s, "absent", peer, "u8", &t) == CAIRN_NOT_FOUND);
+
+  /* Listing a namespace: keys in order, sizes, tags. */
+  cairn_object_t* objs = NULL;
+  size_t nobjs = 0;
+  CHECK(cairn_list(s, peer, &objs, &nobjs) == CAIRN_OK && nobjs == 2);
+  if (objs && nobjs == 2) {
+    CHECK(strcmp(objs[0].key, "field.bin") == 0 && objs[0].key_len == 9 && objs[0].size == 300000 &&
+          objs[0].ntags == 1 && objs[0].tags[0].i == 42);
+    CHECK(strcmp(objs[1].key, "small") == 0 && objs[1].size == 5 && objs[1].inlined == 1 &&
+          objs[1].ntags == 5 && strcmp(objs[1].tags[3].name, "name") == 0);
+  }
+  cairn_free(objs);
+  CHECK(cairn_list(s, size + 3, &objs, &nobjs) != CAIRN_OK);
+
+  /* Queries: own namespace, another rank's, and every rank's. */
+  cairn_query_t q[2];
+  memset(q, 0, sizeof q);
+  q[0].name = "step";
+  q[0].op = CAIRN_QUERY_RANGE;
+  q[0].value.type = CAIRN_TAG_INT32;
+  q[0].value.i = 40;
+  q[0].upper.type = CAIRN_TAG_FLOAT64;
+  q[0].upper.d = 42.0;
+  cairn_hit_t* hits = NULL;
+  size_t nhits = 0;
+  CHECK(cairn_query(s, q, 1, CAIRN_RANK_OWN, &hits, &nhits) == CAIRN_OK && nhits == 1 && hits &&
+        hits[0].rank == rank && strcmp(hits[0].key, "field.bin") == 0);
+  cairn_free(hits);
+  q[1].name = "name";
+  q[1].op = CAIRN_QUERY_WILDCARD;
+  q[1].value.data = "h?a*";
+  q[1].value.len = 4;
+  CHECK(cairn_query(s, q + 1, 1, peer, &hits, &nhits) == CAIRN_OK && nhits == 1 && hits[0].rank == peer &&
+        strcmp(hits[0].key, "small") == 0);
+  cairn_free(hits);
+  CHECK(cairn_query(s, q, 2, peer, &hits, &nhits) == CAIRN_OK && nhits == 0 && hits == NULL);
+  CHECK(cairn_query(s, NULL, 0, peer, &hits, &nhits) == CAIRN_OK && nhits == 2);
+  cairn_free(hits);
+  q[1].op = 99;
+  CHECK(cairn_query(s, q, 2, peer, &hits, &nhits) == CAIRN_INVALID_ARGUMENT);
+  CHECK(strstr(cairn_last_error(), "unknown op") != NULL);
+  q[1].op = CAIRN_QUERY_PREFIX;
+  q[1].value.data = "he";
+  q[1].value.len = 2;
+  CHECK(cairn_query_all(s, q + 1, 1, &hits, &nhits) == CAIRN_OK && nhits == (size_t)size);
+  for (size_t i = 0; i < nhits && hits; i++) CHECK(hits[i].rank == (int)i && strcmp(hits[i].key, "small") == 0);
+  cairn_free(hits);
+
+  /* Revisions, with how many ranks wrote each; pin, unpin, drop. */
+  cairn_revision_info_t* revs = NULL;
+  size_t nrevs = 0;
+  CHECK(cairn_list_revisions(s, &revs, &nrevs) == CAIRN_OK && nrevs == 2);
+  if (revs && nrevs == 2) {
+    CHECK(revs[0].revision == 1 && revs[1].revision == 2 && revs[1].parent == 1);
+    CHECK(revs[0].ranks == (uint32_t)size && revs[1].ranks == (uint32_t)size);
+    CHECK(revs[1].objects == 2 * (uint64_t)size && revs[0].pinned == 0);
+  }
+  cairn_free(revs);
+  uint32_t writers = 0;
+  CHECK(cairn_revision_ranks(s, 0, &writers) == CAIRN_OK && writers == (uint32_t)size);
+  CHECK(cairn_revision_ranks(s, 1, &writers) == CAIRN_OK && writers == (uint32_t)size);
+  CHECK(cairn_revision_ranks(s, 77, &writers) == CAIRN_NOT_FOUND);
+  CHECK(cairn_pin(s, 1) == CAIRN_OK);
+  CHECK(cairn_list_revisions(s, &revs, &nrevs) == CAIRN_OK && nrevs == 2 && revs[0].pinned == 1);
+  cairn_free(revs);
+  CHECK(cairn_drop(s, 1) == CAIRN_INVALID_ARGUMENT); /* pinned */
+  CHECK(cairn_unpin(s, 1) == CAIRN_OK);
+  CHECK(cairn_drop(s, 1) == CAIRN_OK);
+  CHECK(cairn_drop(s, 1) == CAIRN_NOT_FOUND);
+  CHECK(cairn_list_revisions(s, &revs, &nrevs) == CAIRN_OK && nrevs == 1 && revs[0].revision == 2);
+  cairn_free(revs);
+
+  /* Every code has its name; NULL arguments are InvalidArgument. */
+  CHECK(strcmp(cairn_code_name(CAIRN_OK), "OK") == 0);
+  CHECK(strcmp(cairn_code_name(CAIRN_NOT_FOUND), "NotFound") == 0);
+  CHECK(strcmp(cairn_code_name(CAIRN_CORRUPTION), "Corruption") == 0);
+  CHECK(strcmp(cairn_code_name(CAIRN_INVALID_ARGUMENT), "InvalidArgument") == 0);
+  CHECK(strcmp(cairn_code_name(CAIRN_IO_ERROR), "IOError") == 0);
+  CHECK(strcmp(cairn_code_name(CAIRN_NOT_SUPPORTED), "NotSupported") == 0);
+  CHECK(strcmp(cairn_code_name(CAIRN_ABORTED), "Aborted") == 0);
+  CHECK(strcmp(cairn_code_name(-42), "Unknown") == 0);
+  CHECK(cairn_get_tags(s, NULL, 0, &tags, &ntags) == CAIRN_INVALID_ARGUMENT);
+  CHECK(cairn_list(NULL, 0, &objs, &nobjs) == CAIRN_INVALID_ARGUMENT);
+  int major = -1, minor = -1, patch = -1;
+  CHECK(strcmp(cairn_version(&major, &minor, &patch), CAIRN_VERSION_STRING) == 0 &&
+        major == CAIRN_VERSION_MAJOR && minor == CAIRN_VERSION_MINOR && patch == CAIRN_VERSION_PATCH);
+  cairn_free(NULL);
+}
 
 static unsigned char byte_at(int rank, size_t i) { return (unsigned char)(i * 31 + (size_t)rank * 7 + i / 251); }
 
@@ -73,6 +209,8 @@ int main(int argc, char** argv) {
   if (h) CHECK(cairn_async_wait(h, &rev) == CAIRN_OK && rev == 1);
   cairn_async_free(h);
   CHECK(cairn_revision(s) == 1);
+  check_metadata(s, rank, cairn_size(s));
+  CHECK(cairn_revision(s) == 2);
   CHECK(cairn_close(s) == CAIRN_OK);
 
   /* Reopen read-only and read the stream back at scattered places. */

@@ -22,6 +22,16 @@ check "keys --shared lists the shared object" '"$tool" keys "$s" --shared | grep
 check "get --shared" '[ "$("$tool" get "$s" meta --shared)" = "revision 2" ]'
 check "get of a missing key fails" '! "$tool" get "$s" nope 2>/dev/null'
 check "verify passes on an intact store" '"$tool" verify "$s" >/dev/null'
+# Rough edges: JSON errors under --json, --rank validated, get asks for a
+# rank on a multi-rank store, tag types (widths) in keys --json.
+check "--version" '"$tool" --version | grep -Eq "^cairn [0-9]+\.[0-9]+\.[0-9]+$"'
+check "keys --rank -3 is an error, not every rank" '! "$tool" keys "$s" --rank -3 >"$tmp/k3" 2>"$tmp/k3e" && [ ! -s "$tmp/k3" ] && grep -q -- "--rank" "$tmp/k3e"'
+check "get --rank -3 is an error" '! "$tool" get "$s" v1 --rank -3 >/dev/null 2>&1'
+check "get on a 2-rank store without --rank asks for one" '! "$tool" get "$s" v1 >"$tmp/g0" 2>"$tmp/g0e" && [ ! -s "$tmp/g0" ] && grep -q "written by 2 ranks.*--rank 0..1" "$tmp/g0e"'
+check "a failed keys --json prints a JSON error" '! "$tool" keys "$tmp/absent" --json >"$tmp/je" && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"error\"][\"code\"]==\"NotFound\" and sys.argv[2] in d[\"error\"][\"message\"]" "$tmp/je" "$tmp/absent"'
+check "a bad option under --json is a JSON error" '! "$tool" keys "$s" --json --rank -3 >"$tmp/je2" && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert \"rank\" in d[\"error\"][\"message\"]" "$tmp/je2"'
+check "verify --json of a missing store is a JSON error" '! "$tool" verify "$tmp/absent" --json >"$tmp/je3" && python3 -c "import json,sys; json.load(open(sys.argv[1]))[\"error\"]" "$tmp/je3"'
+check "keys --json keeps tag widths" '"$tool" keys "$s" --rank 0 --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert all(o[\"tag_types\"]==({\"rev\": \"uint64\"}) for o in d)"'
 
 # A flipped byte in a value of the newest revision (its extents start at
 # revision 1's high-water mark): verify fails and names the object.

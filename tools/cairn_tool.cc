@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cairn/store.h"
+#include "cairn/version.h"
 #include "store/inspect.h"
 #include "store/repair.h"
 #include "store/retention.h"
@@ -47,9 +48,33 @@ std::string TagJson(const cairn::TagValue& v) {
   return JsonString(v.ToString());
 }
 
+// Under --json, errors too are JSON: {"error": {"code": ..., "message": ...}}
+// on standard output (and the exit status is still non-zero).
+bool g_json = false;
+
+void JsonError(std::string_view code, std::string_view message) {
+  std::printf("{\"error\": {\"code\": %s, \"message\": %s}}\n", JsonString(code).c_str(),
+              JsonString(message).c_str());
+}
+
 int Fail(const Status& s) {
+  if (g_json) {
+    std::string full = s.ToString();
+    JsonError(full.substr(0, full.find(':')), s.message());
+    return 1;
+  }
   std::fprintf(stderr, "cairn: %s\n", s.ToString().c_str());
   return 1;
+}
+
+// The name of a tag's type, e.g. "int16", "float32", "string", "uint8[]".
+std::string TagTypeName(const cairn::TagValue& v) {
+  static const char* const kNames[] = {"?",      "int8",   "int16",   "int32",   "int64",
+                                       "uint8",  "uint16", "uint32",  "uint64",  "float32",
+                                       "float64", "string", "bytes"};
+  unsigned t = unsigned(v.type());
+  std::string name = t < sizeof kNames / sizeof kNames[0] ? kNames[t] : "?";
+  return v.is_array() ? name + "[]" : name;
 }
 
 Status OpenStore(const std::string& path, uint64_t revision, std::unique_ptr<cairn::Store>* store) {
@@ -156,6 +181,11 @@ int CmdKeys(const std::string& path, uint64_t revision, int rank, bool json) {
                     who.c_str(), JsonString(o.key).c_str(), o.size, o.inlined ? "true" : "false");
         for (size_t i = 0; i < o.tags.size(); i++)
           std::printf("%s%s: %s", i ? ", " : "", JsonString(o.tags[i].name).c_str(), TagJson(o.tags[i].value).c_str());
+        // The types (widths) the numbers above lose in JSON.
+        std::printf("}, \"tag_types\": {");
+        for (size_t i = 0; i < o.tags.size(); i++)
+          std::printf("%s%s: \"%s\"", i ? ", " : "", JsonString(o.tags[i].name).c_str(),
+                      TagTypeName(o.tags[i].value).c_str());
         std::printf("}}");
       } else {
         std::printf("%s\t%s\t%lu", k == cairn::ReadOptions::kShared ? "shared" : who.c_str(), o.key.c_str(), o.size);
@@ -169,10 +199,21 @@ int CmdKeys(const std::string& path, uint64_t revision, int rank, bool json) {
   return 0;
 }
 
+// rank -1: not given, which is rank 0 for a store written by one rank and
+// an error (asking for --rank) for a store written by several.
 int CmdGet(const std::string& path, const std::string& key, uint64_t revision, int rank) {
   std::unique_ptr<cairn::Store> st;
   Status s = OpenStore(path, revision, &st);
   if (!s.ok()) return Fail(s);
+  if (rank == -1) {
+    uint32_t n = cairn::Inspector::Record(*st).nranks;
+    if (n > 1)
+      return Fail(Status::InvalidArgument(
+          "store " + path + " (revision " + std::to_string(st->revision()) + ") was written by " +
+          std::to_string(n) + " ranks: say whose key '" + key + "' to read with --rank 0.." +
+          std::to_string(n - 1) + " (or --shared)"));
+    rank = 0;
+  }
   cairn::ReadOptions ro;
   ro.rank = rank;
   uint64_t size = 0;
@@ -360,6 +401,7 @@ int CmdSpace(const std::string& path, bool json) {
 
 int main(int argc, char** argv) {
   CLI::App app{"cairn: list, inspect, verify and extract a cairn checkpoint store"};
+  app.set_version_flag("--version", "cairn " CAIRN_VERSION_STRING);
   app.require_subcommand(1);
   std::string path, key;
   uint64_t revision = 0;
@@ -378,7 +420,7 @@ int main(int argc, char** argv) {
   auto* keys = app.add_subcommand("keys", "List keys with sizes and tags");
   keys->add_option("STORE", path, "Store directory")->required();
   keys->add_option("--revision,-r", revision, "Revision (default: newest)");
-  keys->add_option("--rank", rank, "Only this rank's namespace (default: all)");
+  keys->add_option("--rank", rank, "Only this rank's namespace (default: all)")->check(CLI::NonNegativeNumber);
   keys->add_flag("--json", json, "Machine-readable output");
   bool shared = false;
   keys->add_flag("--shared", shared, "Only the shared namespace");
@@ -387,7 +429,9 @@ int main(int argc, char** argv) {
   get->add_option("STORE", path, "Store directory")->required();
   get->add_option("KEY", key, "Key")->required();
   get->add_option("--revision,-r", revision, "Revision (default: newest)");
-  get->add_option("--rank", rank, "Rank whose namespace holds the key (default 0)");
+  get->add_option("--rank", rank,
+                  "Rank whose namespace holds the key (needed when several ranks wrote the store)")
+      ->check(CLI::NonNegativeNumber);
   get->add_flag("--shared", shared, "The key is in the shared namespace");
 
   auto* verify = app.add_subcommand("verify", "Read everything and check every checksum (exit 0 only if intact)");
@@ -414,7 +458,16 @@ int main(int argc, char** argv) {
   space->add_option("STORE", path, "Store directory")->required();
   space->add_flag("--json", json, "Machine-readable output");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    bool want_json = false;
+    for (int i = 1; i < argc; i++) want_json |= std::string_view(argv[i]) == "--json";
+    if (!want_json || e.get_exit_code() == 0) return app.exit(e);
+    JsonError("InvalidArgument", e.what());
+    return e.get_exit_code();
+  }
+  g_json = json;
   if (*drop) return CmdMark(path, cairn::RecordType::kDrop, revision);
   if (*pin) return CmdMark(path, cairn::RecordType::kPin, revision);
   if (*unpin) return CmdMark(path, cairn::RecordType::kUnpin, revision);
@@ -423,7 +476,7 @@ int main(int argc, char** argv) {
   if (*info) return CmdInfo(path, revision, json);
   if (shared) rank = cairn::ReadOptions::kShared;
   if (*keys) return CmdKeys(path, revision, rank, json);
-  if (*get) return CmdGet(path, key, revision, shared ? rank : rank < 0 ? 0 : rank);
+  if (*get) return CmdGet(path, key, revision, rank);
   if (*verify) return all ? CmdVerifyAll(path, json) : CmdVerify(path, revision, json);
   if (*repair) return CmdRepair(path);
   return 1;

@@ -1,10 +1,26 @@
 /* cairn C API: the C++ Store for C and (through ISO_C_BINDING) Fortran.
+ * Valid C99 and C++ (no C++ needed to include it).
  *
  * Every function returns CAIRN_OK (0) or a negative cairn_code; the message
  * of the last failure on the calling thread is cairn_last_error(). No
  * function aborts the process. Collective functions (cairn_open, cairn_commit,
- * cairn_get_shared, cairn_pin, cairn_unpin, cairn_drop, cairn_close) must be
- * called by every rank of the communicator. */
+ * cairn_commit_async, cairn_get_shared, cairn_query_all, cairn_pin,
+ * cairn_unpin, cairn_drop, cairn_close) must be called by every rank of the
+ * communicator, in the same order; every other function is local (no
+ * communication).
+ *
+ * Threads: a store handle, and the streams and async handles made from it,
+ * are used by one thread at a time (different stores may be used by
+ * different threads); collective calls need the MPI thread level the
+ * application initialized (MPI_THREAD_FUNNELED is enough when one thread
+ * makes them). cairn_last_error and cairn_code_name may be called from any
+ * thread.
+ *
+ * Memory: cairn copies what it is given (keys, values, tags) before a call
+ * returns, except where a function says otherwise. What a function returns
+ * through a pointer-to-pointer (tag lists, object lists, query hits,
+ * revision lists) is one block allocated by cairn, owned by the caller, and
+ * released with cairn_free; everything it points to lives in that block. */
 #ifndef CAIRN_CAIRN_H_
 #define CAIRN_CAIRN_H_
 
@@ -12,9 +28,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cairn/export.h"
+#include "cairn/version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+CAIRN_API_BEGIN
 
 typedef enum {
   CAIRN_OK = 0,
@@ -84,6 +104,7 @@ int cairn_open_f(const char* path, MPI_Fint comm, const cairn_options_t* opts, c
  * is not committed); cairn_stream_close still frees them. */
 int cairn_close(cairn_store_t* store);
 
+/* Local. The caller's rank and the number of ranks (-1 for a NULL store). */
 int cairn_rank(const cairn_store_t* store);
 int cairn_size(const cairn_store_t* store);
 /* The revision the store shows (0: none yet). */
@@ -167,6 +188,123 @@ int cairn_stream_flush(cairn_stream_t* stream);
  * pending for the next commit; the return value says whether it was. */
 int cairn_stream_close(cairn_stream_t* stream);
 
+/* ---- Version, errors and memory ---- */
+
+/* Local. The version of the library linked at run time (CAIRN_VERSION_*
+ * in cairn/version.h are the headers'); any pointer may be NULL. Returns
+ * the version string, e.g. "0.1.0" (static, never freed). */
+const char* cairn_version(int* major, int* minor, int* patch);
+/* The name of a code: "OK", "NotFound", "Corruption", "InvalidArgument",
+ * "IOError", "NotSupported", "Aborted"; "Unknown" for anything else.
+ * Static strings; any thread. */
+const char* cairn_code_name(int code);
+/* Frees a block returned by cairn_get_tags, cairn_get_tag, cairn_list,
+ * cairn_query, cairn_query_all or cairn_list_revisions. NULL is ignored. */
+void cairn_free(void* block);
+
+/* The `rank` argument of the reads: the caller's namespace, or the shared
+ * one (rank 0's cairn_put_shared). 0..size-1 name a rank of the revision. */
+enum { CAIRN_RANK_OWN = -1, CAIRN_RANK_SHARED = -2 };
+
+/* ---- Tags ---- */
+
+/* Local. Sets (adds or replaces) one tag of `key` in the caller's
+ * namespace; the value is not rewritten. Pending until the next commit. */
+int cairn_set_tag(cairn_store_t* store, const char* key, const cairn_tag_t* tag);
+/* Local. The tags of `key` in namespace `rank`: *tags gets an array of
+ * *ntags tags (NULL when 0), in the order they were written. Integers have
+ * both i and u set (the same bits), floats d; strings, bytes and arrays
+ * point data/len into the block (strings also NUL-terminated). Free *tags
+ * with cairn_free. */
+int cairn_get_tags(cairn_store_t* store, const char* key, int rank, cairn_tag_t** tags,
+                   size_t* ntags);
+/* Local. The tag `name` of `key` (namespace `rank`), as one cairn_tag_t
+ * freed with cairn_free; CAIRN_NOT_FOUND if the object has no such tag. */
+int cairn_get_tag(cairn_store_t* store, const char* key, int rank, const char* name,
+                  cairn_tag_t** tag);
+
+/* ---- Listing keys ---- */
+
+/* One object of a namespace, as cairn_list returns it. key is
+ * NUL-terminated and key_len long (keys are bytes: a key may hold NULs). */
+typedef struct {
+  const char* key;
+  size_t key_len;
+  uint64_t size;      /* value size in bytes */
+  int inlined;        /* 1: the value is stored inline in the index */
+  const cairn_tag_t* tags;
+  size_t ntags;
+} cairn_object_t;
+
+/* Local. Every object of namespace `rank` in key order, with sizes and
+ * tags: *objects gets *nobjects entries (NULL when 0), one block freed with
+ * cairn_free. Shows the revision the store is open at plus this rank's
+ * pending changes (for its own namespace). */
+int cairn_list(cairn_store_t* store, int rank, cairn_object_t** objects, size_t* nobjects);
+
+/* ---- Queries by tag (see cairn::TagQuery) ---- */
+
+enum {
+  CAIRN_QUERY_EXISTS = 0,   /* the object has a tag `name` */
+  CAIRN_QUERY_EQUAL = 1,    /* ... equal to value */
+  CAIRN_QUERY_RANGE = 2,    /* ... within [value, upper] */
+  CAIRN_QUERY_PREFIX = 3,   /* ... a string/bytes starting with value.data */
+  CAIRN_QUERY_WILDCARD = 4  /* ... a string/bytes matching value.data (* and ?) */
+};
+/* One condition. value and upper are tags whose name is ignored. Numbers
+ * compare by value whatever their type and width. */
+typedef struct {
+  const char* name;
+  int op;
+  cairn_tag_t value;
+  cairn_tag_t upper;
+} cairn_query_t;
+
+/* One query result: the namespace (rank, or CAIRN_RANK_SHARED) and key. */
+typedef struct {
+  int rank;
+  const char* key;
+  size_t key_len;
+} cairn_hit_t;
+
+/* Local. The keys (in key order) of namespace `rank` whose objects meet
+ * every one of the nconds conditions (none: every object). *hits gets *nhits
+ * entries, one block freed with cairn_free. */
+int cairn_query(cairn_store_t* store, const cairn_query_t* conds, size_t nconds, int rank,
+                cairn_hit_t** hits, size_t* nhits);
+/* Collective. Every rank queries its own namespace; every rank receives the
+ * union, ordered by rank then key (freed with cairn_free). */
+int cairn_query_all(cairn_store_t* store, const cairn_query_t* conds, size_t nconds,
+                    cairn_hit_t** hits, size_t* nhits);
+
+/* ---- Revisions ---- */
+
+/* One retained revision, as cairn_list_revisions returns it. */
+typedef struct {
+  uint64_t revision;
+  uint64_t parent;      /* the revision it was built on (0: none) */
+  uint64_t time_ns;     /* commit time, ns since the Unix epoch */
+  uint32_t ranks;       /* how many ranks wrote it */
+  uint64_t objects;     /* objects over all namespaces */
+  uint64_t value_bytes; /* sum of value sizes */
+  uint64_t index_bytes;
+  int pinned;           /* 1: protected from keep_revisions and drop */
+} cairn_revision_info_t;
+
+/* Local. The retained revisions, oldest first (as this handle knows them:
+ * read at open, updated by its commits, pins, unpins and drops). *revisions
+ * gets *nrevisions entries (NULL when 0), freed with cairn_free. */
+int cairn_list_revisions(cairn_store_t* store, cairn_revision_info_t** revisions,
+                         size_t* nrevisions);
+/* Local. *ranks = how many ranks wrote revision `rev` (0: the revision the
+ * store is open at; *ranks = 0 if it has none yet). CAIRN_NOT_FOUND if
+ * `rev` is not retained. A restart on another rank count reads this
+ * instead of probing rank by rank. */
+int cairn_revision_ranks(cairn_store_t* store, uint64_t rev, uint32_t* ranks);
+
+/* Global arrays (issue 12) are not in the C API yet: the C++ API has none. */
+
+CAIRN_API_END
 #ifdef __cplusplus
 }
 #endif

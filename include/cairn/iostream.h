@@ -18,7 +18,10 @@
 
 #include "cairn/stream.h"
 
+#include "cairn/export.h"
+
 namespace cairn {
+CAIRN_API_BEGIN
 
 // A streambuf over a StreamWriter or a StreamReader, with a 64 KiB buffer.
 class StoreStreambuf : public std::streambuf {
@@ -78,4 +81,5 @@ class istream : public std::istream {
   std::unique_ptr<StoreStreambuf> buf_;
 };
 
+CAIRN_API_END
 }  // namespace cairn

@@ -7,7 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cairn/export.h"
+
 namespace cairn {
+CAIRN_API_BEGIN
 
 // Open is collective: every rank must pass the same store path and the same
 // values of every option except the local tuning ones (chunk_size,
@@ -111,4 +114,5 @@ struct ReadOptions {
   uint64_t max_block = 64ull << 20;
 };
 
+CAIRN_API_END
 }  // namespace cairn

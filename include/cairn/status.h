@@ -8,7 +8,10 @@
 #include <string>
 #include <string_view>
 
+#include "cairn/export.h"
+
 namespace cairn {
+CAIRN_API_BEGIN
 
 class Status {
  public:
@@ -59,4 +62,5 @@ class Status {
   std::string msg_;
 };
 
+CAIRN_API_END
 }  // namespace cairn

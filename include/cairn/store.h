@@ -28,10 +28,14 @@
 #include "cairn/status.h"
 #include "cairn/tags.h"
 
+#include "cairn/export.h"
+
 namespace cairn {
+CAIRN_API_BEGIN
 
 class StreamWriter;  // cairn/stream.h
 class StreamReader;
+class CAIRN_HIDDEN Inspector;  // the cairn tool's view of the internals (src/store/inspect.h)
 
 // One committed revision, as listed by ListRevisions().
 struct RevisionInfo {
@@ -133,7 +137,7 @@ class AsyncCommit {
   // success. Calling it again returns the same outcome.
   Status Wait(uint64_t* revision = nullptr);
 
-  struct State;  // implementation, not part of the API
+  struct CAIRN_HIDDEN State;  // implementation, not part of the API
 
  private:
   friend class Store;
@@ -314,7 +318,7 @@ class Store {
   // I/O counters of this rank.
   IoStats stats() const;
 
-  struct Rep;  // implementation, not part of the API
+  struct CAIRN_HIDDEN Rep;  // implementation, not part of the API
 
  private:
   friend class Inspector;  // the command-line tool's view of the internals
@@ -322,4 +326,5 @@ class Store {
   std::unique_ptr<Rep> rep_;
 };
 
+CAIRN_API_END
 }  // namespace cairn

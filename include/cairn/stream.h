@@ -29,7 +29,10 @@
 
 #include "cairn/store.h"
 
+#include "cairn/export.h"
+
 namespace cairn {
+CAIRN_API_BEGIN
 
 // Writes one stream. Bytes go to the rank's writer as they come (one copy,
 // into its write buffer), grouped into chunks of up to Options::chunk_size
@@ -63,7 +66,7 @@ class StreamWriter {
   // nothing of the stream is committed.
   Status Close();
 
-  struct Impl;  // implementation, not part of the API
+  struct CAIRN_HIDDEN Impl;  // implementation, not part of the API
 
  private:
   friend class Store;
@@ -92,7 +95,7 @@ class StreamReader {
   uint64_t Tell() const;
   uint64_t Size() const;
 
-  struct Impl;  // implementation, not part of the API
+  struct CAIRN_HIDDEN Impl;  // implementation, not part of the API
 
  private:
   friend class Store;
@@ -100,4 +103,5 @@ class StreamReader {
   std::unique_ptr<Impl> impl_;
 };
 
+CAIRN_API_END
 }  // namespace cairn

@@ -11,7 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "cairn/export.h"
+
 namespace cairn {
+CAIRN_API_BEGIN
 
 // The on-disk type code of a tag value (doc/format.md, "Tag values").
 enum class TagType : uint8_t {
@@ -87,4 +90,5 @@ struct Tag {
 
 using TagList = std::vector<Tag>;
 
+CAIRN_API_END
 }  // namespace cairn

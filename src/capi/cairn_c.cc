@@ -8,10 +8,8 @@
 
 #include "cairn/store.h"
 #include "cairn/stream.h"
+#include "capi/capi_internal.h"
 
-struct cairn_store {
-  std::unique_ptr<cairn::Store> store;
-};
 struct cairn_async {
   cairn::AsyncCommit handle;
 };
@@ -20,7 +18,7 @@ struct cairn_stream {
   std::unique_ptr<cairn::StreamReader> r;
 };
 
-namespace {
+namespace cairn_capi {
 
 thread_local std::string last_error;
 
@@ -90,7 +88,9 @@ bool ToTags(const cairn_tag_t* tags, size_t n, cairn::TagList* out) {
   return true;
 }
 
-}  // namespace
+}  // namespace cairn_capi
+
+using namespace cairn_capi;
 
 extern "C" {
 

@@ -1,0 +1,343 @@
+// The C API's reads of metadata: tags, key listings, queries, revisions,
+// the version and the code names. Results are packed into one malloc'ed
+// block (the array first, then the strings and payloads it points to), so
+// that the caller frees them with one cairn_free.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cairn/cairn.h"
+#include "cairn/version.h"
+#include "capi/capi_internal.h"
+
+using namespace cairn_capi;
+
+namespace {
+
+// Lays out one block: `head` bytes of fixed records, then byte payloads
+// appended one by one (each NUL-terminated, 8-byte aligned). Two passes:
+// Reserve() every payload to learn the size, then Allocate(), then Add()
+// them in the same order.
+class Block {
+ public:
+  explicit Block(size_t head) : head_(Align(head)), size_(head_) {}
+  void Reserve(size_t n) { size_ += Align(n + 1); }
+  // false if out of memory.
+  bool Allocate() {
+    base_ = static_cast<char*>(std::calloc(1, size_ ? size_ : 1));
+    next_ = head_;
+    return base_ != nullptr;
+  }
+  char* base() const { return base_; }
+  // Copies n bytes (plus a NUL) into the block and returns where.
+  const char* Add(const void* p, size_t n) {
+    char* at = base_ + next_;
+    if (n) std::memcpy(at, p, n);
+    at[n] = '\0';
+    next_ += Align(n + 1);
+    return at;
+  }
+
+ private:
+  static size_t Align(size_t n) { return (n + 7) & ~size_t(7); }
+  size_t head_, size_;
+  size_t next_ = 0;
+  char* base_ = nullptr;
+};
+
+int OutOfMemory(const char* what) {
+  return Code(cairn::Status::IOError(std::string(what) + ": out of memory"));
+}
+
+void ReserveTag(Block* b, const cairn::Tag& t) {
+  b->Reserve(t.name.size());
+  b->Reserve(t.value.bytes().size());
+}
+
+void FillTag(Block* b, const cairn::Tag& t, cairn_tag_t* out) {
+  const cairn::TagValue& v = t.value;
+  out->name = b->Add(t.name.data(), t.name.size());
+  out->type = v.type_code();
+  out->i = 0;
+  out->u = 0;
+  out->d = 0;
+  if (!v.is_array() && (v.is_signed() || v.is_unsigned())) {
+    out->i = v.is_signed() ? v.as_int() : int64_t(v.as_uint());
+    out->u = v.is_signed() ? uint64_t(v.as_int()) : v.as_uint();
+    out->d = v.as_double();
+  } else if (!v.is_array() && v.is_float()) {
+    out->d = v.as_double();
+  }
+  const std::string& bytes = v.bytes();
+  out->data = b->Add(bytes.data(), bytes.size());
+  out->len = bytes.size();
+}
+
+cairn::ReadOptions AtRank(int rank) {
+  cairn::ReadOptions ro;
+  ro.rank = rank;
+  return ro;
+}
+
+// A C tag (name ignored) as a TagValue, for the query conditions.
+bool ToValue(const cairn_tag_t& t, cairn::TagValue* v) {
+  cairn_tag_t named = t;
+  named.name = "";
+  cairn::TagList one;
+  if (!ToTags(&named, 1, &one)) return false;
+  *v = one[0].value;
+  return true;
+}
+
+bool ToQueries(const cairn_query_t* conds, size_t n, std::vector<cairn::TagQuery>* out,
+               std::string* why) {
+  out->clear();
+  for (size_t i = 0; i < n; i++) {
+    const cairn_query_t& c = conds[i];
+    if (!c.name) {
+      *why = "condition " + std::to_string(i) + " has a NULL name";
+      return false;
+    }
+    cairn::TagValue lo, hi;
+    auto pattern = [&]() {
+      return std::string_view(static_cast<const char*>(c.value.data), c.value.data ? c.value.len : 0);
+    };
+    switch (c.op) {
+      case CAIRN_QUERY_EXISTS:
+        out->push_back(cairn::TagQuery::Exists(c.name));
+        break;
+      case CAIRN_QUERY_EQUAL:
+        if (!ToValue(c.value, &lo)) break;
+        out->push_back(cairn::TagQuery::Equal(c.name, lo));
+        break;
+      case CAIRN_QUERY_RANGE:
+        if (!ToValue(c.value, &lo) || !ToValue(c.upper, &hi)) break;
+        out->push_back(cairn::TagQuery::Range(c.name, lo, hi));
+        break;
+      case CAIRN_QUERY_PREFIX:
+        if (!c.value.data && c.value.len) break;
+        out->push_back(cairn::TagQuery::Prefix(c.name, pattern()));
+        break;
+      case CAIRN_QUERY_WILDCARD:
+        if (!c.value.data && c.value.len) break;
+        out->push_back(cairn::TagQuery::Wildcard(c.name, pattern()));
+        break;
+      default:
+        *why = "condition " + std::to_string(i) + " on '" + c.name + "' has unknown op " +
+               std::to_string(c.op);
+        return false;
+    }
+    if (out->size() != i + 1) {
+      *why = "condition " + std::to_string(i) + " on '" + c.name +
+             "' has a bad value (unknown tag type, or data NULL with len > 0)";
+      return false;
+    }
+  }
+  return true;
+}
+
+int PackHits(const std::vector<cairn::QueryHit>& hits, cairn_hit_t** out, size_t* n) {
+  Block b(hits.size() * sizeof(cairn_hit_t));
+  for (const auto& h : hits) b.Reserve(h.key.size());
+  if (!b.Allocate()) return OutOfMemory("query");
+  auto* arr = reinterpret_cast<cairn_hit_t*>(b.base());
+  for (size_t i = 0; i < hits.size(); i++) {
+    arr[i].rank = hits[i].rank;
+    arr[i].key = b.Add(hits[i].key.data(), hits[i].key.size());
+    arr[i].key_len = hits[i].key.size();
+  }
+  if (hits.empty()) {
+    std::free(b.base());
+    arr = nullptr;
+  }
+  *out = arr;
+  *n = hits.size();
+  return CAIRN_OK;
+}
+
+int PackTags(const cairn::TagList& tags, cairn_tag_t** out, size_t* n) {
+  Block b(tags.size() * sizeof(cairn_tag_t));
+  for (const auto& t : tags) ReserveTag(&b, t);
+  if (!b.Allocate()) return OutOfMemory("tags");
+  auto* arr = reinterpret_cast<cairn_tag_t*>(b.base());
+  for (size_t i = 0; i < tags.size(); i++) FillTag(&b, tags[i], &arr[i]);
+  if (tags.empty()) {
+    std::free(b.base());
+    arr = nullptr;
+  }
+  *out = arr;
+  *n = tags.size();
+  return CAIRN_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* cairn_version(int* major, int* minor, int* patch) {
+  if (major) *major = CAIRN_VERSION_MAJOR;
+  if (minor) *minor = CAIRN_VERSION_MINOR;
+  if (patch) *patch = CAIRN_VERSION_PATCH;
+  return CAIRN_VERSION_STRING;
+}
+
+const char* cairn_code_name(int code) {
+  switch (code) {
+    case CAIRN_OK: return "OK";
+    case CAIRN_NOT_FOUND: return "NotFound";
+    case CAIRN_CORRUPTION: return "Corruption";
+    case CAIRN_INVALID_ARGUMENT: return "InvalidArgument";
+    case CAIRN_IO_ERROR: return "IOError";
+    case CAIRN_NOT_SUPPORTED: return "NotSupported";
+    case CAIRN_ABORTED: return "Aborted";
+    default: return "Unknown";
+  }
+}
+
+void cairn_free(void* block) { std::free(block); }
+
+int cairn_set_tag(cairn_store_t* s, const char* key, const cairn_tag_t* tag) {
+  if (!s || !key || !tag) return Invalid("cairn_set_tag: NULL argument");
+  cairn::TagList tl;
+  if (!ToTags(tag, 1, &tl)) return Invalid("cairn_set_tag: bad tag (NULL name or unknown type)");
+  return Code(s->store->SetTag(key, tl[0]));
+}
+
+int cairn_get_tags(cairn_store_t* s, const char* key, int rank, cairn_tag_t** tags, size_t* ntags) {
+  if (!s || !key || !tags || !ntags) return Invalid("cairn_get_tags: NULL argument");
+  *tags = nullptr;
+  *ntags = 0;
+  cairn::TagList tl;
+  int rc = Code(s->store->GetTags(key, &tl, AtRank(rank)));
+  if (rc != CAIRN_OK) return rc;
+  return PackTags(tl, tags, ntags);
+}
+
+int cairn_get_tag(cairn_store_t* s, const char* key, int rank, const char* name, cairn_tag_t** tag) {
+  if (!s || !key || !name || !tag) return Invalid("cairn_get_tag: NULL argument");
+  *tag = nullptr;
+  cairn::TagList tl;
+  int rc = Code(s->store->GetTags(key, &tl, AtRank(rank)));
+  if (rc != CAIRN_OK) return rc;
+  for (const auto& t : tl) {
+    if (t.name != name) continue;
+    size_t n = 0;
+    return PackTags(cairn::TagList{t}, tag, &n);
+  }
+  return Code(cairn::Status::NotFound("object '" + std::string(key) + "' has no tag '" + name + "'"));
+}
+
+int cairn_list(cairn_store_t* s, int rank, cairn_object_t** objects, size_t* nobjects) {
+  if (!s || !objects || !nobjects) return Invalid("cairn_list: NULL argument");
+  *objects = nullptr;
+  *nobjects = 0;
+  std::vector<cairn::ObjectInfo> objs;
+  int rc = Code(s->store->List(&objs, AtRank(rank)));
+  if (rc != CAIRN_OK || objs.empty()) return rc;
+  size_t ntags = 0;
+  for (const auto& o : objs) ntags += o.tags.size();
+  // The objects, then all their tags, then the bytes.
+  Block b(objs.size() * sizeof(cairn_object_t) + ntags * sizeof(cairn_tag_t));
+  for (const auto& o : objs) {
+    b.Reserve(o.key.size());
+    for (const auto& t : o.tags) ReserveTag(&b, t);
+  }
+  if (!b.Allocate()) return OutOfMemory("cairn_list");
+  auto* arr = reinterpret_cast<cairn_object_t*>(b.base());
+  auto* tagp = reinterpret_cast<cairn_tag_t*>(arr + objs.size());
+  for (size_t i = 0; i < objs.size(); i++) {
+    const auto& o = objs[i];
+    arr[i].key = b.Add(o.key.data(), o.key.size());
+    arr[i].key_len = o.key.size();
+    arr[i].size = o.size;
+    arr[i].inlined = o.inlined ? 1 : 0;
+    arr[i].tags = o.tags.empty() ? nullptr : tagp;
+    arr[i].ntags = o.tags.size();
+    for (const auto& t : o.tags) FillTag(&b, t, tagp++);
+  }
+  *objects = arr;
+  *nobjects = objs.size();
+  return CAIRN_OK;
+}
+
+int cairn_query(cairn_store_t* s, const cairn_query_t* conds, size_t nconds, int rank,
+                cairn_hit_t** hits, size_t* nhits) {
+  if (!s || (!conds && nconds) || !hits || !nhits) return Invalid("cairn_query: NULL argument");
+  *hits = nullptr;
+  *nhits = 0;
+  std::vector<cairn::TagQuery> q;
+  std::string why;
+  if (!ToQueries(conds, nconds, &q, &why)) return Invalid(("cairn_query: " + why).c_str());
+  std::vector<std::string> keys;
+  int rc = Code(s->store->Query(q, &keys, AtRank(rank)));
+  if (rc != CAIRN_OK) return rc;
+  int who = rank == CAIRN_RANK_OWN ? s->store->rank() : rank;
+  std::vector<cairn::QueryHit> hv;
+  hv.reserve(keys.size());
+  for (auto& k : keys) hv.push_back({who, std::move(k)});
+  return PackHits(hv, hits, nhits);
+}
+
+int cairn_query_all(cairn_store_t* s, const cairn_query_t* conds, size_t nconds,
+                    cairn_hit_t** hits, size_t* nhits) {
+  if (!s) return Invalid("cairn_query_all: NULL store");
+  // Collective: a rank with bad arguments still takes part (with no
+  // conditions), so that no rank is left waiting; then it reports them.
+  std::vector<cairn::TagQuery> q;
+  std::string why;
+  bool args_ok = (conds || !nconds) && hits && nhits;
+  if (args_ok && !ToQueries(conds, nconds, &q, &why)) args_ok = false;
+  else if (!args_ok) why = "NULL argument";
+  std::vector<cairn::QueryHit> hv;
+  int rc = Code(s->store->QueryAll(args_ok ? q : std::vector<cairn::TagQuery>{}, &hv));
+  if (!args_ok) return Invalid(("cairn_query_all: " + why).c_str());
+  *hits = nullptr;
+  *nhits = 0;
+  if (rc != CAIRN_OK) return rc;
+  return PackHits(hv, hits, nhits);
+}
+
+int cairn_list_revisions(cairn_store_t* s, cairn_revision_info_t** revisions, size_t* n) {
+  if (!s || !revisions || !n) return Invalid("cairn_list_revisions: NULL argument");
+  *revisions = nullptr;
+  *n = 0;
+  std::vector<cairn::RevisionInfo> revs;
+  int rc = Code(s->store->ListRevisions(&revs));
+  if (rc != CAIRN_OK || revs.empty()) return rc;
+  auto* arr = static_cast<cairn_revision_info_t*>(std::calloc(revs.size(), sizeof(cairn_revision_info_t)));
+  if (!arr) return OutOfMemory("cairn_list_revisions");
+  for (size_t i = 0; i < revs.size(); i++) {
+    const auto& r = revs[i];
+    arr[i].revision = r.revision;
+    arr[i].parent = r.parent;
+    arr[i].time_ns = r.time_ns;
+    arr[i].ranks = r.ranks;
+    arr[i].objects = r.objects;
+    arr[i].value_bytes = r.value_bytes;
+    arr[i].index_bytes = r.index_bytes;
+    arr[i].pinned = r.pinned ? 1 : 0;
+  }
+  *revisions = arr;
+  *n = revs.size();
+  return CAIRN_OK;
+}
+
+int cairn_revision_ranks(cairn_store_t* s, uint64_t rev, uint32_t* ranks) {
+  if (!s || !ranks) return Invalid("cairn_revision_ranks: NULL argument");
+  *ranks = 0;
+  if (rev == 0) rev = s->store->revision();
+  if (rev == 0) return CAIRN_OK;
+  std::vector<cairn::RevisionInfo> revs;
+  int rc = Code(s->store->ListRevisions(&revs));
+  if (rc != CAIRN_OK) return rc;
+  for (const auto& r : revs) {
+    if (r.revision != rev) continue;
+    *ranks = r.ranks;
+    return CAIRN_OK;
+  }
+  return Code(cairn::Status::NotFound("revision " + std::to_string(rev) +
+                                      " is not a retained revision of the store"));
+}
+
+}  // extern "C"

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# install_test.sh: installs the build into a temporary prefix and builds
+# and runs, against that prefix only, the little user projects of
+# tests/install/:
+#   c_cmake     a C99 program through find_package(cairn) (cairn::cairn)
+#   c_pkgconfig a C program built by `cc $(pkg-config --cflags --libs cairn)`
+#   fortran     a Fortran program through the module `cairn` (cairn::fortran),
+#               when the build has the Fortran module
+# and checks: cairn.h compiles as C99 (-pedantic) and as C++; every public
+# C++ header compiles with -std=c++17; the installed library and tool link
+# MPI's C library and never libmpi_cxx; the shared library exports the
+# public API only (no internals) and has a soname; `cairn --version`.
+#
+# usage: tests/install_test.sh BUILD_DIR MPIEXEC
+set -euo pipefail
+BUILD=$(cd "$1" && pwd)
+MPIEXEC=$2
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/cairn-install.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+PREFIX=$TMP/prefix
+fail() { echo "install_test: FAIL: $*" >&2; exit 1; }
+note() { echo "install_test: $*"; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+GEN=()
+command -v ninja >/dev/null && GEN=(-G Ninja)
+
+cmake --install "$BUILD" --prefix "$PREFIX" >"$TMP/install.log" || { cat "$TMP/install.log"; fail "cmake --install"; }
+LIBDIR=$PREFIX/lib
+[[ -d $LIBDIR ]] || LIBDIR=$(dirname "$(find "$PREFIX" -name 'libcairn.*' | head -n 1)")
+for f in include/cairn/cairn.h include/cairn/store.h include/cairn/version.h bin/cairn; do
+  [[ -e $PREFIX/$f ]] || fail "$f was not installed"
+done
+[[ -f $LIBDIR/cmake/cairn/cairnConfig.cmake && -f $LIBDIR/cmake/cairn/cairnConfigVersion.cmake ]] ||
+  fail "cairnConfig.cmake / cairnConfigVersion.cmake not installed"
+[[ -f $LIBDIR/pkgconfig/cairn.pc ]] || fail "cairn.pc not installed"
+note "installed into $PREFIX ($(cd "$PREFIX" && find . -type f | wc -l) files)"
+
+# --- The version, three ways. ---
+ver=$(sed -n 's/^#define CAIRN_VERSION_STRING "\(.*\)"$/\1/p' "$PREFIX/include/cairn/version.h")
+[[ -n $ver ]] || fail "version.h has no CAIRN_VERSION_STRING"
+tool_ver=$("$PREFIX/bin/cairn" --version)
+[[ $tool_ver == "cairn $ver" ]] || fail "cairn --version prints '$tool_ver', version.h says $ver"
+pc_ver=$(PKG_CONFIG_PATH=$LIBDIR/pkgconfig pkg-config --modversion cairn)
+[[ $pc_ver == "$ver" ]] || fail "cairn.pc says $pc_ver, version.h $ver"
+note "version $ver (version.h, cairn --version, cairn.pc)"
+
+# --- Linkage: MPI's C library only; the public API only. ---
+for bin in "$LIBDIR"/libcairn.so "$LIBDIR"/libcairn_fortran.so "$PREFIX/bin/cairn"; do
+  [[ -e $bin ]] || continue
+  needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+  [[ $needed == *mpi_cxx* ]] && fail "$bin needs libmpi_cxx: $needed"
+  # libcairn_fortran reaches MPI through libcairn.
+  [[ $bin == *cairn_fortran* || $needed =~ libmpi(ch)?\.so ]] || fail "$bin does not link MPI's C library: $needed"
+done
+if [[ -e $LIBDIR/libcairn.so ]]; then
+  soname=$(readelf -d "$LIBDIR/libcairn.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+  [[ $soname == libcairn.so.* ]] || fail "libcairn.so has no soname"
+  exported=$(nm -D --defined-only -C "$LIBDIR/libcairn.so")
+  internal=$(grep -E 'cairn::(Inspector|Store::Rep|StreamWriter::Impl|StreamReader::Impl|AsyncCommit::State|Manifest|Encode|Decode|NamespaceState|IoQueue|Writer|File)[:(]' <<<"$exported" | head -n 5 || true)
+  [[ -z $internal ]] || fail "libcairn.so exports internals:\n$internal"
+  for sym in cairn_open cairn_get_tags cairn_query_all 'cairn::Store::Open' 'cairn::Status::ToString'; do
+    grep -qF " $sym" <<<"$exported" || fail "libcairn.so does not export $sym"
+  done
+  note "libcairn.so: soname $soname, $(wc -l <<<"$exported") exported symbols, no internals, no libmpi_cxx"
+fi
+
+# --- The headers: cairn.h as C99 and C++, every public header as C++17. ---
+MPI_CFLAGS=$(PKG_CONFIG_PATH=$LIBDIR/pkgconfig pkg-config --cflags cairn)
+printf '#include <cairn/cairn.h>\n#include <cairn/version.h>\nint main(void) { return cairn_code_name(CAIRN_OK)[0] != 79; }\n' >"$TMP/h.c"
+# shellcheck disable=SC2086
+cc -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only $MPI_CFLAGS "$TMP/h.c" || fail "cairn.h is not C99"
+cp "$TMP/h.c" "$TMP/h_c.cc"
+# shellcheck disable=SC2086
+c++ -std=c++11 -Wall -Wextra -Werror -fsyntax-only $MPI_CFLAGS "$TMP/h_c.cc" || fail "cairn.h does not compile as C++"
+{ for h in "$PREFIX"/include/cairn/*.h; do echo "#include <cairn/$(basename "$h")>"; done
+  echo 'int main() { cairn::Status s; return s.ok() ? 0 : 1; }'; } >"$TMP/all.cc"
+# shellcheck disable=SC2086
+c++ -std=c++17 -Wall -Wextra -Werror -fsyntax-only $MPI_CFLAGS "$TMP/all.cc" ||
+  fail "the public headers do not compile with -std=c++17"
+note "cairn.h compiles as C99 and C++11; every public header as C++17"
+
+# run NAME NP CMD...: runs CMD under mpiexec with NP ranks in a fresh store.
+run() {
+  local name=$1 np=$2
+  shift 2
+  rm -rf "$TMP/store-$name"
+  "$MPIEXEC" -n "$np" "$@" "$TMP/store-$name" >"$TMP/$name.log" 2>&1 || {
+    cat "$TMP/$name.log"; fail "$name on $np ranks"; }
+  grep -q ': ok\|: cairn .*ok' "$TMP/$name.log" || { cat "$TMP/$name.log"; fail "$name printed no 'ok'"; }
+  note "$(grep -m1 ' ok' "$TMP/$name.log") [np=$np]"
+}
+
+# --- A C project through find_package(cairn). ---
+cmake -S "$SRC/tests/install/c_cmake" -B "$TMP/c_cmake" "${GEN[@]}" -DCMAKE_PREFIX_PATH="$PREFIX" \
+  >"$TMP/c_cmake.cfg.log" 2>&1 || { cat "$TMP/c_cmake.cfg.log"; fail "configuring the find_package(cairn) project"; }
+cmake --build "$TMP/c_cmake" >"$TMP/c_cmake.build.log" 2>&1 || { cat "$TMP/c_cmake.build.log"; fail "building the find_package(cairn) project"; }
+run user_c 2 "$TMP/c_cmake/user_c"
+"$PREFIX/bin/cairn" ls "$TMP/store-user_c" | grep -q '^1 ' || fail "cairn ls does not show the C project's revision 1"
+
+# --- A C project through pkg-config, with the plain C compiler. ---
+# shellcheck disable=SC2046
+cc -std=c99 -o "$TMP/user_pc" "$SRC/tests/install/c_pkgconfig/main.c" \
+  $(PKG_CONFIG_PATH=$LIBDIR/pkgconfig pkg-config --cflags --libs $( [[ -e $LIBDIR/libcairn.so ]] || echo --static) cairn) \
+  -Wl,-rpath,"$LIBDIR" || fail "building with pkg-config"
+run user_pc 2 "$TMP/user_pc"
+
+# --- A Fortran project through the module. ---
+if [[ -e $PREFIX/include/cairn/fortran/cairn.mod ]]; then
+  cmake -S "$SRC/tests/install/fortran" -B "$TMP/fortran" "${GEN[@]}" -DCMAKE_PREFIX_PATH="$PREFIX" \
+    >"$TMP/fortran.cfg.log" 2>&1 || { cat "$TMP/fortran.cfg.log"; fail "configuring the Fortran project"; }
+  cmake --build "$TMP/fortran" >"$TMP/fortran.build.log" 2>&1 || { cat "$TMP/fortran.build.log"; fail "building the Fortran project"; }
+  run user_f 2 "$TMP/fortran/user_f"
+else
+  fail "the Fortran module was not installed (is gfortran installed? scripts/install_deps.sh)"
+fi
+note "PASS"
