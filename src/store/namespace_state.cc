@@ -13,6 +13,7 @@ void NamespaceState::Reset(std::shared_ptr<const IndexTable> base) {
   dict_ = NameDict();
   if (base_) dict_ = base_->names;
   overlay_.clear();
+  tag_ids_.clear();
   arena_.clear();
   arena_used_ = arena_cap_ = 0;
   arena_handed_ = garbage_ = 0;
@@ -68,6 +69,10 @@ bool NamespaceState::Lookup(std::string_view key, std::string_view* body) const 
 void NamespaceState::Put(std::string_view key, std::string_view body) {
   // No look-up in the base: re-saving restored objects costs what saving
   // fresh ones does.
+  if (!tag_ids_.empty()) {
+    auto t = tag_ids_.find(key);
+    if (t != tag_ids_.end()) tag_ids_.erase(t);
+  }
   auto it = overlay_.find(key);
   if (it == overlay_.end()) it = overlay_.emplace(std::string(key), Pending()).first;
   Pending& p = it->second;
@@ -88,9 +93,22 @@ void NamespaceState::Put(std::string_view key, std::string_view body) {
   MaybeCompact();
 }
 
+std::vector<uint64_t>* NamespaceState::TagIds(std::string_view key) {
+  if (tag_ids_.empty()) return nullptr;
+  auto it = tag_ids_.find(key);
+  return it == tag_ids_.end() ? nullptr : &it->second;
+}
+
+void NamespaceState::KeepTagIds(std::string_view key, std::vector<uint64_t> ids) {
+  auto it = tag_ids_.find(key);
+  if (it == tag_ids_.end()) tag_ids_.emplace(std::string(key), std::move(ids));
+  else it->second = std::move(ids);
+}
+
 bool NamespaceState::Delete(std::string_view key) {
   std::string_view body;
   if (!Lookup(key, &body)) return false;
+  if (!tag_ids_.empty()) tag_ids_.erase(std::string(key));
   auto it = overlay_.find(key);
   if (it == overlay_.end()) it = overlay_.emplace(std::string(key), Pending()).first;
   Pending& p = it->second;
@@ -99,6 +117,12 @@ bool NamespaceState::Delete(std::string_view key) {
   p.deleted = true;
   MaybeCompact();
   return true;
+}
+
+uint64_t NamespaceState::pending_bytes() const {
+  uint64_t n = arena_handed_;
+  for (const auto& kv : tag_ids_) n += kv.second.capacity() * sizeof(uint64_t);
+  return n;
 }
 
 uint64_t NamespaceState::pending_live_bytes() const {

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "format/index_format.h"
 #include "format/tag_codec.h"
@@ -42,13 +43,20 @@ class NamespaceState {
   // Encodes the whole namespace as an index table of `revision`.
   std::string BuildTable(uint32_t ns, uint64_t revision, uint64_t* objects,
                          uint64_t* value_bytes) const;
+  // The tag-name ids present in `key`'s pending entry, as a bitset over
+  // dict() ids, if one is kept for it (else null). Kept only for entries
+  // edited tag by tag (EditTag) with many tags, so that adding a tag needs
+  // no pass over the others; Put() of a new body drops it.
+  std::vector<uint64_t>* TagIds(std::string_view key);
+  void KeepTagIds(std::string_view key, std::vector<uint64_t> ids);
+
   // At least the number of current objects (for reserving).
   uint64_t capacity_hint() const;
   // Bytes of the arena handed out for pending entries (superseded ones
-  // included until they are reclaimed), and the bytes of the current
+  // included until they are reclaimed) plus the tag-id sets, and the bytes of the current
   // pending entry bodies. Tests check the first stays proportional to the
   // second however often entries are replaced.
-  uint64_t pending_bytes() const { return arena_handed_; }
+  uint64_t pending_bytes() const;
   uint64_t pending_live_bytes() const;
 
  private:
@@ -80,6 +88,7 @@ class NamespaceState {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
   std::unordered_map<std::string, Pending, Hash, std::equal_to<>> overlay_;
+  std::unordered_map<std::string, std::vector<uint64_t>, Hash, std::equal_to<>> tag_ids_;
 };
 
 // The value size recorded in an entry body (0 if damaged).

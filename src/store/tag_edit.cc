@@ -6,6 +6,11 @@
 
 namespace cairn {
 
+namespace {
+// Entries with at least this many tags get a tag-id set when edited.
+constexpr uint64_t kTagIdsFrom = 16;
+}  // namespace
+
 Status EditTag(NamespaceState* ns, std::string_view key, std::string_view name, const TagValue* value) {
   std::string_view old;
   if (!ns->Lookup(key, &old)) return Status::NotFound("key '" + std::string(key) + "' not found");
@@ -21,6 +26,12 @@ Status EditTag(NamespaceState* ns, std::string_view key, std::string_view name, 
   }
   uint32_t id = 0;
   bool known = ns->dict()->Find(name, &id);
+  // An entry edited tag by tag keeps the set of its tag ids: a tag not in
+  // it is appended with no pass over the others.
+  std::vector<uint64_t>* ids = ns->TagIds(key);
+  auto has = [&](const std::vector<uint64_t>& v, uint32_t x) {
+    return x / 64 < v.size() && (v[x / 64] >> (x % 64) & 1);
+  };
   // Where the tag lies in the encoded list, if it is there: one pass that
   // skips each tag's payload without decoding it.
   const char* base = e.tags.data();
@@ -47,7 +58,15 @@ Status EditTag(NamespaceState* ns, std::string_view key, std::string_view name, 
   bool ok = varint(&n);
   size_t first = size_t(p - base), at = 0, end = 0;
   bool found = false;
-  for (uint64_t i = 0; ok && i < n; i++) {
+  bool absent = ids && known && !has(*ids, id);  // known not to be there
+  if (absent && !value)
+    return Status::NotFound("key '" + std::string(key) + "' has no tag '" + std::string(name) + "'");
+  std::vector<uint64_t> seen;  // the ids met by the pass, to start a set
+  // A set costs dict()->size() bits: only where that is a few bytes a tag.
+  bool collect = !ids && n >= kTagIdsFrom && ns->dict()->size() <= 64 * n;
+  if (collect) seen.assign(ns->dict()->size() / 64 + 1, 0);
+  if (absent) p = lim;  // no pass: append
+  for (uint64_t i = 0; ok && !absent && i < n; i++) {
     size_t b = size_t(p - base);
     uint64_t nid = 0, len = 0;
     ok = varint(&nid) && p < lim;
@@ -75,6 +94,7 @@ Status EditTag(NamespaceState* ns, std::string_view key, std::string_view name, 
       at = b;
       end = size_t(p - base);
     }
+    if (ok && collect && nid / 64 < seen.size()) seen[nid / 64] |= uint64_t(1) << (nid % 64);
   }
   if (!ok || p != lim) return Status::Corruption("key '" + std::string(key) + "': damaged tag list");
   if (!value && !found)
@@ -88,7 +108,18 @@ Status EditTag(NamespaceState* ns, std::string_view key, std::string_view name, 
   tags.append(e.tags.substr(end));
   std::string body;
   EncodeEntryBody(e.key, e.kind, e.size, e.inline_value, e.chunks, tags, &body);
+  // Put drops the set (a new body): carry it over, updated.
+  std::vector<uint64_t> keep;
+  if (ids) keep = std::move(*ids);
+  else if (collect) keep = std::move(seen);
   ns->Put(key, body);
+  if (ids || collect) {
+    if (!known) ns->dict()->Find(name, &id);  // interned by the encode above
+    if (id / 64 >= keep.size()) keep.resize(id / 64 + 1, 0);
+    if (value) keep[id / 64] |= uint64_t(1) << (id % 64);
+    else keep[id / 64] &= ~(uint64_t(1) << (id % 64));
+    if (keep.size() <= n + 2) ns->KeepTagIds(key, std::move(keep));  // else too sparse: dropped
+  }
   return Status::OK();
 }
 

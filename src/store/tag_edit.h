@@ -1,7 +1,8 @@
 // SetTag and DeleteTag of one tag, edited into the encoded entry: the tag
-// list is scanned once in place and the entry re-encoded once, with no
-// tag list built (the old way decoded every tag into a TagList, then
-// encoded them all again, twice over the list for every call).
+// list is scanned once in place (or not at all, for a tag the entry's
+// tag-id set says it lacks) and the entry re-encoded once, with no tag
+// list built (the old way decoded every tag into a TagList, then encoded
+// them all again, for every call).
 #pragma once
 
 #include <string_view>
