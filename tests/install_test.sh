@@ -24,6 +24,12 @@ note() { echo "install_test: $*"; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 GEN=()
 command -v ninja >/dev/null && GEN=(-G Ninja)
+# A sanitized build (scripts/test_sanitized.sh) installs an instrumented
+# libcairn: the user projects are built with the same flags, so that the
+# sanitizer runtime is loaded first.
+SAN=""
+grep -q '^CAIRN_SANITIZE:BOOL=ON' "$BUILD/CMakeCache.txt" && SAN="-fsanitize=address,undefined"
+GEN+=(-DCMAKE_C_FLAGS="$SAN" -DCMAKE_Fortran_FLAGS="$SAN" -DCMAKE_EXE_LINKER_FLAGS="$SAN")
 
 cmake --install "$BUILD" --prefix "$PREFIX" >"$TMP/install.log" || { cat "$TMP/install.log"; fail "cmake --install"; }
 LIBDIR=$PREFIX/lib
@@ -100,7 +106,8 @@ run user_c 2 "$TMP/c_cmake/user_c"
 
 # --- A C project through pkg-config, with the plain C compiler. ---
 # shellcheck disable=SC2046
-cc -std=c99 -o "$TMP/user_pc" "$SRC/tests/install/c_pkgconfig/main.c" \
+# shellcheck disable=SC2086
+cc -std=c99 $SAN -o "$TMP/user_pc" "$SRC/tests/install/c_pkgconfig/main.c" \
   $(PKG_CONFIG_PATH=$LIBDIR/pkgconfig pkg-config --cflags --libs $( [[ -e $LIBDIR/libcairn.so ]] || echo --static) cairn) \
   -Wl,-rpath,"$LIBDIR" || fail "building with pkg-config"
 run user_pc 2 "$TMP/user_pc"
