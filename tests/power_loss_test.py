@@ -30,7 +30,9 @@ commit, asynchronous commit, with and without staging, keep_revisions = 2
 (extents are reused), at 1, 2 and 4 ranks.
 
 Usage: power_loss_test.py POWER_LOSS_WRITER CAIRN_TOOL MPIEXEC [TRIALS]
-TRIALS defaults to 104, 13 stores of 8 cuts (CAIRN_LONG_TESTS=1: 1,040). CAIRN_SEED repeats a run.
+TRIALS defaults to 104, 13 stores of 8 cuts (CAIRN_LONG_TESTS=1: 1,040).
+CAIRN_SEED repeats a run; CAIRN_VERBOSE=1 prints every cut and replay.
+--zeros: tear harder (not in CI; see the tear mode above).
 --first-open-dies: the case of issue 10 item 8 instead, labelled as such: a
 first job creates a store and is killed (-9, no power loss) before its first
 commit; a second job commits; then the power is cut.
