@@ -30,7 +30,9 @@ commit, asynchronous commit, with and without staging, keep_revisions = 2
 (extents are reused), at 1, 2 and 4 ranks.
 
 Usage: power_loss_test.py POWER_LOSS_WRITER CAIRN_TOOL MPIEXEC [TRIALS]
-TRIALS defaults to 130 (CAIRN_LONG_TESTS=1: 1,040). CAIRN_SEED repeats a run.
+TRIALS defaults to 104, 13 stores of 8 cuts (CAIRN_LONG_TESTS=1: 1,040).
+CAIRN_SEED repeats a run; CAIRN_VERBOSE=1 prints every cut and replay.
+--zeros: tear harder (not in CI; see the tear mode above).
 --first-open-dies: the case of issue 10 item 8 instead, labelled as such: a
 first job creates a store and is killed (-9, no power loss) before its first
 commit; a second job commits; then the power is cut.
@@ -340,7 +342,7 @@ def main():
             print(f"first open dies before its first commit, then a power cut: {trials} trials, "
                   f"failures: {len(failures)} ({time.time() - t0:.0f} s)")
         else:
-            trials = int(args[3]) if len(args) > 3 else (1040 if long_form else 110)
+            trials = int(args[3]) if len(args) > 3 else (1040 if long_form else 104)
             failures, stats = cut_trials(r, trials, log, "--zeros" in sys.argv)
             print(f"power-loss cuts: {trials} trials ({stats['cut']} cut inside a job, {stats['ran_to_end']} after "
                   f"it ended; {stats['tear']} torn; store directory lost {stats['store_gone']} times, each "
