@@ -2,7 +2,7 @@
 # The writer lock between processes (issue 10, items 2 and 3), at 1, 2 and
 # 4 ranks. While lock_holder has a store open for writing: a second job's
 # open fails on every rank, naming the holder's host and pid; `cairn pin`,
-# `drop` and `unpin` refuse and write nothing; the read-only `cairn ls` and
+# `drop`, `unpin` and `repair` refuse and write nothing; the read-only `cairn ls` and
 # `verify` work. After the holder commits and ends, the tool works. A holder
 # killed with -9 does not block the restart.
 # Usage: lock_test.sh LOCK_HOLDER CRASH_WRITER CAIRN_TOOL MPIEXEC
@@ -38,6 +38,9 @@ for n in 1 2 4; do
   check "np$n: pin is refused, naming the holder" \
     '{ [ $rc -ne 0 ] && grep -q "store $s is open for writing by host $host, pid $hpid, " "$tmp/p$n"; } || { cat "$tmp/p$n"; false; }'
   check "np$n: drop and unpin are refused" '! "$tool" drop "$s" 1 2>/dev/null && ! "$tool" unpin "$s" 1 2>/dev/null'
+  "$tool" repair "$s" >"$tmp/r$n" 2>&1; rc=$?
+  check "np$n: repair is refused, naming the holder, and copies nothing" \
+    '{ [ $rc -ne 0 ] && grep -q "open for writing by host $host, pid $hpid, " "$tmp/r$n" && ! ls "$s"/MANIFEST.* >/dev/null 2>&1; } || { cat "$tmp/r$n"; false; }'
   touch "$s.release"
   wait $hjob; rc=$?
   hjob=

@@ -11,6 +11,7 @@
 
 #include "io/file.h"
 #include "store/manifest.h"
+#include "store/writer_lock.h"
 
 namespace cairn {
 
@@ -39,10 +40,13 @@ std::string UtcStamp() {
 
 Status RepairManifest(const std::string& dir, RepairReport* report) {
   *report = RepairReport();
-  // TODO(integration): take the store's writer lock here (issue 10, item 2),
-  // and refuse with the holder's name while a job has the store open for
-  // writing: its rank 0 would keep appending at its own end of the old file.
+  // The writer lock, held until the new manifest is in place: while a job
+  // has the store open for writing, its rank 0 would keep appending at its
+  // own end of the old file, so repair refuses, naming the holder.
   IoStats stats;
+  std::unique_ptr<WriterLock> lock;
+  Status ls = WriterLock::Acquire(dir, true, &stats, &lock);
+  if (!ls.ok()) return ls.WithContext("cairn repair");
   std::string path = dir + "/" + kManifestName;
   std::unique_ptr<File> f;
   Status s = File::Open(path, File::kReadOnly, &stats, &f);
