@@ -52,8 +52,9 @@ std::string WriterLock::Describe() {
     }
   }
   time_t now = std::time(nullptr);
+  struct tm utc;
   char when[32];
-  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &utc));
   return d + "since " + when + "\n";
 }
 
