@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -108,6 +109,40 @@ TEST_F(WriterLockTest, SecondWriteHandleInOneProcessIsRefusedNamingTheHolder) {
   ASSERT_TRUE(b->Put("x", "second writer").ok());
   EXPECT_TRUE(b->Commit().ok());
   EXPECT_TRUE(r->Close().ok());
+}
+
+// A file system that cannot lock (Lustre without -o flock: ENOSYS),
+// simulated with CAIRN_TEST_FLOCK_ERRNO on rank 0, where the lock is taken.
+TEST_F(WriterLockTest, FileSystemWithoutLocksFailsUnlessOptedOut) {
+  if (Rank() == 0) setenv("CAIRN_TEST_FLOCK_ERRNO", std::to_string(ENOSYS).c_str(), 1);
+  std::unique_ptr<Store> a, b;
+  Status st = OpenAt(Path(), &a);
+  ExpectSameOnEveryRank(st);
+  EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
+  EXPECT_NE(st.ToString().find("cannot lock files"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.ToString().find("-o flock"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.ToString().find("require_writer_lock"), std::string::npos) << st.ToString();
+
+  // The explicit opt-out: a warning, and the store works.
+  Options o = Small();
+  o.require_writer_lock = false;
+  if (Rank() == 0) testing::internal::CaptureStderr();
+  st = OpenAt(Path(), &a, o);
+  if (Rank() == 0) {
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("cairn: warning: the file system of " + Path() + " cannot lock files"), std::string::npos) << err;
+  }
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_TRUE(a->Put("k", "unlocked").ok());
+  ASSERT_TRUE(a->Commit().ok());
+  // A second handle in this process is still refused.
+  st = OpenAt(Path(), &b, o);
+  ExpectSameOnEveryRank(st);
+  EXPECT_NE(st.ToString().find("is open for writing by another handle in this process"), std::string::npos)
+      << st.ToString();
+  ASSERT_TRUE(a->Close().ok());
+  if (Rank() == 0) unsetenv("CAIRN_TEST_FLOCK_ERRNO");
+  EXPECT_TRUE(OpenAt(Path(), &b).ok());
 }
 
 TEST_F(WriterLockTest, LockIsPerOpenAndTheLockFileStays) {

@@ -52,8 +52,9 @@ std::string WriterLock::Describe() {
     }
   }
   time_t now = std::time(nullptr);
+  struct tm utc;
   char when[32];
-  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &utc));
   return d + "since " + when + "\n";
 }
 
@@ -98,6 +99,13 @@ Status WriterLock::Acquire(const std::string& dir, bool required, IoStats* stats
   int rc;
   do rc = ::flock(l->file_->fd(), LOCK_EX | LOCK_NB);
   while (rc != 0 && errno == EINTR);
+  // Tests: CAIRN_TEST_FLOCK_ERRNO=N makes flock fail with errno N, as on a
+  // file system that cannot lock (one getenv per writable open).
+  if (const char* fake = std::getenv("CAIRN_TEST_FLOCK_ERRNO"); fake && std::atoi(fake) > 0) {
+    if (rc == 0) ::flock(l->file_->fd(), LOCK_UN);
+    rc = -1;
+    errno = std::atoi(fake);
+  }
   if (rc != 0) {
     int err = errno;
     if (err == EWOULDBLOCK) {
