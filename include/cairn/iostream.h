@@ -7,7 +7,10 @@
 // Formatted and unformatted output, seekp/tellp, seekg/tellg and flush work
 // as with files. Errors set badbit; status() says what went wrong. The
 // object becomes part of the next commit once the ostream is closed
-// (close() or destruction).
+// (close() or destruction). Streams open across commits, and streams that
+// outlive their store, behave as in cairn/stream.h: after the store is
+// closed, reads and writes fail (badbit; status() says "store ... is
+// closed") and destruction is harmless.
 #pragma once
 
 #include <istream>
