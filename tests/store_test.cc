@@ -364,6 +364,44 @@ TEST(Store, ManifestCutInsideItsHeaderIsCreatedAgain) {
   ASSERT_TRUE(s->Commit().ok());
 }
 
+// A power loss right after the store was created, on a file system that
+// lets a file's size reach the disk before its data (ext4 data=writeback,
+// old XFS): MANIFEST is a run of zeros. No revision can have existed, so
+// it is a store never completely created, not a foreign file.
+TEST(Store, ManifestOfZerosIsAStoreNeverCreated) {
+  for (size_t zeros : {size_t(64), size_t(4096)}) {
+    TempDir dir;
+    std::string path = dir.sub("s");
+    { auto s = MustOpen(path); }
+    std::filesystem::resize_file(path + "/MANIFEST", 0);
+    std::filesystem::resize_file(path + "/MANIFEST", zeros);
+    Options ro = SmallOptions();
+    ro.read_only = true;
+    std::unique_ptr<Store> s;
+    Status st = Store::Open(ro, path, &s);
+    EXPECT_TRUE(st.IsNotFound()) << st.ToString();
+    EXPECT_NE(st.ToString().find("never completely created"), std::string::npos) << st.ToString();
+    s = MustOpen(path);
+    ASSERT_TRUE(s->Put("a", "b").ok());
+    uint64_t rev = 0;
+    ASSERT_TRUE(s->Commit(&rev).ok());
+    EXPECT_EQ(rev, 1u);
+    ASSERT_TRUE(s->Close().ok());
+    s.reset();
+    // The header was written over the zeros and nothing of them is left
+    // behind the record: the reopened store reads, and takes more commits.
+    ASSERT_TRUE(Store::Open(ro, path, &s).ok());
+    std::string v;
+    ASSERT_TRUE(s->Get("a", &v).ok());
+    EXPECT_EQ(v, "b");
+    s.reset();
+    s = MustOpen(path);
+    ASSERT_TRUE(s->Put("a", "c").ok());
+    ASSERT_TRUE(s->Commit(&rev).ok());
+    EXPECT_EQ(rev, 2u);
+  }
+}
+
 TEST(Store, NewerFormatVersionIsRefused) {
   TempDir dir;
   std::string path = dir.sub("s");

@@ -33,10 +33,22 @@ Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStat
     s = m->file_->Size(&size);
     if (!s.ok()) return s;
   }
-  if (!*created && size < kManifestHeaderSize && !writable)
+  std::string bytes;
+  if (!*created && size >= kManifestHeaderSize) {
+    bytes.resize(size);
+    s = m->file_->PRead(0, bytes.data(), size);
+    if (!s.ok()) return s;
+  }
+  // A manifest of zeros only: its size reached the disk before its data
+  // (a power loss right after creation on file systems that allow it), and
+  // no revision was ever committed (the first commit's fsync would have
+  // made the header durable). Treated like a manifest shorter than a header.
+  bool never_written = !*created && (size < kManifestHeaderSize ||
+                                     bytes.find_first_not_of('\0') == std::string::npos);
+  if (never_written && !writable)
     return Status::NotFound("store at " + dir + " was never completely created (MANIFEST is " +
-                            std::to_string(size) + " bytes)");
-  if (*created || size < kManifestHeaderSize) {
+                            std::to_string(size) + (size < kManifestHeaderSize ? " bytes)" : " bytes of zeros)"));
+  if (*created || never_written) {
     // New, or a crash during creation left less than a header (the header
     // is synced before any data file exists, so nothing refers to it).
     ManifestHeader h;
@@ -44,6 +56,10 @@ Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStat
     h.created_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                 std::chrono::system_clock::now().time_since_epoch()).count());
     std::string bytes = EncodeManifestHeader(h);
+    if (never_written && size > 0) {
+      s = m->file_->Truncate(0);  // no zeros left behind the new header
+      if (!s.ok()) return s;
+    }
     // Not synced here: no revision refers to the store yet. The first
     // commit's manifest fsync covers the header, and that commit syncs the
     // directory before it (a crash before leaves a short manifest, which
@@ -54,9 +70,6 @@ Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStat
     m->parsed_.valid_end = bytes.size();
     *created = true;
   } else {
-    std::string bytes(size, '\0');
-    s = m->file_->PRead(0, bytes.data(), size);
-    if (!s.ok()) return s;
     s = ParseManifest(bytes, &m->parsed_);
     if (!s.ok()) return s.WithContext(path);
     if (m->parsed_.damaged_tail && writable)
