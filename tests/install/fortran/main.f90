@@ -57,6 +57,7 @@ program user_f
   call cairn_revision_ranks(st, rev, writers)
   if (size(revs) /= 1 .or. revs(1) /= rev .or. writers /= nranks) bad = 9
   call cairn_close(st)
+  deallocate(keys, revs, units)  ! the main program's allocatables are not freed at its end
 
   call MPI_Allreduce(bad, anybad, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
