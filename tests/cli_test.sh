@@ -110,6 +110,9 @@ check "repair reports what it dropped and keeps the original" '[ $rc -eq 0 ] && 
 check "after repair verify --all passes" '"$tool" verify "$tmp/m" --all >/dev/null'
 check "after repair a job commits again" '"$mpiexec" -n 2 "$writer" "$tmp/m" write 5 >/dev/null 2>&1 && "$tool" ls "$tmp/m" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert [r[\"revision\"] for r in d]==[1,3,4,5]" && "$tool" verify "$tmp/m" --all >/dev/null'
 check "a second repair has nothing to do" '"$tool" repair "$tmp/m" | grep -q "nothing to repair"'
+mkdir "$tmp/nostore"
+check "repair of a directory that holds no store says so and writes nothing into it" '! "$tool" repair "$tmp/nostore" 2>"$tmp/ne" && grep -q "no cairn store" "$tmp/ne" && [ -z "$(ls -A "$tmp/nostore")" ]'
+check "repair of a path that does not exist is NotFound" '! "$tool" repair "$tmp/missing" 2>"$tmp/ne" && grep -q "NotFound" "$tmp/ne" && [ ! -e "$tmp/missing" ]'
 # verify --all names a revision whose data is damaged.
 cp -r "$s" "$tmp/d"
 flip "$tmp/d/data.00000" $(( (1 << 20) + 5000 ))

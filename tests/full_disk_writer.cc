@@ -12,7 +12,8 @@
 // revision before stays readable. 4. Once the filler is deleted, the same
 // handle commits the same puts. 5. Again with values larger than the write
 // buffer, so that the Put itself meets the full disk: it fails, and after
-// freeing space the handle takes the put and the commit.
+// freeing space the handle takes the put and the commit. 6. A write stream
+// open across a commit that fails on the full disk.
 #include <fcntl.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "cairn/store.h"
+#include "cairn/stream.h"
 #include "store/inspect.h"
 #include "test_util.h"
 
@@ -209,6 +211,49 @@ int main(int argc, char** argv) {
   st = commit(&rev);
   Check(st.ok() && rev == 3, "commit of the large values: " + st.ToString());
   ExpectRevision(store, 3, large, "large values");
+
+  // 6. A write stream open across the commit that fails on the full disk.
+  //    Plain: the writer kept the stream's bytes, so the stream goes on and
+  //    its data joins the first commit after its close. With staging or
+  //    CommitAsync the failed commit dropped the writes the stream's bytes
+  //    went through: the stream fails from then on, saying so, and its key
+  //    keeps its previous object (it used to close OK and commit a value
+  //    whose chunks were never written: a checksum mismatch on every read).
+  const std::string previous = "previous object of rank " + std::to_string(rank);
+  Check(s->Put("stream", previous).ok() && commit(&rev).ok() && rev == 4, "revision 4");
+  std::string streamed = Pattern(rank * 31 + 4, 300000), more = Pattern(rank * 31 + 5, 300000);
+  std::unique_ptr<cairn::StreamWriter> w;
+  st = s->OpenWriteStream("stream", {}, &w);
+  Check(st.ok(), "open the stream: " + st.ToString());
+  if (w) Check(w->Write(streamed.data(), streamed.size()).ok(), "stream write before the disk is full");
+  Fill(filler);
+  st = commit(&rev);
+  Check(!st.ok(), "the commit with an open stream on a full disk succeeded");
+  Free(filler);
+  if (w) {
+    Status ws = w->Write(more.data(), more.size());
+    Status cs = w->Close();
+    if (discards) {
+      Check(!ws.ok() && ws.message().find("failed") != std::string::npos,
+            "a stream whose bytes a failed staged commit dropped took another write: " + ws.ToString());
+      Check(!cs.ok(), "a stream whose bytes a failed commit dropped closed OK");
+    } else {
+      Check(ws.ok() && cs.ok(), "the stream after freeing space: write " + ws.ToString() + ", close " + cs.ToString());
+    }
+  }
+  st = commit(&rev);
+  Check(st.ok() && rev == 5, "the commit after the stream: " + st.ToString());
+  st = s->Get("stream", &v);
+  std::string want = discards ? previous : streamed + more;
+  Check(st.ok() && v == want, "the key of the stream after the failed commit reads " + st.ToString() + " (" +
+                                   std::to_string(v.size()) + " bytes, want " + std::to_string(want.size()) + ")");
+  if (discards) {  // the stream written again
+    st = s->OpenWriteStream("stream", {}, &w);
+    if (st.ok()) st = w->Write(streamed.data(), streamed.size());
+    if (st.ok()) st = w->Close();
+    if (st.ok()) st = commit(&rev);
+    Check(st.ok() && s->Get("stream", &v).ok() && v == streamed, "the stream written again: " + st.ToString());
+  }
   s->Close();
 
   int worst = 0;

@@ -223,6 +223,23 @@ TEST_F(MpiBadInput, OptionsThatDifferAcrossRanksAreRefusedOnEveryRank) {
   Status st = Store::Open(o, dir_ + "/s", MPI_COMM_WORLD, &s);
   EXPECT_TRUE(st.ok()) << st.ToString();
   if (s) s->Close();
+  // ...but each rank's must be valid, checked on that rank and agreed: an
+  // invalid tuning option on one rank alone used to open (rank 0 checked
+  // only its own) and that rank then wrote with it.
+  for (int which = 0; which < 3; which++) {
+    Options bad = Small();
+    if (rank_ == odd) {
+      if (which == 0) bad.chunk_size = 1000;
+      if (which == 1) bad.write_buffer_size = 0;
+      if (which == 2) bad.inline_value_limit = uint64_t(1) << 40;
+    }
+    std::unique_ptr<Store> b;
+    st = Store::Open(bad, dir_ + "/s", MPI_COMM_WORLD, &b);
+    EXPECT_TRUE(st.IsInvalidArgument()) << which << ": " << st.ToString();
+    EXPECT_NE(st.message().find("rank " + std::to_string(odd) + ": "), std::string::npos) << st.ToString();
+    ExpectSameEverywhere(st);
+    if (b) b->Close();
+  }
 }
 
 }  // namespace

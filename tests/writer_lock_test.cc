@@ -247,6 +247,75 @@ TEST_F(WriterLockTest, EmptyInterruptedAndExistingStoresOpen) {
   EXPECT_TRUE(fs::is_empty(empty2));
 }
 
+// Files that bear cairn's names but not its bytes are not a store's
+// leftovers: a user's data.00000, a short MANIFEST or a LOCK of their own
+// are refused and left as they were (they used to be overwritten).
+TEST_F(WriterLockTest, FilesWithCairnNamesButNotItsBytesAreRefused) {
+  struct Case { const char* name; const char* text; const char* says; };
+  for (const Case& c : {Case{"data.00000", "my dataset part\n", "'data.00000' is not a cairn data file"},
+                        Case{"MANIFEST", "my notes\n", "is not a cairn manifest"},
+                        Case{"LOCK", "do not touch\n", "'LOCK' is not cairn's"}}) {
+    std::string d = dir_ + "/named-" + c.name;
+    if (Rank() == 0) {
+      fs::create_directory(d);
+      std::ofstream(d + "/" + c.name) << c.text;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    std::unique_ptr<Store> s;
+    Status st = OpenAt(d, &s);
+    ExpectSameOnEveryRank(st);
+    EXPECT_FALSE(st.ok()) << c.name;
+    EXPECT_NE(st.ToString().find(c.says), std::string::npos) << st.ToString();
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT_EQ(ReadFile(d + "/" + c.name), c.text) << c.name;
+    // Nothing else was written, but for the LOCK when the file is a
+    // MANIFEST: the lock is taken before the manifest is read (so that no
+    // writer can change it meanwhile), and only the manifest's own bytes
+    // tell a store from a stranger's file of that name.
+    std::vector<std::string> names;
+    for (auto& e : fs::directory_iterator(d))
+      if (!(std::string(c.name) == "MANIFEST" && e.path().filename() == "LOCK"))
+        names.push_back(e.path().filename().string());
+    EXPECT_EQ(names.size(), 1u) << c.name << ": the open wrote files into the directory";
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+}
+
+// A store whose MANIFEST was cut inside its header (or lost) while its data
+// files hold committed data: a writable open must not start a new store
+// over them (it used to, re-stamping data.00000 with a new store id).
+TEST_F(WriterLockTest, LostManifestBesideDataIsNotRecreated) {
+  std::string d = dir_ + "/lost";
+  std::unique_ptr<Store> s;
+  ASSERT_TRUE(OpenAt(d, &s).ok());
+  ASSERT_TRUE(s->Put("k", std::string(100000, 'x')).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->Close().ok());
+  s.reset();
+  std::string data_before;
+  if (Rank() == 0) {
+    fs::resize_file(d + "/MANIFEST", 40);
+    data_before = ReadFile(d + "/data.00000");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  Status st = OpenAt(d, &s);
+  ExpectSameOnEveryRank(st);
+  EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+  EXPECT_NE(st.ToString().find("the manifest was lost or damaged"), std::string::npos) << st.ToString();
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (Rank() == 0) {
+    EXPECT_EQ(fs::file_size(d + "/MANIFEST"), 40u);
+    EXPECT_TRUE(ReadFile(d + "/data.00000") == data_before) << "data.00000 was rewritten";
+    fs::remove(d + "/MANIFEST");  // lost altogether: the same answer
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  st = OpenAt(d, &s);
+  ExpectSameOnEveryRank(st);
+  EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (Rank() == 0) EXPECT_FALSE(fs::exists(d + "/MANIFEST"));
+}
+
 // fsyncs rank 0 made in one commit.
 uint64_t CommitSyncs(Store* s, const std::string& value) {
   uint64_t before = s->stats().fsyncs;

@@ -8,6 +8,7 @@
 #include "format/coding.h"
 #include "store/crash_point.h"
 #include "store/store_rep.h"
+#include "store/stream_hub.h"
 
 namespace cairn {
 
@@ -207,6 +208,7 @@ void Store::Rep::DiscardPending() {
   };
   own.Reset(table(uint32_t(rank)));
   if (rank == 0) shared.Reset(table(kSharedNamespace));
+  if (streams) streams->LoseWriters();  // their written bytes shared the failed queue
   // Staged bytes still in the writer's buffer go to the queue first (they
   // belong to dropped puts: written or skipped, nothing refers to them),
   // so that no later read's drain meets their failure.

@@ -1,9 +1,11 @@
 #include "store/manifest.h"
 
-#include "store/crash_point.h"
-
 #include <chrono>
+#include <cstring>
 #include <random>
+
+#include "store/crash_point.h"
+#include "store/store_dir.h"
 
 namespace cairn {
 
@@ -34,23 +36,35 @@ Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStat
     if (!s.ok()) return s;
   }
   std::string bytes;
-  if (!*created && size >= kManifestHeaderSize) {
+  if (!*created) {
     bytes.resize(size);
     s = m->file_->PRead(0, bytes.data(), size);
     if (!s.ok()) return s;
   }
-  // A manifest of zeros only: its size reached the disk before its data
-  // (a power loss right after creation on file systems that allow it), and
-  // no revision was ever committed (the first commit's fsync would have
-  // made the header durable). Treated like a manifest shorter than a header.
-  bool never_written = !*created && (size < kManifestHeaderSize ||
-                                     bytes.find_first_not_of('\0') == std::string::npos);
+  // A manifest shorter than its header (a creation cut short), or of zeros
+  // only (its size reached the disk before its data, on file systems that
+  // allow it): no revision was ever committed, since the first commit's
+  // fsync makes the header durable. Anything else in those bytes is not
+  // cairn's.
+  bool zeros = bytes.find_first_not_of('\0') == std::string::npos;
+  bool never_written = !*created && (size < kManifestHeaderSize || zeros);
+  if (never_written && !zeros &&
+      std::memcmp(bytes.data(), kManifestMagic, std::min<size_t>(bytes.size(), sizeof kManifestMagic)) != 0)
+    return Status::Corruption(path + " (" + std::to_string(size) + " bytes) is not a cairn manifest");
   if (never_written && !writable)
     return Status::NotFound("store at " + dir + " was never completely created (MANIFEST is " +
                             std::to_string(size) + (size < kManifestHeaderSize ? " bytes)" : " bytes of zeros)"));
+  if (never_written) {
+    // Data files are made only after the header is durable: data beside an
+    // incomplete manifest means the manifest was lost, not a creation cut
+    // short, and must not be overwritten by a new store.
+    s = CheckLeftovers(dir, stats);
+    if (!s.ok()) return s;
+  }
   if (*created || never_written) {
-    // New, or a crash during creation left less than a header (the header
-    // is synced before any data file exists, so nothing refers to it).
+    // New, or a creation cut short: the header is written and synced, with
+    // the directory entry, before any data file exists (CheckLeftovers
+    // relies on that order).
     ManifestHeader h;
     h.store_id = NewStoreId();
     h.created_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -60,11 +74,9 @@ Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStat
       s = m->file_->Truncate(0);  // no zeros left behind the new header
       if (!s.ok()) return s;
     }
-    // Not synced here: no revision refers to the store yet. The first
-    // commit's manifest fsync covers the header, and that commit syncs the
-    // directory before it (a crash before leaves a short manifest, which
-    // is created again).
     s = m->file_->PWrite(0, bytes.data(), bytes.size());
+    if (s.ok()) s = m->file_->Sync();
+    if (s.ok()) s = SyncDir(dir, stats);
     if (!s.ok()) return s;
     m->parsed_.header = h;
     m->parsed_.valid_end = bytes.size();

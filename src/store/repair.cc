@@ -44,10 +44,13 @@ Status RepairManifest(const std::string& dir, RepairReport* report) {
   // has the store open for writing, its rank 0 would keep appending at its
   // own end of the old file, so repair refuses, naming the holder.
   IoStats stats;
+  std::string path = dir + "/" + kManifestName;
+  bool is_dir = false;
+  if (!PathExists(path, &stats, &is_dir) || is_dir)  // checked first: the lock would create LOCK
+    return Status::NotFound("no cairn store at " + dir + " (no MANIFEST)");
   std::unique_ptr<WriterLock> lock;
   Status ls = WriterLock::Acquire(dir, true, &stats, &lock);
   if (!ls.ok()) return ls.WithContext("cairn repair");
-  std::string path = dir + "/" + kManifestName;
   std::unique_ptr<File> f;
   Status s = File::Open(path, File::kReadOnly, &stats, &f);
   if (!s.ok()) {
@@ -102,7 +105,11 @@ Status RepairManifest(const std::string& dir, RepairReport* report) {
   for (int i = 1; PathExists(report->backup, &stats, nullptr); i++)
     report->backup = path + ".damaged-" + UtcStamp() + "-" + std::to_string(i);
   s = WriteSynced(report->backup, old, &stats);
-  if (!s.ok()) return s;
+  if (!s.ok()) {
+    ::unlink(report->backup.c_str());  // no partial copy left behind; MANIFEST is untouched
+    report->backup.clear();
+    return s;
+  }
   std::string tmp = path + ".repair-tmp";
   s = WriteSynced(tmp, out, &stats);
   if (!s.ok()) return s;

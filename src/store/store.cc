@@ -455,9 +455,13 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   Status s = CheckSameOptions(c, options, path);
   if (!s.ok()) return s;
 
-  // 1. Rank 0 reads the manifest and tells everyone what it found.
+  // 1. Every rank's options are valid (the per-rank tuning options may
+  //    differ, so each rank checks its own, and all agree on the verdict);
+  //    then rank 0 reads the manifest and tells everyone what it found.
   s = ValidateOptions(options);
   if (path.empty()) s = Status::InvalidArgument("empty store path");
+  s = AgreeStatus(c, s);  // "rank N: ..." on every rank
+  if (!s.ok()) return s;
   OpenInfo info;
   if (rank == 0) {
     if (s.ok()) info = OpenManifest(rep.get(), nranks);
@@ -894,6 +898,11 @@ Status Store::List(std::vector<ObjectInfo>* objects, const ReadOptions& ro) {
 Status Store::GetShared(std::string_view key, std::string* value) {
   Rep* r = rep_.get();
   r->FinishInflight();  // one collective at a time, in the same order everywhere
+  // Rank 0, the root of the broadcasts below, would return at once if it
+  // alone called GetShared, and its value would then answer another rank's
+  // next GetShared. Where the user asked for detection of collectives made
+  // by only some ranks, every rank first meets the others (one barrier).
+  if (r->opt.collective_timeout_s > 0) r->comm->Barrier();
   Status s;
   if (rank() == 0) {
     std::string_view body;

@@ -9,11 +9,18 @@
 
 namespace cairn {
 
-// OK when the existing directory `dir` is empty, holds only names cairn
-// makes (MANIFEST, LOCK, data.NNNNN: a store whose creation was cut short,
-// or its lock alone), or has a MANIFEST that starts with the manifest magic
-// (a store, whatever else lies beside it). Otherwise InvalidArgument naming
-// the directory and the first entries that are not cairn's.
+// OK when the existing directory `dir` is empty, has a MANIFEST that
+// starts with the manifest magic (a store, whatever else lies beside it),
+// or holds only names cairn makes (MANIFEST, LOCK, data.NNNNN) whose bytes
+// are what cairn writes there (its magic, a prefix of it, or zeros: a store
+// whose creation was cut short). Otherwise InvalidArgument naming the
+// directory and what is not cairn's; Corruption when MANIFEST is missing or
+// incomplete beside a data file holding data (the manifest was lost).
 Status CheckStoreDirectory(const std::string& dir, IoStats* stats);
+// For a store whose MANIFEST is missing or incomplete (a creation cut
+// short): OK when its LOCK and data.NNNNN files hold what cairn writes there
+// and no data file holds data (InvalidArgument for a file that is not
+// cairn's; Corruption for data beside a lost manifest).
+Status CheckLeftovers(const std::string& dir, IoStats* stats);
 
 }  // namespace cairn

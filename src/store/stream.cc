@@ -51,6 +51,7 @@ struct StreamWriter::Impl {
   uint64_t pos = 0;
   bool closed = false;
   Status close_status;
+  Status lost;  // not ok once a failed staged commit dropped its bytes (StreamHub::LoseWriters)
 
   // The store; null once it is closed (every public call checks first).
   Store::Rep* rep() const { return hub->rep; }
@@ -146,9 +147,25 @@ Status StreamWriter::Impl::Overwrite(uint64_t at, const char* p, uint64_t n) {
 StreamWriter::StreamWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 StreamWriter::~StreamWriter() { Close(); }
 
+void StreamHub::LoseWriters() {
+  for (auto it = writers.begin(); it != writers.end();) {
+    StreamWriter::Impl* w = it->second;
+    if (!w->spilled) {  // all of it is still in the stream's own memory
+      ++it;
+      continue;
+    }
+    w->lost = Status::IOError(
+        "stream '" + w->key + "' of " + path + ": a commit with staging failed and dropped the puts since "
+        "the last revision; this stream's bytes went through the same failed writes, so it is closed and "
+        "key '" + w->key + "' keeps its previous object: open the stream again and rewrite it");
+    it = writers.erase(it);
+  }
+}
+
 Status StreamWriter::Write(const void* data, size_t n) {
   Impl* w = impl_.get();
   if (w->closed) return Status::InvalidArgument("stream '" + w->key + "' is closed");
+  if (!w->lost.ok()) return w->lost;
   if (!w->rep()) return w->hub->Closed(w->key, true);
   Status s = w->rep()->CheckWritable();
   if (!s.ok()) return s;
@@ -185,6 +202,7 @@ Status StreamWriter::Write(const void* data, size_t n) {
 
 Status StreamWriter::Seek(uint64_t pos) {
   if (impl_->closed) return Status::InvalidArgument("stream '" + impl_->key + "' is closed");
+  if (!impl_->lost.ok()) return impl_->lost;
   if (!impl_->rep()) return impl_->hub->Closed(impl_->key, true);
   impl_->pos = pos;
   return Status::OK();
@@ -195,6 +213,7 @@ uint64_t StreamWriter::Size() const { return impl_->size(); }
 
 Status StreamWriter::Flush() {
   if (impl_->closed) return Status::InvalidArgument("stream '" + impl_->key + "' is closed");
+  if (!impl_->lost.ok()) return impl_->lost;
   if (!impl_->rep()) return impl_->hub->Closed(impl_->key, true);
   Status s = impl_->rep()->CheckWritable();
   if (!s.ok()) return s;
@@ -207,7 +226,10 @@ Status StreamWriter::Close() {
   Impl* w = impl_.get();
   if (!w || w->closed) return w ? w->close_status : Status::OK();
   w->closed = true;
-  w->hub->writers.erase(w->key);  // the key is free for another writer; the chunks are no longer held
+  // The key is free for another writer; the chunks are no longer held.
+  auto it = w->hub->writers.find(w->key);
+  if (it != w->hub->writers.end() && it->second == w) w->hub->writers.erase(it);
+  if (!w->lost.ok()) return w->close_status = w->lost;  // nothing of it joins the namespace
   Store::Rep* rep = w->rep();
   if (!rep) return w->close_status = w->hub->Closed(w->key, true);
   Status s = rep->CheckWritable();

@@ -30,6 +30,12 @@ struct StreamHub {
 
   // The error of a stream operation once the store is gone.
   Status Closed(const std::string& key, bool writer) const;
+  // A commit with staging failed and dropped the puts since the last
+  // revision (Rep::DiscardPending): the bytes of every open write stream
+  // that has reached the store went through the same failed queue, so each
+  // such stream fails from now on with an error saying so (its key keeps
+  // its previous object), and its chunks are no longer held.
+  void LoseWriters();
   // Adds the extents (rounded out to whole extents of `extent` bytes)
   // holding the chunks of every open stream, writers and readers, to *out.
   void AddHeldExtents(uint64_t extent, std::vector<ExtentRange>* out) const;
