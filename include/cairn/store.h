@@ -235,8 +235,9 @@ class Store {
   // every condition in `all_of` (an empty list matches every object).
   Status Query(const std::vector<TagQuery>& all_of, std::vector<std::string>* keys,
                const ReadOptions& ro = {});
-  // Collective: runs Query on every namespace and gives every rank the
-  // union, ordered by namespace (the rank that wrote it) then key. A
+  // Collective: runs Query on every rank's namespace (not the shared one:
+  // query it with Query and ReadOptions::rank = kShared) and gives every
+  // rank the union, ordered by namespace (the rank that wrote it) then key. A
   // writable store queries each rank's own namespace; a read-only one
   // covers every namespace of the open revision on any number of ranks
   // (rank r takes namespaces r, r + size(), ...).

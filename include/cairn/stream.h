@@ -18,8 +18,13 @@
 // OpenWriteStream of the key is refused until the first is closed. A Put or
 // Delete of the key while its stream is open acts at once, as always; the
 // stream's Close then replaces the key again (Close is the stream's put).
-// A reader keeps the object it opened: commits do not reuse its space while
-// the reader exists, even if they expire its revision.
+// A reader keeps the object it opened: commits through the same store
+// handle do not reuse its space while the reader exists, even if they
+// expire its revision (a reader on another handle or in another job is not
+// known to the writer: pin the revision it reads). With staging, a commit
+// that fails drops the puts since the last revision, and with them every
+// open write stream that has written to the store: such a stream's calls
+// then fail, saying so, and its key keeps its previous object.
 #pragma once
 
 #include <cstdint>
