@@ -57,12 +57,13 @@ done
 # job aborts with a message naming the wait, instead of hanging; the store
 # keeps its revision.
 # Each kind of collective: a commit (gather, broadcast), an Open (the
-# communicator's duplication) and a Close (the window's free). The run is
+# communicator's duplication), a Close (the window's free) and a GetShared
+# (whose root, rank 0, used to return alone at once). The run is
 # bounded by `timeout`, so that a hang fails the trial, not the suite.
 for np in 2 4; do
   store="$tmp/alone-$np"
   run "$np" "$store" write 1 || { fail "setup alone np=$np"; continue; }
-  for call in commit open close; do
+  for call in commit open close getshared; do
     trials=$((trials + 1))
     t0=$(date +%s)
     if timeout -k 5 60 "$mpiexec" -n "$np" "$writer" "$store" $call-alone 2 >"$tmp/out" 2>&1; then

@@ -7,6 +7,7 @@
 //                                 sleep 30 s): with collective_timeout_s = 2
 //                                 the job must abort with a message
 //   crash_writer STORE open-alone R   the same for an Open made by rank 0 alone
+//   crash_writer STORE getshared-alone R  the same for a GetShared by rank 0 alone
 //   crash_writer STORE close-alone R  the same for a Close made by rank 0 alone
 //                                 (of a read-write handle: frees its window)
 // CAIRN_TEST_KEEP=K in the environment opens with keep_revisions = K.
@@ -72,12 +73,18 @@ int main(int argc, char** argv) {
     }
     std::_Exit(5);  // never reached when the timeout works: MPI_Abort ends the job first
   }
-  if (mode == "commit-alone") {
+  if (mode == "commit-alone" || mode == "getshared-alone") {
     s.reset();
     o.collective_timeout_s = 2;
     st = cairn::Store::Open(o, argv[1], MPI_COMM_WORLD, &s);
     if (!st.ok()) fail("open: " + st.ToString());
-    if (!bad && rank == 0) {
+    if (!bad && rank == 0 && mode == "getshared-alone") {
+      // Rank 0 is the root of GetShared's broadcasts, which complete
+      // without the others: it must still not return alone.
+      std::string v;
+      st = s->GetShared("v0", &v);
+      std::fprintf(stderr, "rank 0: GetShared returned alone: %s\n", st.ToString().c_str());
+    } else if (!bad && rank == 0) {
       s->Put("v0", Value(rank, rev, 0));
       st = s->Commit();  // the others never join: this must not return
       std::fprintf(stderr, "rank 0: Commit returned alone: %s\n", st.ToString().c_str());
