@@ -110,7 +110,11 @@ Status Manifest::AppendRevision(const RevisionRecord& r, bool sync) {
 uint64_t ManifestCompactBytes() {
   const char* e = std::getenv("CAIRN_MANIFEST_COMPACT_BYTES");
   if (e && *e) return std::strtoull(e, nullptr, 10);
-  return kDefaultManifestCompactBytes;
+  // Small enough that an open reads little (the file stays under about
+  // twice this plus the retained records), large enough that compactions
+  // are rare; the half-file rule keeps their cost at most the bytes
+  // appended since the last one.
+  return 256u << 10;
 }
 
 Status Manifest::Compact() {

@@ -13,9 +13,8 @@ namespace cairn {
 constexpr char kManifestName[] = "MANIFEST";
 // Compaction writes the new manifest here first, then renames it.
 constexpr char kManifestCompactTmpName[] = "MANIFEST.compact-tmp";
-// Compaction runs when the dead bytes exceed this and half the file
-// (CAIRN_MANIFEST_COMPACT_BYTES overrides it, for tests).
-constexpr uint64_t kDefaultManifestCompactBytes = 1u << 20;
+// Compaction runs when the dead bytes exceed this (256 KiB, or
+// CAIRN_MANIFEST_COMPACT_BYTES, for tests) and half the file.
 uint64_t ManifestCompactBytes();
 
 class Manifest {
