@@ -114,7 +114,7 @@ uint64_t ManifestCompactBytes() {
   // twice this plus the retained records), large enough that compactions
   // are rare; the half-file rule keeps their cost at most the bytes
   // appended since the last one.
-  return 256u << 10;
+  return 64u << 10;
 }
 
 Status Manifest::Compact() {

@@ -13,7 +13,7 @@ namespace cairn {
 constexpr char kManifestName[] = "MANIFEST";
 // Compaction writes the new manifest here first, then renames it.
 constexpr char kManifestCompactTmpName[] = "MANIFEST.compact-tmp";
-// Compaction runs when the dead bytes exceed this (256 KiB, or
+// Compaction runs when the dead bytes exceed this (64 KiB, or
 // CAIRN_MANIFEST_COMPACT_BYTES, for tests) and half the file.
 uint64_t ManifestCompactBytes();
 
