@@ -37,15 +37,15 @@ def main():
                 rows.setdefault(int(f[0]), []).append((float(f[1]), float(f[3]), int(f[4])))
         os.rmdir(d) if os.path.isdir(d) and not os.listdir(d) else None
 
-    def mmm(xs):
-        return f"{min(xs):.1f} / {statistics.median(xs):.1f} / {max(xs):.1f}"
+    def mmm(xs, d=1):
+        return f"{min(xs):.{d}f} / {statistics.median(xs):.{d}f} / {max(xs):.{d}f}"
     print(f"\n{a.np} rank(s), {a.runs} runs, keep_revisions = 2, sync off")
     print("| revisions | commit us (min / median / max) | open ms (min / median / max) | MANIFEST bytes (max) |")
     print("|---|---|---|---|")
     for m in sorted(rows):
         c = [r[0] for r in rows[m]]
         o = [r[1] for r in rows[m]]
-        print(f"| {m} | {mmm(c)} | {mmm(o)} | {max(r[2] for r in rows[m])} |")
+        print(f"| {m} | {mmm(c)} | {mmm(o, 2)} | {max(r[2] for r in rows[m])} |")
 
 
 if __name__ == "__main__":
