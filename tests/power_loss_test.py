@@ -42,7 +42,15 @@ Journal layout (little-endian; written by src/io/fault_journal.cc): header
 u64 a, u64 b, u64 c, u32 path length, u32 data length, path, data. Kinds:
 1 write (a offset, b length, c old size, data the overwritten bytes),
 2 fsync of a file, 3 truncate (a new size, c old size, data the bytes cut
-off), 4 file created, 5 directory created, 6 fsync of a directory.
+off), 4 file created, 5 directory created, 6 fsync of a directory, 7 rename
+(path the source, a 1 if the target existed, data the target's path, a NUL,
+the target's bytes before the rename). A rename is durable once its
+directory is fsynced after it; the replay undoes one that is not: the
+renamed file goes back to its old name and the target gets its old bytes.
+(The target's bytes are as the rename found them: cairn renames only over
+a manifest whose appends were fsynced.)
+CAIRN_MANIFEST_COMPACT_BYTES, passed on to the writer, makes manifest
+compactions (and so renames) frequent: see tests/CMakeLists.txt.
 """
 import os
 import random
@@ -53,7 +61,7 @@ import sys
 import tempfile
 import time
 
-WRITE, SYNC, TRUNCATE, CREATE, MKDIR, SYNCDIR = 1, 2, 3, 4, 5, 6
+WRITE, SYNC, TRUNCATE, CREATE, MKDIR, SYNCDIR, RENAME = 1, 2, 3, 4, 5, 6, 7
 PAGE = 4096
 
 
@@ -81,6 +89,12 @@ def journal_calls(path):
     with open(path, "rb") as f:
         h = f.read(24)
     return struct.unpack_from("<Q", h, 8)[0] if len(h) == 24 else 0
+
+
+def rename_target(rec):
+    """The target path of a rename record."""
+    d = rec[5]
+    return d[:d.index(b"\0")].decode()
 
 
 def undo(fd, rec, pages=None):
@@ -112,6 +126,11 @@ def replay(journal, rng, tear, log, zeros=False):
             pending.setdefault(r[1], []).append(r)
         elif r[0] == SYNC:
             pending[r[1]] = []
+        elif r[0] == RENAME:
+            # The source's file now has the target's name; the target's
+            # old file is gone (its bytes are in the record).
+            to = rename_target(r)
+            pending[to] = pending.pop(r[1], [])
     undone = kept = 0
     for path, ops in pending.items():
         if not ops or not os.path.exists(path):
@@ -159,8 +178,22 @@ def replay(journal, rng, tear, log, zeros=False):
     for i, r in enumerate(recs):
         if r[0] == SYNCDIR:
             last_dir_sync[r[1]] = i
+    renamed = 0
     for i in range(len(recs) - 1, -1, -1):
         kind, path = recs[i][0], recs[i][1]
+        if kind == RENAME:
+            to = rename_target(recs[i])
+            if last_dir_sync.get(os.path.dirname(to), -1) > i or (tear and rng.random() < 0.5):
+                continue
+            # Undo: the file goes back to its old name, the target gets its
+            # old bytes (or goes away if there was none).
+            if os.path.exists(to):
+                os.replace(to, path)
+            if recs[i][2]:
+                with open(to, "wb") as f:
+                    f.write(recs[i][5][len(to.encode()) + 1:])
+            renamed += 1
+            continue
         if kind not in (CREATE, MKDIR):
             continue
         if last_dir_sync.get(os.path.dirname(path), -1) > i:
@@ -174,7 +207,7 @@ def replay(journal, rng, tear, log, zeros=False):
             os.unlink(path)
             removed += 1
     log(f"replay{' (tear)' if tear else ''}: {len(recs)} records, {undone} unsynced writes undone"
-        f"{f', {kept} kept' if tear else ''}, {removed} unsynced entries removed")
+        f"{f', {kept} kept' if tear else ''}, {removed} unsynced entries removed, {renamed} renames undone")
 
 
 def last_acked(store):

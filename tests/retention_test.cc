@@ -307,8 +307,10 @@ TEST(Retention, VersionOneStoreIsReadAndUpgraded) {
   ParsedManifest up;
   ASSERT_TRUE(ParseManifest(ReadManifest(path), &up).ok());
   EXPECT_EQ(up.header.version, 2u);
-  EXPECT_FALSE(up.revisions[2].live_known);
-  EXPECT_TRUE(up.revisions[3].live_known);
+  // Only the retained revisions 3 (version 1) and 4 are in the list.
+  ASSERT_EQ(up.revisions.size(), 2u);
+  EXPECT_FALSE(up.revisions[0].live_known);
+  EXPECT_TRUE(up.revisions[1].live_known);
   Options o = Small(0);
   o.read_only = true;
   o.revision = 3;

@@ -181,6 +181,9 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
   Status s = DecodeManifestHeader(file, &out->header);
   if (!s.ok()) return s;
   out->revisions.clear();
+  out->dropped_newest.clear();
+  out->last_revision = 0;
+  out->high_water.clear();
   out->dropped.clear();
   out->pinned.clear();
   out->damaged.clear();
@@ -208,7 +211,7 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
         DamagedRange d;
         d.offset = off;
         d.length = next - off;
-        d.prev_revision = out->revisions.empty() ? 0 : out->revisions.back().revision;
+        d.prev_revision = out->last_revision;
         out->damaged.push_back(d);
         for (const RevisionRecord& r : out->revisions)
           if (!out->dropped.count(r.revision)) out->doubtful.insert(r.revision);
@@ -237,14 +240,14 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
     }
     uint32_t type = DecodeFixed32(file.data() + off + 4);
     std::string_view payload(file.data() + off + 8, len - kRecordOverhead);
-    size_t nrev = out->revisions.size();
+    uint64_t nrev = out->last_revision;
     s = ApplyRecord(type, payload, out);
     if (!s.ok()) {
       if (s.IsNotSupported()) return s;
       return s.WithContext("manifest record at offset " + std::to_string(off));
     }
-    if (out->revisions.size() > nrev && !out->damaged.empty() && out->damaged.back().next_revision == 0)
-      out->damaged.back().next_revision = out->revisions.back().revision;
+    if (out->last_revision > nrev && !out->damaged.empty() && out->damaged.back().next_revision == 0)
+      out->damaged.back().next_revision = out->last_revision;
     off += len;
   }
   out->valid_end = off;
@@ -278,8 +281,15 @@ Status Remove(ParsedManifest* m, uint64_t rev, const char* how) {
     m->pinned.erase(rev);  // the lost record was its unpin
   }
   m->dropped.insert(rev);
-  r->live.clear();
-  r->live.shrink_to_fit();
+  // The record leaves the retained list (its descriptors with it); the
+  // newest one is kept aside for the revision numbering of a rebuild.
+  size_t i = size_t(r - m->revisions.data());
+  if (rev == m->last_revision) {
+    m->dropped_newest.assign(1, std::move(*r));
+    m->dropped_newest[0].live.clear();
+    m->dropped_newest[0].expires.clear();
+  }
+  m->revisions.erase(m->revisions.begin() + std::ptrdiff_t(i));
   return Status::OK();
 }
 }  // namespace
@@ -290,12 +300,17 @@ Status ApplyRecord(uint32_t type, std::string_view payload, ParsedManifest* out)
     Status s = type == uint32_t(RecordType::kRevision) ? DecodeRevisionPayload(payload, &r)
                                                         : DecodeRevisionSpacePayload(payload, &r);
     if (!s.ok()) return s;
-    if (!out->revisions.empty() && r.revision <= out->revisions.back().revision)
-      return Status::Corruption("manifest revisions out of order");
+    if (r.revision <= out->last_revision) return Status::Corruption("manifest revisions out of order");
+    r.record_bytes = payload.size() + kRecordOverhead;
     for (uint64_t v : r.expires) {
       s = Remove(out, v, "expiry");
       if (!s.ok()) return s;
     }
+    out->last_revision = r.revision;
+    out->dropped_newest.clear();
+    if (r.high_water.size() > out->high_water.size()) out->high_water.resize(r.high_water.size(), 0);
+    for (size_t f = 0; f < r.high_water.size(); f++)
+      out->high_water[f] = std::max(out->high_water[f], r.high_water[f]);
     out->revisions.push_back(std::move(r));
     return Status::OK();
   }
@@ -315,6 +330,36 @@ Status ApplyRecord(uint32_t type, std::string_view payload, ParsedManifest* out)
   }
   return Status::NotSupported("manifest record type " + std::to_string(type) +
                               " is unknown to this cairn (written by a newer version?)");
+}
+
+std::string EncodeRetainedManifest(const ParsedManifest& m, const std::set<uint64_t>& pins) {
+  ManifestHeader h = m.header;
+  h.version = kManifestFormatVersion;
+  std::string out = EncodeManifestHeader(h);
+  auto put = [&](const RevisionRecord& r) {
+    RevisionRecord c = r;
+    c.expires.clear();
+    if (c.revision == m.last_revision) {  // the newest record carries the log's high water
+      if (c.high_water.size() < m.high_water.size()) c.high_water.resize(m.high_water.size(), 0);
+      for (size_t f = 0; f < m.high_water.size(); f++) c.high_water[f] = std::max(c.high_water[f], m.high_water[f]);
+    }
+    out += c.live_known ? FrameRecord(RecordType::kRevisionSpace, EncodeRevisionSpacePayload(c))
+                        : FrameRecord(RecordType::kRevision, EncodeRevisionPayload(c));
+  };
+  for (const RevisionRecord& r : m.revisions) put(r);
+  for (const RevisionRecord& r : m.dropped_newest) {
+    put(r);
+    out += FrameRecord(RecordType::kDrop, EncodeMarkPayload(r.revision));
+  }
+  for (uint64_t v : pins) out += FrameRecord(RecordType::kPin, EncodeMarkPayload(v));
+  return out;
+}
+
+uint64_t ManifestDeadBytes(const ParsedManifest& m) {
+  uint64_t live = kManifestHeaderSize + m.pinned.size() * (kRecordOverhead + 8);
+  for (const RevisionRecord& r : m.revisions) live += r.record_bytes;
+  for (const RevisionRecord& r : m.dropped_newest) live += r.record_bytes + kRecordOverhead + 8;
+  return m.valid_end > live ? m.valid_end - live : 0;
 }
 
 }  // namespace cairn

@@ -85,6 +85,9 @@ struct RevisionRecord {
   // Type-2 records only: older revisions this commit removes (keep_revisions),
   // ascending.
   std::vector<uint64_t> expires;
+  // Not encoded: the bytes of the record this was parsed from (framing
+  // included), for the manifest's dead-byte count; 0 if not parsed.
+  uint64_t record_bytes = 0;
 };
 
 std::string EncodeManifestHeader(const ManifestHeader& h);
@@ -116,10 +119,19 @@ struct DamagedRange {
 // The result of parsing a whole manifest file.
 struct ParsedManifest {
   ManifestHeader header;
-  // Every revision record in file order, dropped ones included (their live
-  // lists are cleared when they are dropped).
+  // The retained revision records, in file order. A record leaves this
+  // list when its revision is dropped or expired, so what a commit looks at
+  // depends on the retained set, not on the length of the history.
   std::vector<RevisionRecord> revisions;
-  std::set<uint64_t> dropped;  // by drop records and expiry lists
+  // The newest revision record of the log when it was dropped (at most
+  // one): kept so that a rebuilt manifest (compaction, repair) still holds
+  // the highest revision number and revision numbers keep increasing.
+  std::vector<RevisionRecord> dropped_newest;
+  uint64_t last_revision = 0;        // the newest revision number of the log, retained or not
+  std::vector<uint64_t> high_water;  // per data file: the highest mark of any record of the log
+  // Revisions removed by the drop records and expiry lists of this file
+  // (a compacted manifest no longer names the ones it left out).
+  std::set<uint64_t> dropped;
   std::set<uint64_t> pinned;   // pinned now (pins minus unpins)
   uint64_t valid_end = 0;   // end of the last intact record
   uint64_t torn_bytes = 0;  // bytes after valid_end (a torn final append)
@@ -153,5 +165,16 @@ Status ParseManifest(std::string_view file, ParsedManifest* out);
 // that is not retained is ignored, and a drop or expiry of a pinned
 // revision lifts the pin (the lost record was its unpin).
 Status ApplyRecord(uint32_t type, std::string_view payload, ParsedManifest* out);
+
+// A whole manifest holding only what `m`'s retained set needs: the header
+// (as version 2), every retained revision record without its expiry list,
+// the newest revision's record followed by its drop when it is not retained
+// (so the next revision number still follows it), and a pin record for
+// each revision of `pins`. The newest record carries m.high_water. Used by
+// compaction (src/store/manifest.cc) and `cairn repair`.
+std::string EncodeRetainedManifest(const ParsedManifest& m, const std::set<uint64_t>& pins);
+// Bytes of `m`'s file that EncodeRetainedManifest would leave out (an upper
+// bound: expiry lists are not counted as dead). O(retained revisions).
+uint64_t ManifestDeadBytes(const ParsedManifest& m);
 
 }  // namespace cairn

@@ -22,7 +22,9 @@ namespace {
 // u32 kind, u32 pid, u64 a, u64 b, u64 c, u32 path length, u32 data length,
 // the path, the data. kWrite: a = offset, b = length, c = the file's size
 // before, data = the bytes it overwrites (those below the old size).
-// kTruncate: a = new size, c = old size, data = the bytes cut off. The
+// kTruncate: a = new size, c = old size, data = the bytes cut off.
+// kRename: path = the source, a = 1 if the target existed, data = the
+// target's path, a NUL, and the target's bytes before the rename. The
 // others: the path only.
 constexpr char kMagic[8] = {'C', 'A', 'I', 'R', 'N', 'F', 'J', '1'};
 constexpr uint64_t kHeaderSize = 24;
@@ -148,10 +150,33 @@ void FaultOp::Begin(Kind kind, int fd, const std::string& path, uint64_t offset,
   }
 }
 
+void FaultOp::BeginRename(const std::string& from, const std::string& to) {
+  Begin(kRename, -1, from, 0, 0);
+  if (!active_) return;
+  path_ = Canonical(from);  // it is gone once renamed
+  size_t slash = to.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "." : to.substr(0, slash);
+  data_ = Canonical(dir) + "/" + (slash == std::string::npos ? to : to.substr(slash + 1));
+  data_.push_back('\0');
+  int fd = ::open(to.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    a_ = 1;
+    char buf[65536];
+    for (;;) {
+      ssize_t r = ::read(fd, buf, sizeof buf);
+      if (r < 0) Fail("fault journal read of a rename's target");
+      if (r == 0) break;
+      data_.append(buf, size_t(r));
+    }
+    ::close(fd);
+  }
+}
+
 void FaultOp::End() {
   Journal* j = TheJournal();
   // Syncs are recorded once they have returned, entries once they exist.
-  if (done_ && kind_ != kWrite && kind_ != kTruncate) Append(j->fd, kind_, Canonical(path_), 0, 0, 0, "");
+  if (done_ && kind_ == kRename) Append(j->fd, kind_, Canonical(path_), a_, 0, 0, data_);
+  else if (done_ && kind_ != kWrite && kind_ != kTruncate) Append(j->fd, kind_, Canonical(path_), 0, 0, 0, "");
   ::flock(j->fd, LOCK_UN);
   j->mu.unlock();
 }

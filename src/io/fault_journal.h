@@ -7,7 +7,7 @@
 // record to the journal, which every process of a job (and of the jobs that
 // follow it until the next simulated power loss) shares: a write with the
 // bytes and file size it replaces, an fsync of a file or a directory, a new
-// directory entry. The journal is locked (flock, and a mutex between the
+// directory entry, a rename (with the bytes of the file it replaced). The journal is locked (flock, and a mutex between the
 // threads of a process) around each call and its record, so the records
 // are in the order the calls happened, across ranks and threads. The
 // replay in tests/power_loss_test.py then undoes whatever was not durable.
@@ -26,11 +26,17 @@ namespace cairn {
 
 class FaultOp {
  public:
-  enum Kind : uint32_t { kWrite = 1, kSync = 2, kTruncate = 3, kCreate = 4, kMkdir = 5, kSyncDir = 6 };
+  enum Kind : uint32_t { kWrite = 1, kSync = 2, kTruncate = 3, kCreate = 4, kMkdir = 5, kSyncDir = 6, kRename = 7 };
   // Before the call. kWrite: `arg` is the length written at `offset`;
   // kTruncate: `arg` is the new size; fd is the file's (-1 for the others).
   FaultOp(Kind kind, int fd, const std::string& path, uint64_t offset = 0, uint64_t arg = 0) {
     if (enabled_) Begin(kind, fd, path, offset, arg);
+  }
+  // kRename of `from` over `to`, before the call: the journal keeps what
+  // `to` held, so the replay can undo a rename whose directory was not
+  // fsynced after it. Recorded only if it succeeded (Done).
+  FaultOp(const std::string& from, const std::string& to) {
+    if (enabled_) BeginRename(from, to);
   }
   // After the call: kCreate, kMkdir, kSync and kSyncDir are recorded only if
   // it succeeded (Done), since they make something exist or durable.
@@ -45,12 +51,15 @@ class FaultOp {
 
  private:
   void Begin(Kind kind, int fd, const std::string& path, uint64_t offset, uint64_t arg);
+  void BeginRename(const std::string& from, const std::string& to);
   void End();
   static const bool enabled_;
   bool active_ = false;
   bool done_ = false;
   Kind kind_ = kWrite;
   std::string path_;
+  std::string data_;  // kRename: the target's path, a NUL, the target's bytes
+  uint64_t a_ = 0;    // kRename: 1 if the target existed
 };
 
 }  // namespace cairn

@@ -150,6 +150,15 @@ Status File::Truncate(uint64_t size) {
   return Status::OK();
 }
 
+Status File::Rename(const std::string& to) {
+  Count(stats_->renames);
+  FaultOp fault(path_, to);
+  if (::rename(path_.c_str(), to.c_str()) != 0) return Status::FromErrno("rename " + path_ + " to " + to, errno);
+  fault.Done();
+  path_ = to;
+  return Status::OK();
+}
+
 void File::DropCache() const { ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED); }
 
 Status MakeDir(const std::string& path, IoStats* stats, bool* created) {

@@ -31,6 +31,9 @@ class File {
   Status Sync();
   Status Size(uint64_t* size) const;
   Status Truncate(uint64_t size);
+  // Renames the file (its directory entry) to `to`, replacing what was
+  // there; path() becomes `to`. Durable once `to`'s directory is fsynced.
+  Status Rename(const std::string& to);
   // Drops the file's pages from the page cache (benchmarks and tests).
   void DropCache() const;
   const std::string& path() const { return path_; }

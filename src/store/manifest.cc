@@ -1,6 +1,10 @@
 #include "store/manifest.h"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -19,6 +23,8 @@ std::string NewStoreId() {
 Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStats* stats,
                       std::unique_ptr<Manifest>* out, bool* created) {
   auto m = std::make_unique<Manifest>();
+  m->dir_ = dir;
+  m->stats_ = stats;
   std::string path = dir + "/" + kManifestName;
   *created = false;
   Status s = File::Open(path, create ? File::kCreate : (writable ? File::kReadWrite : File::kReadOnly),
@@ -116,15 +122,72 @@ Status Manifest::AppendRevision(const RevisionRecord& r, bool sync) {
   ParsedManifest& m = parsed_;
   s = ApplyRecord(uint32_t(RecordType::kRevisionSpace), payload, &m);
   if (!s.ok()) return s.WithContext("writer bug: the revision record just appended does not apply");
+  uint64_t dead = ManifestDeadBytes(m);
+  if (dead > ManifestCompactBytes() && dead > m.valid_end / 2) {
+    Status cs = Compact();
+    if (!cs.ok())
+      std::fprintf(stderr, "cairn: warning: manifest compaction failed (the old manifest stays in use): %s\n",
+                   cs.ToString().c_str());
+  }
+  return Status::OK();
+}
+
+uint64_t ManifestCompactBytes() {
+  const char* e = std::getenv("CAIRN_MANIFEST_COMPACT_BYTES");
+  if (e && *e) return std::strtoull(e, nullptr, 10);
+  // Small enough that an open reads little (the file stays under about
+  // twice this plus the retained records), large enough that compactions
+  // are rare; the half-file rule keeps their cost at most the bytes
+  // appended since the last one.
+  return 64u << 10;
+}
+
+Status Manifest::Compact() {
+  if (!broken_.ok()) return broken_;
+  std::string out = EncodeRetainedManifest(parsed_, parsed_.pinned);
+  // It must read back as the same retained set before it replaces anything.
+  ParsedManifest check;
+  Status s = ParseManifest(out, &check);
+  bool same = check.revisions.size() == parsed_.revisions.size();
+  for (size_t i = 0; same && i < check.revisions.size(); i++)
+    same = check.revisions[i].revision == parsed_.revisions[i].revision;
+  if (s.ok() && (!same || check.has_damage() || check.torn_bytes || check.pinned != parsed_.pinned ||
+                 check.last_revision != parsed_.last_revision || check.high_water != parsed_.high_water))
+    s = Status::Corruption("the compacted manifest does not read back as built");
+  if (!s.ok()) return s.WithContext("compaction bug: not replacing " + file_->path());
+  std::string path = dir_ + "/" + kManifestName, tmp = dir_ + "/" + kManifestCompactTmpName;
+  ::unlink(tmp.c_str());  // left by a crash during an earlier compaction
+  std::unique_ptr<File> nf;
+  s = File::Open(tmp, File::kCreate, stats_, &nf);
+  if (s.ok()) s = nf->PWrite(0, out.data(), out.size());
+  if (s.ok()) s = nf->Sync();
+  if (s.ok()) s = nf->Rename(path);
+  if (!s.ok()) {
+    nf.reset();
+    ::unlink(tmp.c_str());
+    return s.WithContext("compacting the manifest");
+  }
+  // From here MANIFEST is the new file (or, until the directory sync
+  // lands, the old one after a crash): both hold every retained revision.
+  file_ = std::move(nf);
+  parsed_ = std::move(check);
+  compactions_++;
+  s = SyncDir(dir_, stats_);
+  if (!s.ok()) {
+    broken_ = s.WithContext("the compacted manifest replaced " + path +
+                            " but the directory sync failed (records appended to it might be lost); "
+                            "reopen the store");
+    return broken_;
+  }
   return Status::OK();
 }
 
 Status Manifest::AppendMark(RecordType type, uint64_t rev, bool sync) {
   bool known = false;
-  for (const RevisionRecord& r : parsed_.revisions) known |= r.revision == rev;
-  if (!known || parsed_.dropped.count(rev))
+  for (const RevisionRecord& r : parsed_.revisions) known |= r.revision == rev;  // retained ones
+  if (!known)
     return Status::NotFound("revision " + std::to_string(rev) + " is not a retained revision of " +
-                            file_->path() + (known ? " (it was dropped)" : ""));
+                            file_->path() + (parsed_.dropped.count(rev) ? " (it was dropped)" : ""));
   bool pinned = parsed_.pinned.count(rev) != 0;
   if (type == RecordType::kDrop && pinned)
     return Status::InvalidArgument("revision " + std::to_string(rev) + " is pinned; unpin it before dropping it");
@@ -137,6 +200,7 @@ Status Manifest::AppendMark(RecordType type, uint64_t rev, bool sync) {
 }
 
 Status Manifest::AppendFramed(const std::string& rec, uint64_t rev, bool sync) {
+  if (!broken_.ok()) return broken_;
   uint64_t at = parsed_.valid_end;
   Status s;
   if (parsed_.header.version < kManifestFormatVersion) {

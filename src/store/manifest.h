@@ -11,6 +11,11 @@
 namespace cairn {
 
 constexpr char kManifestName[] = "MANIFEST";
+// Compaction writes the new manifest here first, then renames it.
+constexpr char kManifestCompactTmpName[] = "MANIFEST.compact-tmp";
+// Compaction runs when the dead bytes exceed this (64 KiB, or
+// CAIRN_MANIFEST_COMPACT_BYTES, for tests) and half the file.
+uint64_t ManifestCompactBytes();
 
 class Manifest {
  public:
@@ -24,8 +29,20 @@ class Manifest {
   // Appends a revision record (type 2: with its live extents and expiry
   // list) and fsyncs it (if sync). On failure the file is cut back to its
   // previous end, so a failed append is never visible. A version-1 header
-  // is rewritten as version 2 first, under the same fsync.
+  // is rewritten as version 2 first, under the same fsync. Then, if the
+  // dead bytes (records of revisions no longer retained, superseded marks)
+  // exceed ManifestCompactBytes() and half the file, compacts it (below);
+  // a compaction that fails leaves the old file in use and is not an error
+  // of the append (the revision is durable either way).
   Status AppendRevision(const RevisionRecord& r, bool sync);
+  // Rewrites the manifest with only what the retained set needs
+  // (EncodeRetainedManifest): MANIFEST.compact-tmp is written and fsynced,
+  // renamed over MANIFEST, and the directory fsynced; a crash leaves the
+  // old or the new file, both whole. Later appends go to the new file.
+  // The caller holds the store's writer lock.
+  Status Compact();
+  // How many compactions this handle made (tests).
+  uint64_t compactions() const { return compactions_; }
   // Appends a drop, pin or unpin record for revision `rev` and fsyncs it,
   // after checking it against the log (InvalidArgument for a revision that
   // is not retained, or a drop of a pinned one). Same failure handling.
@@ -37,6 +54,13 @@ class Manifest {
 
   std::unique_ptr<File> file_;
   ParsedManifest parsed_;
+  std::string dir_;
+  IoStats* stats_ = nullptr;
+  uint64_t compactions_ = 0;
+  // Set when a compaction renamed the file but could not make the rename
+  // durable: appending to the new file could then be lost, so every append
+  // fails with it.
+  Status broken_;
 };
 
 // A fresh random 16-byte store id.

@@ -75,28 +75,20 @@ Status RepairManifest(const std::string& dir, RepairReport* report) {
   report->tail_bytes = pm.torn_bytes;
   report->tail_damaged = pm.damaged_tail;
 
-  // The new log: every intact revision record without its expiry list,
-  // then the removals and the pins, which give the same retained set.
-  ManifestHeader h = pm.header;
-  h.version = kManifestFormatVersion;
-  std::string out = EncodeManifestHeader(h);
-  for (const RevisionRecord& r : pm.revisions) {
-    RevisionRecord c = r;
-    c.expires.clear();
-    out += c.live_known ? FrameRecord(RecordType::kRevisionSpace, EncodeRevisionSpacePayload(c))
-                        : FrameRecord(RecordType::kRevision, EncodeRevisionPayload(c));
-  }
-  for (uint64_t v : pm.dropped) out += FrameRecord(RecordType::kDrop, EncodeMarkPayload(v));
+  // The new log: what the retained set needs (the same as a compaction
+  // writes), with the doubtful revisions pinned.
   std::set<uint64_t> pins = pm.pinned;
   for (uint64_t v : pm.doubtful)
     if (pins.insert(v).second) report->pinned_doubtful.push_back(v);
-  for (uint64_t v : pins) out += FrameRecord(RecordType::kPin, EncodeMarkPayload(v));
+  std::string out = EncodeRetainedManifest(pm, pins);
 
   // It must read back clean, with the same revisions retained.
   ParsedManifest check;
   s = ParseManifest(out, &check);
-  if (s.ok() && (check.has_damage() || check.torn_bytes || check.pinned != pins ||
-                 check.dropped != pm.dropped || check.revisions.size() != pm.revisions.size()))
+  std::vector<uint64_t> kept;
+  for (const RevisionRecord& r : check.revisions) kept.push_back(r.revision);
+  if (s.ok() && (check.has_damage() || check.torn_bytes || check.pinned != pins || kept != report->retained ||
+                 check.last_revision != pm.last_revision))
     s = Status::Corruption("the rebuilt manifest does not read back as built");
   if (!s.ok()) return s.WithContext("repair bug: not writing " + path);
 

@@ -30,10 +30,11 @@ struct RepairReport {
 // Reads dir/MANIFEST (skipping damaged records as readers do), and if
 // anything is damaged: copies it to dir/MANIFEST.damaged-<UTC time>, then
 // writes a manifest of the intact records atomically (a temporary file,
-// fsync, rename over MANIFEST, directory fsync). The new log holds every
-// intact revision record (expiry lists left out), then a drop record for
-// each removed revision and a pin for each pinned or doubtful one, so the
-// retained set is the one readers saw. A damaged header is not repaired
+// fsync, rename over MANIFEST, directory fsync). The new log is what a
+// compaction writes (EncodeRetainedManifest): the retained revision records
+// (expiry lists left out), the newest record and its drop if the newest was
+// removed, and a pin for each pinned or doubtful one, so the retained set is
+// the one readers saw. A damaged header is not repaired
 // (Corruption).
 Status RepairManifest(const std::string& dir, RepairReport* report);
 

@@ -157,8 +157,7 @@ Status AddTableChunkExtents(std::string_view table, uint64_t extent, std::vector
 
 std::vector<ExtentRange> RetainedExtents(const ParsedManifest& m) {
   std::vector<ExtentRange> used;
-  for (const RevisionRecord& r : m.revisions) {
-    if (m.dropped.count(r.revision)) continue;
+  for (const RevisionRecord& r : m.revisions) {  // retained ones only
     if (r.live_known) {
       used.insert(used.end(), r.live.begin(), r.live.end());
     } else {
@@ -172,11 +171,7 @@ std::vector<ExtentRange> RetainedExtents(const ParsedManifest& m) {
 
 std::vector<ExtentRange> FreeExtents(const ParsedManifest& m, const std::vector<ExtentRange>& used,
                                      uint64_t extent) {
-  std::vector<uint64_t> hw;
-  for (const RevisionRecord& r : m.revisions) {
-    if (r.high_water.size() > hw.size()) hw.resize(r.high_water.size(), 0);
-    for (size_t f = 0; f < r.high_water.size(); f++) hw[f] = std::max(hw[f], r.high_water[f]);
-  }
+  const std::vector<uint64_t>& hw = m.high_water;  // of the whole log, kept as records apply
   std::vector<ExtentRange> all;
   uint64_t first = RoundUpTo(kSubfileHeaderReserve, extent);
   for (uint32_t f = 0; f < hw.size(); f++) {
@@ -198,9 +193,9 @@ std::vector<uint64_t> RevisionsToExpire(const ParsedManifest& m, uint64_t new_re
   std::vector<uint64_t> out;
   if (keep == 0) return out;
   uint64_t kept = new_revision != 0 ? 1 : 0;  // the new revision is the newest
-  for (auto it = m.revisions.rbegin(); it != m.revisions.rend(); ++it) {
+  for (auto it = m.revisions.rbegin(); it != m.revisions.rend(); ++it) {  // retained ones only
     uint64_t v = it->revision;
-    if (v == new_revision || m.dropped.count(v)) continue;
+    if (v == new_revision) continue;
     if (kept < keep) {
       kept++;
       continue;
@@ -295,21 +290,24 @@ std::string FinishCommitSpace(Store::Rep* r, const RevisionRecord& rec, const Sp
   std::vector<ExtentRange> free = FreeExtents(m, used, ext);
   size_t n = plan.subfile.size();
   std::vector<std::vector<std::pair<uint64_t, uint64_t>>> share(n);
+  // O(ranks + free ranges): the ranks of each file in one pass, the free
+  // list (sorted by file) cut into per-file runs in another.
   uint32_t files = 0;
   for (uint32_t f : plan.subfile) files = std::max(files, f + 1);
+  std::vector<std::vector<size_t>> who(files);
+  for (size_t i = 0; i < n; i++) who[plan.subfile[i]].push_back(i);
+  size_t fi = 0;
   for (uint32_t f = 0; f < files; f++) {
-    std::vector<ExtentRange> mine;
-    for (const ExtentRange& e : free)
-      if (e.file == f) mine.push_back(e);
-    std::vector<size_t> who;
+    while (fi < free.size() && free[fi].file < f) fi++;
+    size_t fe = fi;
+    while (fe < free.size() && free[fe].file == f) fe++;
+    if (who[f].empty()) continue;
+    std::vector<ExtentRange> mine(free.begin() + std::ptrdiff_t(fi), free.begin() + std::ptrdiff_t(fe));
     std::vector<uint64_t> w;
-    for (size_t i = 0; i < n; i++)
-      if (plan.subfile[i] == f) {
-        who.push_back(i);
-        w.push_back(plan.weight[i] + 1);  // +1: a rank that wrote nothing still gets a little
-      }
+    for (size_t i : who[f]) w.push_back(plan.weight[i] + 1);  // +1: a rank that wrote nothing still gets a little
     auto parts = Split(mine, w, ext);
-    for (size_t k = 0; k < who.size(); k++) share[who[k]] = std::move(parts[k]);
+    for (size_t k = 0; k < who[f].size(); k++) share[who[f][k]] = std::move(parts[k]);
+    fi = fe;
   }
   std::string o;
   PutVarint64(&o, rec.expires.size());
@@ -426,11 +424,8 @@ Status ComputeSpace(const std::string& path, SpaceInfo* info) {
   *info = SpaceInfo();
   info->manifest_bytes = m.valid_end + m.torn_bytes;
   std::vector<ExtentRange> used = RetainedExtents(m);
+  info->dropped = m.dropped.size();  // those the file still names (a compaction forgets the others)
   for (const RevisionRecord& r : m.revisions) {
-    if (m.dropped.count(r.revision)) {
-      info->dropped++;
-      continue;
-    }
     info->retained++;
     if (m.pinned.count(r.revision)) info->pinned++;
     if (!r.live_known) info->unknown_extents++;
@@ -441,11 +436,8 @@ Status ComputeSpace(const std::string& path, SpaceInfo* info) {
   for (const RevisionRecord& r : m.revisions)
     if (r.live_known && r.extent_size >= 4096 && !(r.extent_size & (r.extent_size - 1))) ext = r.extent_size;
   std::vector<ExtentRange> free = FreeExtents(m, used, ext);
-  for (const RevisionRecord& r : m.revisions) {
-    if (r.high_water.size() > info->files.size()) info->files.resize(r.high_water.size());
-    for (uint32_t f = 0; f < r.high_water.size(); f++)
-      info->files[f].high_water = std::max(info->files[f].high_water, r.high_water[f]);
-  }
+  info->files.resize(m.high_water.size());
+  for (uint32_t f = 0; f < m.high_water.size(); f++) info->files[f].high_water = m.high_water[f];
   for (uint32_t f = 0; f < info->files.size(); f++) {
     SpaceInfo::File& fi = info->files[f];
     fi.id = f;

@@ -156,31 +156,23 @@ OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
   info.store_id = pm.header.store_id;
   const RevisionRecord* chosen = nullptr;
   const RevisionRecord* newest_retained = nullptr;
-  for (const RevisionRecord& r : pm.revisions) {
-    if (pm.dropped.count(r.revision)) {
-      if (o.revision == r.revision) {
-        info.status = Status::NotFound("revision " + std::to_string(o.revision) + " of store " + rep->path +
-                                       " was dropped (expired by keep_revisions, or dropped) and can no "
-                                       "longer be opened");
-        return info;
-      }
-      continue;
-    }
+  if (o.revision != 0 && pm.dropped.count(o.revision)) {
+    info.status = Status::NotFound("revision " + std::to_string(o.revision) + " of store " + rep->path +
+                                   " was dropped (expired by keep_revisions, or dropped) and can no "
+                                   "longer be opened");
+    return info;
+  }
+  for (const RevisionRecord& r : pm.revisions) {  // retained only
     info.revisions.push_back(InfoOf(r));
     info.revisions.back().pinned = pm.pinned.count(r.revision) != 0;
     newest_retained = &r;
     if (o.revision == r.revision) chosen = &r;
   }
-  if (!pm.revisions.empty()) {
-    info.newest_revision = pm.revisions.back().revision;
-    info.newest_high_water = pm.revisions.back().high_water;
-    // A rollback may have left higher water in an older record.
-    for (const RevisionRecord& r : pm.revisions) {
-      if (r.high_water.size() > info.newest_high_water.size())
-        info.newest_high_water.resize(r.high_water.size(), 0);
-      for (size_t i = 0; i < r.high_water.size(); i++)
-        info.newest_high_water[i] = std::max(info.newest_high_water[i], r.high_water[i]);
-    }
+  if (pm.last_revision != 0) {
+    info.newest_revision = pm.last_revision;
+    // A rollback may have left higher water in an older record: the
+    // highest of the whole log.
+    info.newest_high_water = pm.high_water;
     if (o.revision == 0) chosen = newest_retained;
   }
   if (o.revision != 0 && !chosen) {
