@@ -230,6 +230,8 @@ def test_errors(path, comm):
         cairn.Store(path, comm, keep_revision=3)
     with pytest.raises(cairn.InvalidArgument, match="mode"):
         cairn.Store(path, comm, mode="w")
+    with pytest.raises(TypeError):
+        cairn.Store(path, comm=5)  # not an mpi4py communicator
     with cairn.Store(path, comm) as st:
         with pytest.raises(cairn.NotFound, match="missing") as e:
             st.get("missing")
