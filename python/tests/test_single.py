@@ -4,6 +4,7 @@
 # paths.
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import threading
@@ -15,14 +16,21 @@ import pytest
 import cairn
 
 
+@pytest.fixture
+def big_path(tmp_path):
+    """A store path removed after the test (pytest keeps its tmp_path dirs)."""
+    yield tmp_path / "s"
+    shutil.rmtree(tmp_path / "s", ignore_errors=True)
+
+
 def _maxrss_bytes():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
 
 
-def test_1gib_put_and_get_make_no_copy(tmp_path):
+def test_1gib_put_and_get_make_no_copy(big_path):
     gib = 1 << 30
     before = _maxrss_bytes()
-    with cairn.Store(tmp_path / "s", sync=False) as st:
+    with cairn.Store(big_path, sync=False) as st:
         a = np.ones(gib // 8, dtype=np.float64)  # 1 GiB, touched: counted in RSS
         a[::4096] = np.arange(a[::4096].size)
         st.put("big", a, tags={"n": a.size})
@@ -45,9 +53,9 @@ def test_bytes_get_owns_value(tmp_path):
         assert type(v) is bytes and v == b"abc" * 100000
 
 
-def test_gil_released_during_put(tmp_path):
+def test_gil_released_during_put(big_path):
     a = np.ones(256 << 17, dtype=np.float64)  # 256 MiB
-    with cairn.Store(tmp_path / "s", sync=False) as st:
+    with cairn.Store(big_path, sync=False) as st:
         span = [0.0, 0.0]
 
         def writer():
