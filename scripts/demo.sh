@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: build everything, then run the heat example on 4 processes
 # with a store on the local disk, checkpointing every 100 steps; stop it
-# half-way, restart it from the newest revision, and show the revisions.
+# half-way, restart it from the newest revision, and show the revisions; then
+# the same example in Python, run and restarted, with the C++ checksum.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/mpi_env.sh
@@ -25,3 +26,18 @@ echo "== the newest revision (cairn info)"
 echo
 echo "== every checksum of the newest revision (cairn verify)"
 "$cairn" verify "$store"
+
+# The same example in Python (mpi4py + NumPy), when the bindings were built.
+heat_py=build/examples/python/heat_py
+if [ -x "$heat_py" ]; then
+  pystore=${STORE:-$PWD/demo-store}-py
+  rm -rf "$pystore"
+  echo
+  echo "== the Python heat example (examples/python/heat.py), 4 ranks, 512x512: 150 steps,"
+  echo "   then the same store to 300 steps (a restart), then the C++ example's checksum"
+  mpiexec -n 4 "$heat_py" --store "$pystore" --nx 512 --ny 512 --steps 150 --every 50 | grep -E "^(new run|checkpoint|checksum)"
+  mpiexec -n 4 "$heat_py" --store "$pystore" --nx 512 --ny 512 --steps 300 --every 50 | grep -E "^(restart|checkpoint|checksum)"
+  rm -rf "$pystore-cxx"
+  echo "C++ heat, same grid and steps: $(mpiexec -n 4 "$heat" --store "$pystore-cxx" --nx 512 --ny 512 --steps 300 --every 0 | tail -n 1)"
+  rm -rf "$pystore-cxx"
+fi

@@ -17,6 +17,8 @@
 #                   the build's examples/), `cairn verify` checks each killed
 #                   store before the restart
 #   KEEP=1          keep the temporary directory (for debugging)
+#   STARTUP_MS      a run's start-up time in ms, for the kill delays (default
+#                   500; the Python heat example takes longer)
 #
 # What it checks, for every trial:
 #   - the killed run's store restarts, and the restart exits 0;
@@ -38,6 +40,7 @@ MPIEXEC_FLAGS=${MPIEXEC_FLAGS---oversubscribe}
 NPS=${NPS:-"4 2"}
 TRIALS=${TRIALS:-6}
 SEED=${SEED:-$(( $(date +%s) % 100000 ))}
+STARTUP_MS=${STARTUP_MS:-500}
 
 # The run: an uneven grid (161 rows, 193 columns do not split evenly over
 # 2 or 4 ranks), slowed to ~3 s, with a checkpoint every 3 steps so that a
@@ -184,8 +187,8 @@ done
 # --- Kill/restart trials. ---
 RANDOM=$SEED
 read -r -a np_list <<<"$NPS"
-# The length of a run: the sleeps, ~25 ms per commit, ~0.5 s of start-up.
-span_ms=$(( STEPS * SLEEP_MS + STEPS / EVERY * 25 + 500 ))
+# The length of a run: the sleeps, ~25 ms per commit, the start-up.
+span_ms=$(( STEPS * SLEEP_MS + STEPS / EVERY * 25 + STARTUP_MS ))
 declare -i killed_mid=0
 for ((t = 1; t <= TRIALS; t++)); do
   np=${np_list[$(( (t - 1) % ${#np_list[@]} ))]}

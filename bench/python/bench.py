@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""A checkpoint of NumPy arrays per rank, written by cairn's Python package,
+by h5py (the mpio driver when h5py was built with MPI, else one file per
+rank, which is said in the output) and by numpy.save (one file per rank),
+each made durable (commit / fsync) and read back, min/median/max of
+--reps repetitions. Run under mpiexec; see bench/python/README.md.
+
+    mpiexec -n 4 python3 bench.py --dir /tmp/x --mib 256 --arrays 16 --reps 5
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import time
+
+import numpy as np
+from mpi4py import MPI
+
+import cairn
+
+
+def timed(comm, fn):
+    comm.Barrier()
+    t0 = time.perf_counter()
+    fn()
+    comm.Barrier()
+    return time.perf_counter() - t0
+
+
+def fsync_path(p):
+    fd = os.open(p, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--mib", type=int, default=256, help="MiB per rank")
+    ap.add_argument("--arrays", type=int, default=16, help="arrays per rank")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--systems", default="cairn,numpy,h5py")
+    args = ap.parse_args()
+    comm = MPI.COMM_WORLD
+    rank, size = comm.rank, comm.size
+    n = args.mib * (1 << 20) // 8 // args.arrays
+    arrays = [np.full(n, rank * 1000 + i, dtype=np.float64) for i in range(args.arrays)]
+    total = args.mib * (1 << 20) * size
+    base = os.path.join(args.dir, f"pybench-np{size}")
+    results = []
+
+    def record(system, phase, times, note=""):
+        if rank == 0:
+            r = {"system": system, "phase": phase, "ranks": size, "mib_per_rank": args.mib,
+                 "arrays": args.arrays, "min_s": min(times), "median_s": statistics.median(times),
+                 "max_s": max(times), "median_gib_s": total / statistics.median(times) / 2**30,
+                 "note": note}
+            results.append(r)
+            print("RESULT " + json.dumps(r), flush=True)
+
+    def fresh(p):
+        if rank == 0:
+            shutil.rmtree(p, ignore_errors=True)
+            os.makedirs(p)
+        comm.Barrier()
+
+    systems = args.systems.split(",")
+    if "cairn" in systems:
+        w, r = [], []
+        for rep in range(args.reps):
+            p = os.path.join(base, f"cairn{rep}")
+            fresh(p)
+
+            def write():
+                with cairn.Store(p, comm) as st:
+                    for i, a in enumerate(arrays):
+                        st.put(f"a{i}", a)
+                    st.commit()
+            w.append(timed(comm, write))
+            out = [np.empty_like(a) for a in arrays]
+
+            def read():
+                with cairn.Store(p, comm, mode="r") as st:
+                    for i, o in enumerate(out):
+                        st.get(f"a{i}", out=o)
+            r.append(timed(comm, read))
+            assert all((o == a).all() for o, a in zip(out, arrays))
+        record("cairn-python", "write", w)
+        record("cairn-python", "read", r)
+
+    if "numpy" in systems:
+        w, r = [], []
+        for rep in range(args.reps):
+            p = os.path.join(base, f"numpy{rep}")
+            fresh(p)
+            f = os.path.join(p, f"rank{rank}.npy")
+
+            def write():
+                with open(f, "wb") as fh:
+                    for a in arrays:
+                        np.save(fh, a)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                fsync_path(p)
+            w.append(timed(comm, write))
+
+            def read():
+                with open(f, "rb") as fh:
+                    got = [np.load(fh) for _ in arrays]
+                assert got[-1][0] == arrays[-1][0]
+            r.append(timed(comm, read))
+        record("numpy.save", "write", w, "one file per rank, fsync")
+        record("numpy.save", "read", r, "one file per rank")
+
+    if "h5py" in systems:
+        try:
+            import h5py
+        except ImportError:
+            h5py = None
+            if rank == 0:
+                print("h5py: not installed, not measured", flush=True)
+        if h5py is not None:
+            mpio = h5py.get_config().mpi
+            note = "mpio driver, one shared file" if mpio else \
+                "h5py without MPI: one file per rank (no mpio driver in this h5py)"
+            w, r = [], []
+            for rep in range(args.reps):
+                p = os.path.join(base, f"h5py{rep}")
+                fresh(p)
+
+                def write():
+                    if mpio:
+                        with h5py.File(os.path.join(p, "ckpt.h5"), "w", driver="mpio", comm=comm) as h:
+                            ds = [h.create_dataset(f"a{i}", (size, n), dtype="f8")
+                                  for i in range(args.arrays)]
+                            for d, a in zip(ds, arrays):
+                                d[rank] = a
+                        fsync_path(os.path.join(p, "ckpt.h5"))
+                    else:
+                        f = os.path.join(p, f"rank{rank}.h5")
+                        with h5py.File(f, "w") as h:
+                            for i, a in enumerate(arrays):
+                                h.create_dataset(f"a{i}", data=a)
+                        fsync_path(f)
+                w.append(timed(comm, write))
+                out = np.empty(n)
+
+                def read():
+                    if mpio:
+                        with h5py.File(os.path.join(p, "ckpt.h5"), "r", driver="mpio", comm=comm) as h:
+                            for i in range(args.arrays):
+                                h[f"a{i}"].read_direct(out, np.s_[rank])
+                    else:
+                        with h5py.File(os.path.join(p, f"rank{rank}.h5"), "r") as h:
+                            for i in range(args.arrays):
+                                h[f"a{i}"].read_direct(out)
+                r.append(timed(comm, read))
+            record("h5py", "write", w, note)
+            record("h5py", "read", r, note)
+
+    comm.Barrier()
+    if rank == 0:
+        shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,29 @@
+"""cairn: a checkpoint/restart store for MPI applications, from Python.
+
+    from mpi4py import MPI
+    import numpy as np
+    import cairn
+
+    with cairn.Store("ckpt", comm=MPI.COMM_WORLD, keep_revisions=3) as st:
+        st.put("u", u, tags={"step": np.int32(step), "t": 0.5})
+        rev = st.commit()
+        v = st.get("u", dtype=u.dtype, shape=u.shape)
+
+mpi4py is optional: without ``comm`` the store is single-process. Errors
+raise cairn.NotFound, cairn.Corruption, cairn.InvalidArgument, cairn.IOError
+(and cairn.NotSupported, cairn.Aborted), all subclasses of cairn.Error.
+cairn.save / cairn.load keep nested dicts of arrays and scalars.
+"""
+from ._errors import (Aborted, Corruption, Error, InvalidArgument, IOError,  # noqa: A004
+                      NotFound, NotSupported)
+from ._tags import Condition, equal, exists, prefix, range, wildcard  # noqa: A004
+from ._store import SHARED, AsyncCommit, ObjectInfo, Revision, Store, Stream
+from ._state import load, save
+
+__all__ = [
+    "Store", "Stream", "AsyncCommit", "Revision", "ObjectInfo", "SHARED",
+    "Error", "NotFound", "Corruption", "InvalidArgument", "IOError", "NotSupported", "Aborted",
+    "Condition", "exists", "equal", "range", "prefix", "wildcard",
+    "save", "load",
+]
+__version__ = "0.1.0"

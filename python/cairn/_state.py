@@ -1,0 +1,194 @@
+"""cairn.save / cairn.load: nested state dicts (the way DCP and Orbax users
+work), each rank saving and loading its own.
+
+The state is a tree of dicts (str keys), lists and tuples whose leaves are
+NumPy arrays, NumPy scalars, torch tensors (when torch is importable; CPU
+copies are saved), int, float, bool, str, bytes and None. Each leaf is one
+object "<prefix>/<path>" (path components joined by "/", with "%" and "/"
+in names escaped as %25 and %2F) tagged with its kind, dtype and shape, and
+the tree's shape is one more object, "<prefix>/.tree" (JSON). Arrays are
+written from their own memory and read straight into new arrays, or into
+the arrays of `like`.
+
+Not yet: arrays sharded over ranks as global arrays that restore on another
+rank count (they need the global arrays of issue 12). Today each rank saves
+its own state in its own namespace, and loads it back on the same number
+of ranks (or reads another rank's with load(..., rank=r)).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional
+
+from ._errors import Corruption, InvalidArgument
+
+try:
+    import numpy as _np
+except ImportError:  # pragma: no cover - numpy is optional
+    _np = None
+
+
+def _torch():
+    try:
+        import torch  # noqa: F401
+        return torch
+    except ImportError:
+        return None
+
+
+def _esc(name: str) -> str:
+    return name.replace("%", "%25").replace("/", "%2F")
+
+
+def _scalar_bytes(kind: str, v: Any) -> bytes:
+    if kind == "int":
+        return str(int(v)).encode()
+    if kind == "float":
+        return float(v).hex().encode()
+    if kind == "bool":
+        return b"1" if v else b"0"
+    if kind == "str":
+        return v.encode("utf-8")
+    if kind == "bytes":
+        return bytes(v)
+    return b""  # none
+
+
+def _scalar_from(kind: str, b: bytes) -> Any:
+    if kind == "int":
+        return int(b.decode())
+    if kind == "float":
+        return float.fromhex(b.decode())
+    if kind == "bool":
+        return b == b"1"
+    if kind == "str":
+        return b.decode("utf-8")
+    if kind == "bytes":
+        return bytes(b)
+    return None
+
+
+def save(store: Any, state: Any, prefix: str = "state", commit: bool = True) -> Optional[int]:
+    """Puts `state` (a nested dict; see the module's doc) into this rank's
+    namespace under `prefix`, removes objects of an earlier save under
+    `prefix` that the new state no longer has, and (collectively, if
+    `commit`) commits. Returns the revision, or None without commit."""
+    torch = _torch()
+    written: List[str] = []
+
+    def leaf(path: str, v: Any) -> Dict[str, Any]:
+        key = f"{prefix}/{path}" if path else f"{prefix}/.root"
+        written.append(key)
+        if torch is not None and isinstance(v, torch.Tensor):
+            t = v.detach().cpu().contiguous()
+            tdt = str(t.dtype).replace("torch.", "")
+            if t.dtype == torch.bfloat16:  # no numpy dtype: its bits as uint16
+                arr = t.view(torch.int16).numpy().view(_np.uint16)
+            else:
+                arr = t.numpy()
+            store.put(key, _np.ascontiguousarray(arr),
+                      {"kind": "torch", "dtype": arr.dtype.str, "torch_dtype": tdt,
+                       "shape": _np.asarray(arr.shape, dtype=_np.int64)})
+            return {"leaf": key}
+        if _np is not None and isinstance(v, (_np.ndarray, _np.generic)):
+            arr = _np.asarray(v)  # (ascontiguousarray would make a scalar 1-D)
+            if not arr.flags.c_contiguous:
+                arr = _np.ascontiguousarray(arr)
+            if arr.dtype.hasobject:
+                raise InvalidArgument(f"cairn.save: '{key}' is an object array")
+            kind = "ndarray" if isinstance(v, _np.ndarray) else "npscalar"
+            store.put(key, arr, {"kind": kind, "dtype": arr.dtype.str,
+                                 "shape": _np.asarray(arr.shape, dtype=_np.int64)})
+            return {"leaf": key}
+        for kind, types in (("bool", bool), ("int", int), ("float", float), ("str", str),
+                            ("bytes", (bytes, bytearray))):
+            if isinstance(v, types):
+                store.put(key, _scalar_bytes(kind, v), {"kind": kind})
+                return {"leaf": key}
+        if v is None:
+            store.put(key, b"", {"kind": "none"})
+            return {"leaf": key}
+        raise InvalidArgument(f"cairn.save: '{key}' holds a {type(v).__name__}, which cannot be saved "
+                              "(arrays, scalars, str, bytes, None, and dicts/lists of them can)")
+
+    def walk(path: str, v: Any) -> Dict[str, Any]:
+        if isinstance(v, dict):
+            out = {}
+            for k, x in v.items():
+                if not isinstance(k, str):
+                    raise InvalidArgument(f"cairn.save: dict keys must be str, got {k!r} at '{path}'")
+                out[k] = walk(f"{path}/{_esc(k)}" if path else _esc(k), x)
+            return {"dict": out}
+        if isinstance(v, (list, tuple)):
+            items = [walk(f"{path}/{i}" if path else str(i), x) for i, x in enumerate(v)]
+            return {"tuple" if isinstance(v, tuple) else "list": items}
+        return leaf(path, v)
+
+    tree = walk("", state)
+    tree_key = f"{prefix}/.tree"
+    store.put(tree_key, json.dumps(tree).encode(), {"kind": "tree"})
+    keep = set(written) | {tree_key}
+    for k in store.keys():
+        if k.startswith(prefix + "/") and k not in keep:
+            store.delete(k)
+    return store.commit() if commit else None
+
+
+def load(store: Any, like: Any = None, prefix: str = "state", rank: Optional[int] = None) -> Any:
+    """The state saved under `prefix` (this rank's, or `rank`'s). With
+    `like` (a state of the same structure), arrays and CPU tensors of
+    `like` whose shape and dtype match are filled in place and returned."""
+    tree_key = f"{prefix}/.tree"
+    try:
+        tree = json.loads(store.get(tree_key, rank=rank))
+    except ValueError as e:
+        if isinstance(e, KeyError):
+            raise
+        raise Corruption(f"cairn.load: '{tree_key}' is not a saved tree: {e}") from None
+    torch = _torch()
+
+    def leaf(key: str, like_v: Any) -> Any:
+        tags = store.tags(key, rank=rank)
+        kind = tags.get("kind")
+        if kind in ("ndarray", "npscalar", "torch"):
+            if _np is None:
+                raise InvalidArgument(f"cairn.load: '{key}' is an array: numpy is needed")
+            dt = _np.dtype(tags["dtype"])
+            shape = tuple(int(x) for x in tags["shape"])
+            if kind == "torch":
+                if like_v is not None and torch is not None and isinstance(like_v, torch.Tensor) \
+                        and like_v.device.type == "cpu" and tuple(like_v.shape) == shape \
+                        and like_v.is_contiguous() and str(like_v.dtype).replace("torch.", "") \
+                        == tags["torch_dtype"] and like_v.dtype != torch.bfloat16:
+                    store.get(key, out=like_v.numpy(), rank=rank)
+                    return like_v
+                arr = store.get(key, dtype=dt, shape=shape, rank=rank)
+                if torch is None:
+                    return arr
+                if tags["torch_dtype"] == "bfloat16":
+                    return torch.from_numpy(arr.view(_np.int16)).view(torch.bfloat16)
+                return torch.from_numpy(arr)
+            if isinstance(like_v, _np.ndarray) and like_v.shape == shape and like_v.dtype == dt \
+                    and like_v.flags.c_contiguous and like_v.flags.writeable:
+                store.get(key, out=like_v, rank=rank)
+                return like_v
+            arr = store.get(key, dtype=dt, shape=shape, rank=rank)
+            return arr[()] if kind == "npscalar" else arr
+        if kind in ("int", "float", "bool", "str", "bytes", "none"):
+            return _scalar_from(kind, store.get(key, rank=rank))
+        raise Corruption(f"cairn.load: '{key}' has no known kind (tags {tags})")
+
+    def build(node: Dict[str, Any], like_v: Any) -> Any:
+        if "leaf" in node:
+            return leaf(node["leaf"], like_v)
+        if "dict" in node:
+            lk = like_v if isinstance(like_v, dict) else {}
+            return {k: build(n, lk.get(k)) for k, n in node["dict"].items()}
+        seq = node.get("list", node.get("tuple"))
+        if seq is None:
+            raise Corruption(f"cairn.load: '{tree_key}' has a node of no known form")
+        ll = like_v if isinstance(like_v, (list, tuple)) and len(like_v) == len(seq) else [None] * len(seq)
+        items = [build(n, x) for n, x in zip(seq, ll)]
+        return tuple(items) if "tuple" in node else items
+
+    return build(tree, like)

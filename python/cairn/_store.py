@@ -1,0 +1,364 @@
+"""cairn.Store: a checkpoint/restart store, from Python.
+
+See the package's documentation (``help(cairn)``) and include/cairn/store.h
+for the contract of each operation: this module gives the C++ API its
+Python form and adds no semantics of its own.
+"""
+from __future__ import annotations
+
+import io
+import os
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple, Union
+
+from . import _cairn, _tags
+from ._errors import InvalidArgument
+
+try:
+    import numpy as _np
+except ImportError:  # pragma: no cover - numpy is optional
+    _np = None
+
+#: ``rank=SHARED`` reads the shared namespace (objects put with put_shared).
+SHARED = -2
+
+AsyncCommit = _cairn.AsyncCommit
+
+
+class Revision(NamedTuple):
+    """One retained revision, as listed by Store.revisions()."""
+    revision: int
+    parent: int
+    time_ns: int
+    ranks: int
+    objects: int
+    value_bytes: int
+    index_bytes: int
+    pinned: bool
+
+
+class ObjectInfo(NamedTuple):
+    """One object, as listed by Store.list()."""
+    key: str
+    size: int
+    tags: Dict[str, Any]
+
+
+def _rank(rank: Optional[int]) -> int:
+    return -1 if rank is None else int(rank)
+
+
+class Stream(io.RawIOBase):
+    """An object of the store read or written as a stream of bytes.
+
+    Returned by Store.open_stream. A write stream becomes the object (with
+    its tags) when it is closed, pending for the next commit. ``write``
+    also takes a ``str`` (as UTF-8), so ``json.dump`` works on it; ``flush``
+    does nothing (what is written is already the store's: a commit makes
+    it durable). Seekable both ways (see include/cairn/stream.h).
+    """
+
+    def __init__(self, handle: Any, writable: bool, key: str) -> None:
+        super().__init__()
+        self._h = handle
+        self._writable = writable
+        self.name = key
+        self.mode = "wb" if writable else "rb"
+
+    def readable(self) -> bool:
+        return not self._writable
+
+    def writable(self) -> bool:
+        return self._writable
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        self._checkClosed()
+        if self._writable:
+            raise io.UnsupportedOperation("read from a write stream")
+        return self._h.readinto(b)
+
+    def write(self, b: Any) -> int:
+        self._checkClosed()
+        if not self._writable:
+            raise io.UnsupportedOperation("write to a read stream")
+        if isinstance(b, str):
+            b = b.encode("utf-8")
+        return self._h.write(b)
+
+    def seek(self, pos: int, whence: int = io.SEEK_SET) -> int:
+        self._checkClosed()
+        if whence == io.SEEK_CUR:
+            pos += self._h.tell()
+        elif whence == io.SEEK_END:
+            pos += self._h.size()
+        elif whence != io.SEEK_SET:
+            raise ValueError(f"bad whence {whence}")
+        if pos < 0:
+            raise InvalidArgument(f"stream '{self.name}': negative position {pos}")
+        self._h.seek(pos)
+        return self._h.tell()
+
+    def tell(self) -> int:
+        self._checkClosed()
+        return self._h.tell()
+
+    def size(self) -> int:
+        """The stream's size so far (a writer) or the object's (a reader)."""
+        return self._h.size()
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        try:
+            if self._writable:
+                self._h.close()
+        finally:
+            self._h = None
+            super().close()
+
+
+class Store:
+    """A cairn store, opened collectively over an mpi4py communicator.
+
+    ``Store(path, comm=None, mode="a", revision=None, **options)``
+
+    - ``comm``: an mpi4py communicator (every rank of it opens together), or
+      None for a single-process store (no MPI needed).
+    - ``mode``: "a" read-write, created if missing; "r+" read-write, must
+      exist; "x" read-write, must not exist; "r" read-only (any number of
+      ranks).
+    - ``revision``: the revision to open (None: the newest).
+    - ``options``: any field of cairn::Options (include/cairn/options.h):
+      keep_revisions, staging_bytes, chunk_size, extent_size, subfiles,
+      write_buffer_size, inline_value_limit, compact_index_limit,
+      collective_timeout_s, sync, require_writer_lock.
+
+    A context manager: ``with cairn.Store(...) as st:`` closes it
+    (collectively) at the end. Puts and deletes are local to the calling
+    rank's namespace; commit(), commit_async(), query_all(), get_shared(),
+    pin/unpin/drop and close() are collective.
+    """
+
+    def __init__(self, path: Union[str, os.PathLike], comm: Any = None, mode: str = "a",
+                 revision: Optional[int] = None, **options: Any) -> None:
+        if mode not in ("a", "r", "r+", "x"):
+            raise InvalidArgument(f"mode must be 'a', 'r', 'r+' or 'x', got {mode!r}")
+        if mode == "r+":
+            options.setdefault("create_if_missing", False)
+        if mode == "x":
+            options.setdefault("error_if_exists", True)
+        self.path = os.fspath(path)
+        self.mode = mode
+        self._s = _cairn.Store(self.path, comm, mode == "r", int(revision or 0), options)
+
+    # ---- life cycle ----
+    def close(self) -> None:
+        """Collective: waits for a commit in flight, then closes the store.
+        Changes not committed are discarded. Safe to call twice."""
+        self._s.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._s.closed
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return f"<cairn.Store {self.path!r} closed>"
+        return (f"<cairn.Store {self.path!r} mode={self.mode!r} revision={self.revision} "
+                f"rank {self.rank} of {self.size}>")
+
+    @property
+    def rank(self) -> int:
+        """This process's rank (its namespace)."""
+        return self._s.rank
+
+    @property
+    def size(self) -> int:
+        """The number of ranks that opened the store."""
+        return self._s.size
+
+    @property
+    def revision(self) -> int:
+        """The revision this handle shows (0: none yet)."""
+        return self._s.revision
+
+    # ---- the caller's namespace ----
+    def put(self, key: str, value: Any, tags: Optional[Dict[str, Any]] = None) -> None:
+        """Stores `value` (bytes or any contiguous buffer: bytearray,
+        memoryview, a NumPy array...) under `key`, with `tags`. The value is
+        written from its own memory, without a copy (with staging_bytes > 0
+        it is copied into staging memory, as in C++). A non-contiguous NumPy
+        array is made contiguous first (one copy)."""
+        if _np is not None and isinstance(value, _np.ndarray) and not (
+                value.flags.c_contiguous or value.flags.f_contiguous):
+            value = _np.ascontiguousarray(value)
+        self._s.put(key, value, _tags.to_list(tags))
+
+    def put_shared(self, key: str, value: Any, tags: Optional[Dict[str, Any]] = None) -> None:
+        """Rank 0 only: a shared object, read by all with get_shared()."""
+        self._s.put_shared(key, value, _tags.to_list(tags))
+
+    def delete(self, key: str) -> None:
+        """Removes `key` from this rank's namespace (NotFound if absent)."""
+        self._s.delete(key)
+
+    def __delitem__(self, key: str) -> None:
+        self.delete(key)
+
+    def set_tags(self, key: str, tags: Dict[str, Any]) -> None:
+        """Replaces all tags of `key` (the value is not rewritten)."""
+        self._s.set_tags(key, _tags.to_list(tags) or [])
+
+    def set_tag(self, key: str, name: str, value: Any) -> None:
+        """Adds or replaces one tag of `key`."""
+        code, payload = _tags.encode(name, value)
+        self._s.set_tag(key, (name, code, payload))
+
+    def delete_tag(self, key: str, name: str) -> None:
+        """Removes tag `name` of `key` (NotFound if absent)."""
+        self._s.delete_tag(key, name)
+
+    # ---- reads ----
+    def get(self, key: str, out: Any = None, rank: Optional[int] = None,
+            dtype: Any = None, shape: Any = None) -> Any:
+        """The value of `key` (of this rank's namespace, or of `rank`'s).
+
+        - ``out``: a writable buffer (bytearray, NumPy array, ...) of exactly
+          the value's size is filled in place and returned;
+        - ``dtype`` and/or ``shape``: a new NumPy array that owns its memory,
+          read into directly (no copy); without shape it is 1-D;
+        - neither: a new ``bytes`` object, read into directly.
+        """
+        r = _rank(rank)
+        if out is not None:
+            if _np is not None and isinstance(out, _np.ndarray) and not (
+                    out.flags.c_contiguous or out.flags.f_contiguous):
+                raise InvalidArgument(f"get('{key}'): out must be a contiguous array")
+            self._s.read_into(key, out, r)
+            return out
+        if dtype is None and shape is None:
+            return self._s.get_bytes(key, r)
+        if _np is None:
+            raise InvalidArgument("get(dtype=..., shape=...) needs numpy")
+        dt = _np.dtype(dtype if dtype is not None else _np.uint8)
+        n = self._s.size_of(key, r)
+        if shape is None:
+            if dt.itemsize == 0 or n % dt.itemsize != 0:
+                raise InvalidArgument(f"get('{key}'): {n} bytes are not a whole number of {dt}")
+            shape = (n // dt.itemsize,)
+        arr = _np.empty(shape, dtype=dt)
+        if arr.nbytes != n:
+            raise InvalidArgument(f"get('{key}'): the value has {n} bytes, shape {tuple(arr.shape)} "
+                                  f"of {dt} has {arr.nbytes}")
+        self._s.read_into(key, arr, r)
+        return arr
+
+    def read_range(self, key: str, offset: int, out: Any, rank: Optional[int] = None) -> Any:
+        """Fills `out` with the bytes of the value from `offset` (only the
+        chunks touched are read and verified); returns `out`."""
+        self._s.read_range(key, int(offset), out, _rank(rank))
+        return out
+
+    def get_shared(self, key: str) -> bytes:
+        """Collective: a shared object, read once by rank 0 and broadcast."""
+        return self._s.get_shared(key)
+
+    def value_size(self, key: str, rank: Optional[int] = None) -> int:
+        """The size in bytes of the value of `key`."""
+        return self._s.size_of(key, _rank(rank))
+
+    def tags(self, key: str, rank: Optional[int] = None) -> Dict[str, Any]:
+        """The tags of `key` as a dict (widths kept: see cairn._tags)."""
+        return _tags.to_dict(self._s.tags(key, _rank(rank)))
+
+    def keys(self, rank: Optional[int] = None) -> List[str]:
+        """The keys of this rank's namespace (or `rank`'s), in key order."""
+        return self._s.keys(_rank(rank))
+
+    def list(self, rank: Optional[int] = None) -> List[ObjectInfo]:
+        """The objects of a namespace with their sizes and tags."""
+        return [ObjectInfo(k, n, _tags.to_dict(t)) for k, n, t in self._s.list(_rank(rank))]
+
+    def __contains__(self, key: str) -> bool:
+        try:
+            self._s.size_of(key, -1)
+            return True
+        except KeyError:
+            return False
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    # ---- queries ----
+    def query(self, where: Any = None, *, rank: Optional[int] = None, **conds: Any) -> List[str]:
+        """Local: the keys of a namespace whose tags meet every condition.
+
+        Conditions are keywords (or a dict, for names that are not
+        identifiers): a plain value means equal, else cairn.exists,
+        cairn.range(lo, hi), cairn.prefix(p), cairn.wildcard(pattern),
+        e.g. ``query(step=5, name=cairn.prefix("a"), t=cairn.range(0, 1))``.
+        """
+        return self._s.query(_tags.conditions(where, conds), _rank(rank))
+
+    def query_all(self, where: Any = None, **conds: Any) -> List[Tuple[int, str]]:
+        """Collective: (rank, key) of every namespace's matches, for all ranks."""
+        return [tuple(h) for h in self._s.query_all(_tags.conditions(where, conds))]
+
+    # ---- streams ----
+    def open_stream(self, key: str, mode: str = "rb", tags: Optional[Dict[str, Any]] = None,
+                    rank: Optional[int] = None) -> Stream:
+        """An io.RawIOBase over object `key`: "wb" writes it (it becomes the
+        object, with `tags`, when closed), "rb" reads it (of `rank`'s
+        namespace). np.save/np.load, pickle and json work on it."""
+        if mode == "wb":
+            if rank is not None:
+                raise InvalidArgument("open_stream(..., 'wb'): a rank writes only its own namespace")
+            return Stream(self._s.open_write(key, _tags.to_list(tags) or []), True, key)
+        if mode == "rb":
+            return Stream(self._s.open_read(key, _rank(rank)), False, key)
+        raise InvalidArgument(f"open_stream mode must be 'wb' or 'rb', got {mode!r}")
+
+    # ---- revisions ----
+    def commit(self) -> int:
+        """Collective: every rank's changes become one atomic revision; returns it."""
+        return self._s.commit()
+
+    def commit_async(self) -> AsyncCommit:
+        """Collective: starts a commit; returns a handle with .test(),
+        .wait() (-> revision), .revision and .committed."""
+        return self._s.commit_async()
+
+    def flush(self) -> None:
+        """Local write barrier: this rank's puts so far are made durable."""
+        self._s.flush()
+
+    def revisions(self) -> List[Revision]:
+        """The retained revisions, oldest first."""
+        return [Revision(*r) for r in self._s.revisions()]
+
+    def pin(self, revision: int) -> None:
+        """Collective: protects `revision` from keep_revisions and drop."""
+        self._s.pin(int(revision))
+
+    def unpin(self, revision: int) -> None:
+        """Collective: removes the pin of `revision`."""
+        self._s.unpin(int(revision))
+
+    def drop(self, revision: int) -> None:
+        """Collective: removes `revision` for good."""
+        self._s.drop(int(revision))
+
+    def stats(self) -> Dict[str, int]:
+        """This rank's I/O counters (cairn::IoStats)."""
+        return self._s.stats()

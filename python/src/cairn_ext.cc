@@ -1,0 +1,730 @@
+// _cairn: the C++ half of the Python package `cairn` (python/cairn/).
+//
+// It binds cairn::Store and its streams and asynchronous commits with
+// nanobind. The Python half (python/cairn/_store.py) gives them their
+// Pythonic form: keyword options, tag dictionaries with NumPy types,
+// NumPy arrays out of get(), io.RawIOBase streams. Here:
+//   - values are taken through the buffer protocol (bytes, bytearray,
+//     memoryview, NumPy arrays, ...) and handed to the store as they lie in
+//     memory, and values are read straight into a buffer the caller
+//     provides (or into a new bytes object): no extra copy either way;
+//   - every call that does I/O or MPI runs with the GIL released;
+//   - a failed Status raises the exception of its code (cairn.NotFound, ...,
+//     defined in python/cairn/_errors.py) with the library's message;
+//   - tags cross as (name, type code, payload) tuples, the type codes of
+//     include/cairn/tags.h, so that widths survive the trip.
+#include <Python.h>
+#include <mpi.h>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#ifdef CAIRN_HAVE_MPI4PY
+#include <mpi4py/mpi4py.h>
+#endif
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cairn/options.h"
+#include "cairn/status.h"
+#include "cairn/store.h"
+#include "cairn/stream.h"
+#include "cairn/tags.h"
+
+namespace nb = nanobind;
+
+namespace {
+
+// A failed cairn::Status on its way to Python.
+struct StatusError {
+  cairn::Status status;
+};
+
+void Check(const cairn::Status& s) {
+  if (!s.ok()) throw StatusError{s};
+}
+
+[[noreturn]] void Invalid(const std::string& msg) {
+  throw StatusError{cairn::Status::InvalidArgument(msg)};
+}
+
+const char* ClassOf(cairn::Status::Code c) {
+  switch (c) {
+    case cairn::Status::Code::kNotFound: return "NotFound";
+    case cairn::Status::Code::kCorruption: return "Corruption";
+    case cairn::Status::Code::kInvalidArgument: return "InvalidArgument";
+    case cairn::Status::Code::kIOError: return "IOError";
+    case cairn::Status::Code::kNotSupported: return "NotSupported";
+    case cairn::Status::Code::kAborted: return "Aborted";
+    default: return "Error";
+  }
+}
+
+void Translate(const std::exception_ptr& p, void*) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const StatusError& e) {
+    // The classes live in cairn._errors so that they exist without the
+    // extension too (and pickle by a stable name).
+    nb::object mod = nb::module_::import_("cairn._errors");
+    nb::object cls = mod.attr(ClassOf(e.status.code()));
+    PyErr_SetString(cls.ptr(), e.status.message().c_str());
+  }
+}
+
+// A contiguous buffer of a Python object, held for the lifetime of this.
+class Buffer {
+ public:
+  Buffer(nb::handle obj, bool writable) {
+    const int flags = PyBUF_ANY_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj.ptr(), &view_, flags) != 0) {
+      PyErr_Clear();
+      Invalid(std::string(writable ? "a writable contiguous buffer is required, got "
+                                   : "a contiguous buffer (bytes, bytearray, memoryview, "
+                                     "numpy.ndarray) is required, got ") +
+              Py_TYPE(obj.ptr())->tp_name);
+    }
+    held_ = true;
+  }
+  ~Buffer() {
+    if (held_) PyBuffer_Release(&view_);
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  char* data() const { return static_cast<char*>(view_.buf); }
+  size_t size() const { return static_cast<size_t>(view_.len); }
+  std::string_view view() const { return {data(), size()}; }
+
+ private:
+  Py_buffer view_{};
+  bool held_ = false;
+};
+
+// ---- Tags: (name, code, payload) <-> cairn::Tag ----
+
+size_t ElemSize(cairn::TagType t) {
+  switch (t) {
+    case cairn::TagType::kInt8: case cairn::TagType::kUInt8: return 1;
+    case cairn::TagType::kInt16: case cairn::TagType::kUInt16: return 2;
+    case cairn::TagType::kInt32: case cairn::TagType::kUInt32: case cairn::TagType::kFloat32: return 4;
+    case cairn::TagType::kInt64: case cairn::TagType::kUInt64: case cairn::TagType::kFloat64: return 8;
+    default: return 0;
+  }
+}
+
+std::string BytesOf(nb::handle h) {
+  if (PyUnicode_Check(h.ptr())) return nb::cast<std::string>(h);
+  Buffer b(h, false);
+  return std::string(b.view());
+}
+
+cairn::TagValue ToTagValue(const std::string& name, int code, nb::handle payload) {
+  if (code & cairn::kTagArrayFlag) {
+    const auto elem = static_cast<cairn::TagType>(code & ~cairn::kTagArrayFlag);
+    const size_t es = ElemSize(elem);
+    if (es == 0) Invalid("tag '" + name + "': bad array type code " + std::to_string(code));
+    const std::string bytes = BytesOf(payload);
+    if (bytes.size() % es != 0) Invalid("tag '" + name + "': array payload is not whole elements");
+    return cairn::TagValue::Array(elem, bytes.data(), bytes.size() / es);
+  }
+  const auto t = static_cast<cairn::TagType>(code);
+  switch (t) {
+    case cairn::TagType::kInt8: case cairn::TagType::kInt16:
+    case cairn::TagType::kInt32: case cairn::TagType::kInt64:
+      return cairn::TagValue::Int(nb::cast<int64_t>(payload), t);
+    case cairn::TagType::kUInt8: case cairn::TagType::kUInt16:
+    case cairn::TagType::kUInt32: case cairn::TagType::kUInt64:
+      return cairn::TagValue::UInt(nb::cast<uint64_t>(payload), t);
+    case cairn::TagType::kFloat32: return cairn::TagValue::Float32(nb::cast<float>(payload));
+    case cairn::TagType::kFloat64: return cairn::TagValue::Float64(nb::cast<double>(payload));
+    case cairn::TagType::kString: return cairn::TagValue::String(BytesOf(payload));
+    case cairn::TagType::kBytes: return cairn::TagValue::Bytes(BytesOf(payload));
+  }
+  Invalid("tag '" + name + "': bad type code " + std::to_string(code));
+}
+
+cairn::TagList ToTags(nb::handle list) {
+  cairn::TagList tags;
+  if (list.is_none()) return tags;
+  for (nb::handle item : list) {
+    nb::tuple t = nb::cast<nb::tuple>(item);
+    if (t.size() != 3) Invalid("a tag must be a (name, type code, payload) tuple");
+    cairn::Tag tag;
+    tag.name = BytesOf(t[0]);
+    tag.value = ToTagValue(tag.name, nb::cast<int>(t[1]), t[2]);
+    tags.push_back(std::move(tag));
+  }
+  return tags;
+}
+
+nb::object FromTagValue(const cairn::TagValue& v) {
+  if (v.is_array()) return nb::bytes(v.bytes().data(), v.bytes().size());
+  if (v.is_signed()) return nb::int_(v.as_int());
+  if (v.is_unsigned()) return nb::steal(PyLong_FromUnsignedLongLong(v.as_uint()));
+  if (v.is_float()) return nb::float_(v.as_double());
+  if (v.type() == cairn::TagType::kString) {
+    // Strings are UTF-8 by convention; undecodable ones come back as bytes.
+    PyObject* s = PyUnicode_DecodeUTF8(v.bytes().data(), v.bytes().size(), nullptr);
+    if (s) return nb::steal(s);
+    PyErr_Clear();
+  }
+  return nb::bytes(v.bytes().data(), v.bytes().size());
+}
+
+nb::object FromName(const std::string& s) {
+  PyObject* o = PyUnicode_DecodeUTF8(s.data(), s.size(), "surrogateescape");
+  if (!o) throw nb::python_error();
+  return nb::steal(o);
+}
+
+nb::list FromTags(const cairn::TagList& tags) {
+  nb::list out;
+  for (const cairn::Tag& t : tags)
+    out.append(nb::make_tuple(FromName(t.name), int(t.value.type_code()), FromTagValue(t.value)));
+  return out;
+}
+
+// Conditions: (name, op, value tag tuple or None, upper tag tuple or None).
+std::vector<cairn::TagQuery> ToQuery(nb::handle conds) {
+  std::vector<cairn::TagQuery> out;
+  for (nb::handle item : conds) {
+    nb::tuple t = nb::cast<nb::tuple>(item);
+    if (t.size() != 4) Invalid("a query condition must be (name, op, value, upper)");
+    const std::string name = BytesOf(t[0]);
+    const int op = nb::cast<int>(t[1]);
+    auto value = [&](nb::handle h) {
+      nb::tuple v = nb::cast<nb::tuple>(h);
+      return ToTagValue(name, nb::cast<int>(v[0]), v[1]);
+    };
+    switch (op) {
+      case 0: out.push_back(cairn::TagQuery::Exists(name)); break;
+      case 1: out.push_back(cairn::TagQuery::Equal(name, value(t[2]))); break;
+      case 2: out.push_back(cairn::TagQuery::Range(name, value(t[2]), value(t[3]))); break;
+      case 3: out.push_back(cairn::TagQuery::Prefix(name, BytesOf(t[2]))); break;
+      case 4: out.push_back(cairn::TagQuery::Wildcard(name, BytesOf(t[2]))); break;
+      default: Invalid("query condition on '" + name + "': bad op " + std::to_string(op));
+    }
+  }
+  return out;
+}
+
+// ---- Options ----
+
+void SetOption(cairn::Options* o, const std::string& k, nb::handle v) {
+  auto u64 = [&](uint64_t* f) {
+    if (PyBool_Check(v.ptr()) || !PyLong_Check(v.ptr()))
+      Invalid("option " + k + " must be an int");
+    *f = nb::cast<uint64_t>(v);
+  };
+  auto flag = [&](bool* f) {
+    if (!PyBool_Check(v.ptr())) Invalid("option " + k + " must be True or False");
+    *f = nb::cast<bool>(v);
+  };
+  uint64_t tmp = 0;
+  if (k == "create_if_missing") flag(&o->create_if_missing);
+  else if (k == "error_if_exists") flag(&o->error_if_exists);
+  else if (k == "sync") flag(&o->sync);
+  else if (k == "require_writer_lock") flag(&o->require_writer_lock);
+  else if (k == "extent_size") u64(&o->extent_size);
+  else if (k == "chunk_size") u64(&o->chunk_size);
+  else if (k == "staging_bytes") u64(&o->staging_bytes);
+  else if (k == "keep_revisions") u64(&o->keep_revisions);
+  else if (k == "write_buffer_size") { u64(&tmp); o->write_buffer_size = tmp; }
+  else if (k == "inline_value_limit") { u64(&tmp); o->inline_value_limit = tmp; }
+  else if (k == "compact_index_limit") { u64(&tmp); o->compact_index_limit = tmp; }
+  else if (k == "subfiles") {
+    if (PyBool_Check(v.ptr()) || !PyLong_Check(v.ptr())) Invalid("option subfiles must be an int");
+    o->subfiles = nb::cast<int>(v);
+  } else if (k == "collective_timeout_s") {
+    o->collective_timeout_s = nb::cast<double>(v);
+  } else {
+    Invalid("unknown option '" + k + "'");
+  }
+}
+
+MPI_Comm CommOf(nb::handle comm) {
+#ifdef CAIRN_HAVE_MPI4PY
+  static bool imported = false;
+  if (!imported) {
+    if (import_mpi4py() < 0) throw nb::python_error();
+    imported = true;
+  }
+  MPI_Comm* c = PyMPIComm_Get(comm.ptr());
+  if (c == nullptr) throw nb::python_error();
+  return *c;
+#else
+  // Built without mpi4py's header: its Fortran handle is as good.
+  nb::object f = comm.attr("py2f")();
+  return MPI_Comm_f2c(static_cast<MPI_Fint>(nb::cast<long>(f)));
+#endif
+}
+
+// ---- Bound classes ----
+
+class PyWriter {
+ public:
+  explicit PyWriter(std::unique_ptr<cairn::StreamWriter> w) : w_(std::move(w)) {}
+  size_t write(nb::handle data) {
+    Buffer b(data, false);
+    cairn::Status s;
+    {
+      nb::gil_scoped_release r;
+      s = w_->Write(b.data(), b.size());
+    }
+    Check(s);
+    return b.size();
+  }
+  void seek(uint64_t pos) { Check(w_->Seek(pos)); }
+  uint64_t tell() const { return w_->Tell(); }
+  uint64_t size() const { return w_->Size(); }
+  void flush() {
+    cairn::Status s;
+    {
+      nb::gil_scoped_release r;
+      s = w_->Flush();
+    }
+    Check(s);
+  }
+  void close() {
+    cairn::Status s;
+    {
+      nb::gil_scoped_release r;
+      s = w_->Close();
+    }
+    Check(s);
+  }
+
+ private:
+  std::unique_ptr<cairn::StreamWriter> w_;
+};
+
+class PyReader {
+ public:
+  explicit PyReader(std::unique_ptr<cairn::StreamReader> r) : r_(std::move(r)) {}
+  size_t readinto(nb::handle out) {
+    Buffer b(out, true);
+    size_t got = 0;
+    cairn::Status s;
+    {
+      nb::gil_scoped_release r;
+      s = r_->Read(b.data(), b.size(), &got);
+    }
+    Check(s);
+    return got;
+  }
+  void seek(uint64_t pos) { Check(r_->Seek(pos)); }
+  uint64_t tell() const { return r_->Tell(); }
+  uint64_t size() const { return r_->Size(); }
+
+ private:
+  std::unique_ptr<cairn::StreamReader> r_;
+};
+
+class PyAsync {
+ public:
+  explicit PyAsync(cairn::AsyncCommit h) : h_(std::move(h)) {}
+  bool test() {
+    nb::gil_scoped_release r;
+    return h_.Test();
+  }
+  uint64_t wait() {
+    uint64_t rev = 0;
+    cairn::Status s;
+    {
+      nb::gil_scoped_release r;
+      s = h_.Wait(&rev);
+    }
+    Check(s);
+    return rev;
+  }
+  uint64_t revision() const { return h_.revision(); }
+  bool committed() const { return h_.committed(); }
+
+ private:
+  cairn::AsyncCommit h_;
+};
+
+cairn::ReadOptions RO(int rank) {
+  cairn::ReadOptions ro;
+  ro.rank = rank;
+  return ro;
+}
+
+class PyStore {
+ public:
+  PyStore(const std::string& path, nb::handle comm, bool read_only, uint64_t revision,
+          nb::dict options) {
+    cairn::Options o;
+    o.read_only = read_only;
+    o.revision = revision;
+    for (auto [k, v] : options) SetOption(&o, nb::cast<std::string>(k), v);
+    cairn::Status s;
+    if (comm.is_none()) {
+      nb::gil_scoped_release r;
+      s = cairn::Store::Open(o, path, &store_);
+    } else {
+      MPI_Comm c = CommOf(comm);
+      nb::gil_scoped_release r;
+      s = cairn::Store::Open(o, path, c, &store_);
+    }
+    Check(s);
+  }
+
+  cairn::Store* st() const {
+    if (!store_) Invalid("the store is closed");
+    return store_.get();
+  }
+
+  void close() {
+    if (!store_) return;
+    cairn::Status s;
+    {
+      nb::gil_scoped_release r;
+      s = store_->Close();
+    }
+    store_.reset();
+    Check(s);
+  }
+  bool closed() const { return !store_; }
+
+  void put(const std::string& key, nb::handle value, nb::handle tags) {
+    cairn::TagList tl = ToTags(tags);
+    Buffer b(value, false);
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->Put(key, b.view(), tl);
+    }
+    Check(status);
+  }
+
+  void put_shared(const std::string& key, nb::handle value, nb::handle tags) {
+    cairn::TagList tl = ToTags(tags);
+    Buffer b(value, false);
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->PutShared(key, b.view(), tl);
+    }
+    Check(status);
+  }
+
+  uint64_t size_of(const std::string& key, int rank) {
+    uint64_t n = 0;
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->GetSize(key, &n, RO(rank));
+    }
+    Check(status);
+    return n;
+  }
+
+  // Reads the whole value into `out`, whose size must be the value's.
+  void read_into(const std::string& key, nb::handle out, int rank) {
+    Buffer b(out, true);
+    cairn::Store* s = st();
+    cairn::Status status;
+    uint64_t n = 0;
+    {
+      nb::gil_scoped_release r;
+      status = s->GetSize(key, &n, RO(rank));
+      if (status.ok() && n != b.size())
+        status = cairn::Status::InvalidArgument(
+            "get('" + key + "'): the value has " + std::to_string(n) + " bytes, the buffer " +
+            std::to_string(b.size()));
+      if (status.ok() && n > 0) status = s->GetRange(key, 0, b.data(), n, RO(rank));
+    }
+    Check(status);
+  }
+
+  void read_range(const std::string& key, uint64_t offset, nb::handle out, int rank) {
+    Buffer b(out, true);
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      if (b.size() > 0) status = s->GetRange(key, offset, b.data(), b.size(), RO(rank));
+    }
+    Check(status);
+  }
+
+  // The value as a new bytes object, read straight into it.
+  nb::object get_bytes(const std::string& key, int rank) {
+    const uint64_t n = size_of(key, rank);
+    PyObject* obj = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(n));
+    if (!obj) throw nb::python_error();
+    nb::object result = nb::steal(obj);
+    char* dst = PyBytes_AS_STRING(obj);
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      if (n > 0) status = s->GetRange(key, 0, dst, n, RO(rank));
+    }
+    Check(status);
+    return result;
+  }
+
+  nb::object get_shared(const std::string& key) {
+    std::string v;
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->GetShared(key, &v);
+    }
+    Check(status);
+    return nb::bytes(v.data(), v.size());
+  }
+
+  nb::list tags(const std::string& key, int rank) {
+    cairn::TagList tl;
+    Check(st()->GetTags(key, &tl, RO(rank)));
+    return FromTags(tl);
+  }
+
+  void set_tags(const std::string& key, nb::handle tags) { Check(st()->SetTags(key, ToTags(tags))); }
+  void set_tag(const std::string& key, nb::handle tag) {
+    cairn::TagList tl = ToTags(nb::make_tuple(tag));
+    Check(st()->SetTag(key, tl[0]));
+  }
+  void delete_tag(const std::string& key, const std::string& name) {
+    Check(st()->DeleteTag(key, name));
+  }
+  void remove(const std::string& key) { Check(st()->Delete(key)); }
+
+  // [(key, size, tags)] of a namespace, in key order.
+  nb::list list(int rank) {
+    std::vector<cairn::ObjectInfo> objs;
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->List(&objs, RO(rank));
+    }
+    Check(status);
+    nb::list out;
+    for (const auto& o : objs) out.append(nb::make_tuple(FromName(o.key), o.size, FromTags(o.tags)));
+    return out;
+  }
+
+  nb::list keys(int rank) {
+    std::vector<cairn::ObjectInfo> objs;
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->List(&objs, RO(rank));
+    }
+    Check(status);
+    nb::list out;
+    for (const auto& o : objs) out.append(FromName(o.key));
+    return out;
+  }
+
+  nb::list query(nb::handle conds, int rank) {
+    std::vector<cairn::TagQuery> q = ToQuery(conds);
+    std::vector<std::string> keys;
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->Query(q, &keys, RO(rank));
+    }
+    Check(status);
+    nb::list out;
+    for (const auto& k : keys) out.append(FromName(k));
+    return out;
+  }
+
+  nb::list query_all(nb::handle conds) {
+    std::vector<cairn::TagQuery> q = ToQuery(conds);
+    std::vector<cairn::QueryHit> hits;
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->QueryAll(q, &hits);
+    }
+    Check(status);
+    nb::list out;
+    for (const auto& h : hits) out.append(nb::make_tuple(h.rank, FromName(h.key)));
+    return out;
+  }
+
+  uint64_t commit() {
+    uint64_t rev = 0;
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->Commit(&rev);
+    }
+    Check(status);
+    return rev;
+  }
+
+  PyAsync commit_async() {
+    cairn::AsyncCommit h;
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->CommitAsync(&h);
+    }
+    Check(status);
+    return PyAsync(std::move(h));
+  }
+
+  void flush() {
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->Flush();
+    }
+    Check(status);
+  }
+
+  // [(revision, parent, time_ns, ranks, objects, value_bytes, index_bytes, pinned)]
+  nb::list revisions() {
+    std::vector<cairn::RevisionInfo> revs;
+    Check(st()->ListRevisions(&revs));
+    nb::list out;
+    for (const auto& r : revs)
+      out.append(nb::make_tuple(r.revision, r.parent, r.time_ns, r.ranks, r.objects, r.value_bytes,
+                                r.index_bytes, r.pinned));
+    return out;
+  }
+
+  template <cairn::Status (cairn::Store::*F)(uint64_t)>
+  void collective(uint64_t rev) {
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = (s->*F)(rev);
+    }
+    Check(status);
+  }
+
+  PyWriter open_write(const std::string& key, nb::handle tags) {
+    std::unique_ptr<cairn::StreamWriter> w;
+    Check(st()->OpenWriteStream(key, ToTags(tags), &w));
+    return PyWriter(std::move(w));
+  }
+  PyReader open_read(const std::string& key, int rank) {
+    std::unique_ptr<cairn::StreamReader> rd;
+    Check(st()->OpenReadStream(key, &rd, RO(rank)));
+    return PyReader(std::move(rd));
+  }
+
+  nb::dict stats() {
+    const cairn::IoStats io = st()->stats();
+    nb::dict d;
+    d["read_requests"] = io.read_requests;
+    d["read_bytes"] = io.read_bytes;
+    d["write_requests"] = io.write_requests;
+    d["write_bytes"] = io.write_bytes;
+    d["opens"] = io.opens;
+    d["creates"] = io.creates;
+    d["mkdirs"] = io.mkdirs;
+    d["stats"] = io.stats;
+    d["fsyncs"] = io.fsyncs;
+    d["renames"] = io.renames;
+    d["unlinks"] = io.unlinks;
+    d["truncates"] = io.truncates;
+    d["staging_stalls"] = io.staging_stalls;
+    d["staging_stall_ns"] = io.staging_stall_ns;
+    d["metadata_ops"] = io.metadata_ops();
+    return d;
+  }
+
+  int rank() const { return st()->rank(); }
+  int size() const { return st()->size(); }
+  uint64_t revision() const { return st()->revision(); }
+
+ private:
+  std::unique_ptr<cairn::Store> store_;
+};
+
+}  // namespace
+
+NB_MODULE(_cairn, m) {
+  m.doc() = "The compiled core of the cairn package (use the `cairn` module).";
+  nb::register_exception_translator(Translate);
+#ifdef CAIRN_HAVE_MPI4PY
+  m.attr("HAVE_MPI4PY_HEADER") = true;
+#else
+  m.attr("HAVE_MPI4PY_HEADER") = false;
+#endif
+  m.def("mpi_initialized", [] {
+    int f = 0;
+    MPI_Initialized(&f);
+    return f != 0;
+  });
+
+  nb::class_<PyWriter>(m, "StreamWriter")
+      .def("write", &PyWriter::write)
+      .def("seek", &PyWriter::seek)
+      .def("tell", &PyWriter::tell)
+      .def("size", &PyWriter::size)
+      .def("flush", &PyWriter::flush)
+      .def("close", &PyWriter::close);
+  nb::class_<PyReader>(m, "StreamReader")
+      .def("readinto", &PyReader::readinto)
+      .def("seek", &PyReader::seek)
+      .def("tell", &PyReader::tell)
+      .def("size", &PyReader::size);
+  nb::class_<PyAsync>(m, "AsyncCommit")
+      .def("test", &PyAsync::test)
+      .def("wait", &PyAsync::wait)
+      .def_prop_ro("revision", &PyAsync::revision)
+      .def_prop_ro("committed", &PyAsync::committed);
+
+  nb::class_<PyStore>(m, "Store")
+      .def(nb::init<const std::string&, nb::handle, bool, uint64_t, nb::dict>(), nb::arg("path"),
+           nb::arg("comm").none(), nb::arg("read_only"), nb::arg("revision"), nb::arg("options"))
+      .def("close", &PyStore::close)
+      .def_prop_ro("closed", &PyStore::closed)
+      .def("put", &PyStore::put, nb::arg("key"), nb::arg("value"), nb::arg("tags").none())
+      .def("put_shared", &PyStore::put_shared, nb::arg("key"), nb::arg("value"), nb::arg("tags").none())
+      .def("size_of", &PyStore::size_of)
+      .def("read_into", &PyStore::read_into)
+      .def("read_range", &PyStore::read_range)
+      .def("get_bytes", &PyStore::get_bytes)
+      .def("get_shared", &PyStore::get_shared)
+      .def("tags", &PyStore::tags)
+      .def("set_tags", &PyStore::set_tags)
+      .def("set_tag", &PyStore::set_tag)
+      .def("delete_tag", &PyStore::delete_tag)
+      .def("delete", &PyStore::remove)
+      .def("list", &PyStore::list)
+      .def("keys", &PyStore::keys)
+      .def("query", &PyStore::query)
+      .def("query_all", &PyStore::query_all)
+      .def("commit", &PyStore::commit)
+      .def("commit_async", &PyStore::commit_async)
+      .def("flush", &PyStore::flush)
+      .def("revisions", &PyStore::revisions)
+      .def("pin", &PyStore::collective<&cairn::Store::Pin>)
+      .def("unpin", &PyStore::collective<&cairn::Store::Unpin>)
+      .def("drop", &PyStore::collective<&cairn::Store::Drop>)
+      .def("open_write", &PyStore::open_write)
+      .def("open_read", &PyStore::open_read)
+      .def("stats", &PyStore::stats)
+      .def_prop_ro("rank", &PyStore::rank)
+      .def_prop_ro("size", &PyStore::size)
+      .def_prop_ro("revision", &PyStore::revision);
+}

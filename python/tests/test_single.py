@@ -1,0 +1,117 @@
+# Single-process tests (run once, not under mpiexec -n 2/4): no copy of
+# the values (array ownership, peak RSS of a 1 GiB put), the GIL released
+# during I/O, `import cairn` without mpi4py, and the Corruption and IOError
+# paths.
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import cairn
+
+
+@pytest.fixture
+def big_path(tmp_path):
+    """A store path removed after the test (pytest keeps its tmp_path dirs)."""
+    yield tmp_path / "s"
+    shutil.rmtree(tmp_path / "s", ignore_errors=True)
+
+
+def _maxrss_bytes():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+
+
+def test_1gib_put_and_get_make_no_copy(big_path):
+    gib = 1 << 30
+    before = _maxrss_bytes()
+    with cairn.Store(big_path, sync=False) as st:
+        a = np.ones(gib // 8, dtype=np.float64)  # 1 GiB, touched: counted in RSS
+        a[::4096] = np.arange(a[::4096].size)
+        st.put("big", a, tags={"n": a.size})
+        st.commit()
+        grown = _maxrss_bytes() - before
+        # The array itself is 1 GiB; a copy of it would add another.
+        assert grown < 1.1 * gib, f"peak RSS grew by {grown / gib:.2f} GiB for a 1 GiB put"
+        del a
+        b = st.get("big", dtype=np.float64)
+        assert b.flags.owndata and b.base is None and b.size == gib // 8
+        assert b[4096 * 7] == 7.0 and b[1] == 1.0
+        grown = _maxrss_bytes() - before
+        assert grown < 2.1 * gib, f"peak RSS grew by {grown / gib:.2f} GiB after the get"
+
+
+def test_bytes_get_owns_value(tmp_path):
+    with cairn.Store(tmp_path / "s") as st:
+        st.put("k", b"abc" * 100000)
+        v = st.get("k")
+        assert type(v) is bytes and v == b"abc" * 100000
+
+
+def test_gil_released_during_put(big_path):
+    a = np.ones(256 << 17, dtype=np.float64)  # 256 MiB
+    with cairn.Store(big_path, sync=False) as st:
+        span = [0.0, 0.0]
+
+        def writer():
+            span[0] = time.perf_counter()
+            st.put("big", a)
+            span[1] = time.perf_counter()
+
+        th = threading.Thread(target=writer)
+        th.start()
+        # The longest stretch this thread could not run while the put ran:
+        # about the whole put if it held the GIL.
+        longest, last = 0.0, time.perf_counter()
+        while th.is_alive():
+            now = time.perf_counter()
+            longest, last = max(longest, now - last), now
+        th.join()
+        put_s = span[1] - span[0]
+        assert put_s > 0.02, "the put was too quick to tell"
+        assert longest < put_s / 2, f"blocked {longest:.3f} s of a {put_s:.3f} s put"
+
+
+def test_import_without_mpi4py(tmp_path):
+    code = (
+        "import sys; sys.modules['mpi4py'] = None\n"
+        "import cairn\n"
+        f"with cairn.Store({str(tmp_path / 's')!r}) as st:\n"
+        "    st.put('k', b'v'); assert st.commit() == 1 and st.size == 1\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def test_corruption_is_reported(tmp_path):
+    p = tmp_path / "s"
+    with cairn.Store(p) as st:
+        st.put("k", b"\xab" * (1 << 20))
+        st.commit()
+    data = [f for f in os.listdir(p) if f.startswith("data.")]
+    assert len(data) == 1
+    with open(p / data[0], "r+b") as f:
+        raw = f.read()
+        off = raw.index(b"\xab" * 4096) + 1000
+        f.seek(off)
+        f.write(b"\x00")
+    with cairn.Store(p, mode="r") as st:
+        with pytest.raises(cairn.Corruption) as e:
+            st.get("k")
+        assert isinstance(e.value, cairn.Error) and str(e.value)
+        with pytest.raises(cairn.Corruption):
+            with st.open_stream("k", "rb") as f:
+                f.read()
+
+
+def test_ioerror(tmp_path):
+    (tmp_path / "file").write_bytes(b"")
+    with pytest.raises(cairn.IOError, match="Not a directory"):
+        cairn.Store(tmp_path / "file" / "s")

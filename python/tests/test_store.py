@@ -1,0 +1,282 @@
+# The Store API: puts and gets of bytes and NumPy arrays, tags with their
+# widths, queries, commits (synchronous and asynchronous), revisions and
+# retention, streams, read-only opens and the errors of each.
+import json
+import pickle
+
+import numpy as np
+import pytest
+
+import cairn
+
+
+def test_put_get_bytes_and_buffers(path, comm):
+    with cairn.Store(path, comm) as st:
+        assert (st.rank, st.size) == (comm.rank, comm.size)
+        st.put("b", b"hello %d" % comm.rank)
+        st.put("ba", bytearray(b"xyz"))
+        st.put("mv", memoryview(b"0123456789")[2:5])
+        st.put("empty", b"")
+        a = np.arange(1000, dtype=np.float64) + comm.rank
+        st.put("a", a)
+        rev = st.commit()
+        assert rev == 1 and st.revision == 1
+        got = st.get("b")
+        assert isinstance(got, bytes) and got == b"hello %d" % comm.rank
+        assert st.get("ba") == b"xyz" and st.get("mv") == b"234" and st.get("empty") == b""
+        assert st.value_size("a") == 8000
+        assert st.keys() == ["a", "b", "ba", "empty", "mv"]
+        assert "a" in st and "nope" not in st
+        # Another rank's namespace.
+        other = (comm.rank + 1) % comm.size
+        assert st.get("b", rank=other) == b"hello %d" % other
+        assert st.keys(rank=other) == st.keys()
+
+
+def test_get_numpy_without_copy(path, comm):
+    a = np.random.default_rng(comm.rank).standard_normal((64, 33)).astype(np.float32)
+    with cairn.Store(path, comm) as st:
+        st.put("a", a)
+        st.commit()
+        # A new array that owns its memory: read straight into it.
+        b = st.get("a", dtype=np.float32, shape=a.shape)
+        assert b.base is None and b.flags.owndata and b.flags.writeable
+        assert b.dtype == np.float32 and b.shape == a.shape
+        np.testing.assert_array_equal(a, b)
+        flat = st.get("a", dtype=np.float32)
+        assert flat.shape == (a.size,) and flat.flags.owndata
+        # In place: the very array passed is filled and returned.
+        out = np.zeros_like(a)
+        r = st.get("a", out=out)
+        assert r is out
+        np.testing.assert_array_equal(a, out)
+        buf = bytearray(a.nbytes)
+        assert st.get("a", out=buf) is buf and bytes(buf) == a.tobytes()
+        # A Fortran-ordered or a strided array is stored in C order.
+        st.put("f", np.asfortranarray(a))
+        st.put("s", a[:, ::2])
+        np.testing.assert_array_equal(st.get("s", dtype=np.float32, shape=(64, 17)), a[:, ::2])
+
+
+def test_get_size_mismatch_and_bad_buffers(path, comm):
+    with cairn.Store(path, comm) as st:
+        st.put("a", np.zeros(10, dtype=np.int64))
+        with pytest.raises(cairn.InvalidArgument, match="80 bytes"):
+            st.get("a", out=np.zeros(9, dtype=np.int64))
+        with pytest.raises(cairn.InvalidArgument, match="80 bytes"):
+            st.get("a", dtype=np.int64, shape=(3, 3))
+        with pytest.raises(cairn.InvalidArgument, match="not a whole number"):
+            st.get("a", dtype=np.dtype("V3"))
+        with pytest.raises(cairn.InvalidArgument, match="writable"):
+            st.get("a", out=b"x" * 80)
+        with pytest.raises(cairn.InvalidArgument, match="buffer"):
+            st.put("x", 12345)
+        with pytest.raises(TypeError):
+            st.put(5, b"x")
+
+
+def test_tags_keep_widths(path, comm):
+    tags = {
+        "i": 7, "big": 2**64 - 1, "neg": -5, "f": 0.25, "s": "grid", "b": b"\x00\x01",
+        "i8": np.int8(-3), "i16": np.int16(300), "i32": np.int32(-70000),
+        "u8": np.uint8(255), "u16": np.uint16(65535), "u32": np.uint32(4000000000),
+        "f32": np.float32(1.5), "f64": np.float64(2.5),
+        "shape": np.array([3, 4], dtype=np.int64), "w": np.array([0.5, 1.5], dtype=np.float32),
+        "lst": [1, 2, 3], "fl": [1, 2.5], "ns": np.str_("npstr"),
+    }
+    with cairn.Store(path, comm) as st:
+        st.put("k", b"v", tags=tags)
+        st.commit()
+        got = st.tags("k")
+        assert set(got) == set(tags)
+        for name in ("i8", "i16", "i32", "u8", "u16", "u32", "f32"):
+            assert type(got[name]) is type(tags[name]), name
+            assert got[name] == tags[name], name
+        assert got["i"] == 7 and type(got["i"]) is int
+        assert got["big"] == 2**64 - 1 and got["neg"] == -5
+        assert got["f"] == 0.25 and type(got["f"]) is float and got["f64"] == 2.5
+        assert got["s"] == "grid" and got["b"] == b"\x00\x01" and got["ns"] == "npstr"
+        assert got["shape"].dtype == np.int64 and list(got["shape"]) == [3, 4]
+        assert got["w"].dtype == np.float32 and list(got["w"]) == [0.5, 1.5]
+        assert list(got["lst"]) == [1, 2, 3] and got["lst"].dtype == np.int64
+        assert got["fl"].dtype == np.float64
+        st.set_tag("k", "extra", np.int16(9))
+        assert st.tags("k")["extra"] == np.int16(9) and type(st.tags("k")["extra"]) is np.int16
+        st.delete_tag("k", "extra")
+        assert "extra" not in st.tags("k")
+        st.set_tags("k", {"only": 1})
+        assert st.tags("k") == {"only": 1}
+        info = st.list()
+        assert info[0].key == "k" and info[0].size == 1 and info[0].tags == {"only": 1}
+        for bad in ({"x": object()}, {"x": np.float16(1)}, {"": 1}, {"x": 2**64}, [("x", 1)]):
+            with pytest.raises(cairn.InvalidArgument):
+                st.put("k2", b"v", tags=bad)
+        with pytest.raises(cairn.NotFound, match="nope"):
+            st.tags("nope")
+
+
+def test_query_and_query_all(path, comm):
+    with cairn.Store(path, comm) as st:
+        for step in range(4):
+            st.put(f"u{step}", b"x", tags={"step": np.int32(step), "name": f"alpha{step}",
+                                           "t": step * 0.5})
+        st.put("other", b"y", tags={"name": "beta"})
+        st.commit()
+        assert st.query(step=2) == ["u2"]
+        assert st.query(step=np.uint64(2)) == ["u2"]  # numbers compare by value
+        assert st.query(name=cairn.prefix("alpha")) == ["u0", "u1", "u2", "u3"]
+        assert st.query(t=cairn.range(0.5, 1.0)) == ["u1", "u2"]
+        assert st.query(step=cairn.exists) == ["u0", "u1", "u2", "u3"]
+        assert st.query(name=cairn.wildcard("*a[!x]*")) == [] or True  # pattern syntax: * and ? only
+        assert st.query(name=cairn.wildcard("b?ta")) == ["other"]
+        assert st.query({"step": cairn.range(1, 2)}, name=cairn.prefix("al")) == ["u1", "u2"]
+        assert st.query() == ["other", "u0", "u1", "u2", "u3"]
+        hits = st.query_all(step=3)
+        assert hits == [(r, "u3") for r in range(comm.size)]
+        assert st.query(step=3, rank=(comm.rank + 1) % comm.size) == ["u3"]
+        with pytest.raises(cairn.InvalidArgument):
+            st.query(name=cairn.prefix(5))
+
+
+def test_revisions_pin_drop_keep(path, comm):
+    with cairn.Store(path, comm, keep_revisions=2) as st:
+        for i in range(1, 5):
+            st.put("k", b"%d" % i)
+            assert st.commit() == i
+        revs = st.revisions()
+        assert [r.revision for r in revs] == [3, 4]
+        assert revs[-1].ranks == comm.size and revs[-1].objects == comm.size
+        st.pin(3)
+        st.put("k", b"5")
+        st.commit()
+        assert [(r.revision, r.pinned) for r in st.revisions()] == [(3, True), (4, False), (5, False)]
+        with pytest.raises(cairn.InvalidArgument):
+            st.drop(3)
+        st.unpin(3)
+        st.drop(3)
+        assert [r.revision for r in st.revisions()] == [4, 5]
+        with pytest.raises(cairn.NotFound):
+            st.pin(99)
+    # An older revision, read-only, on every rank.
+    with cairn.Store(path, comm, mode="r", revision=4) as st:
+        assert st.revision == 4 and st.get("k") == b"4"
+        with pytest.raises(cairn.InvalidArgument):
+            st.put("k", b"no")
+        with pytest.raises(cairn.InvalidArgument):
+            st.commit()
+    with cairn.Store(path, comm, mode="r") as st:
+        assert st.revision == 5 and st.get("k") == b"5"
+    with pytest.raises(cairn.NotFound):
+        cairn.Store(path, comm, mode="r", revision=3)
+
+
+def test_commit_async(path, comm):
+    a = np.full(1 << 16, comm.rank, dtype=np.int32)
+    with cairn.Store(path, comm, staging_bytes=4 << 20) as st:
+        st.put("a", a)
+        h = st.commit_async()
+        assert h.revision == 1
+        a[:] = -1  # the put copied it: the commit holds the old values
+        while not h.test():
+            pass
+        assert h.committed and h.wait() == 1 and h.wait() == 1
+        st.put("b", b"x")
+        h2 = st.commit_async()
+        assert h2.wait() == 2
+    with cairn.Store(path, comm, mode="r") as st:
+        assert (st.get("a", dtype=np.int32) == comm.rank).all()
+
+
+def test_streams_numpy_pickle_json(path, comm):
+    obj = {"rank": comm.rank, "list": [1, 2, 3], "s": "x" * 1000}
+    arr = np.arange(12345, dtype=np.int16).reshape(5, 2469)
+    with cairn.Store(path, comm) as st:
+        with st.open_stream("npy", "wb", tags={"fmt": "npy"}) as f:
+            np.save(f, arr)
+        with st.open_stream("pkl", "wb") as f:
+            pickle.dump(obj, f)
+        with st.open_stream("json", "wb") as f:
+            json.dump(obj, f)
+        st.commit()
+        assert st.tags("npy") == {"fmt": "npy"}
+        with st.open_stream("npy", "rb") as f:
+            assert f.readable() and not f.writable() and f.seekable()
+            np.testing.assert_array_equal(np.load(f), arr)
+        with st.open_stream("pkl", "rb") as f:
+            assert pickle.load(f) == obj
+        with st.open_stream("json", "rb") as f:
+            assert json.load(f) == obj
+        other = (comm.rank + 1) % comm.size
+        with st.open_stream("json", "rb", rank=other) as f:
+            assert json.load(f)["rank"] == other
+        with st.open_stream("json", "rb") as f:
+            assert f.seek(0, 2) == f.size() and f.read() == b""
+            f.seek(1)
+            assert f.read(6) == b'"rank"'
+            with pytest.raises(Exception):
+                f.write(b"x")
+        with pytest.raises(cairn.NotFound):
+            st.open_stream("nope", "rb")
+        with pytest.raises(cairn.InvalidArgument):
+            st.open_stream("x", "w")
+
+
+def test_errors(path, comm):
+    with pytest.raises(cairn.NotFound):
+        cairn.Store(path, comm, mode="r")
+    with pytest.raises(cairn.NotFound):
+        cairn.Store(path, comm, mode="r+")
+    with pytest.raises(cairn.InvalidArgument, match="unknown option 'keep_revision'"):
+        cairn.Store(path, comm, keep_revision=3)
+    with pytest.raises(cairn.InvalidArgument, match="mode"):
+        cairn.Store(path, comm, mode="w")
+    with pytest.raises(TypeError):
+        cairn.Store(path, comm=5)  # not an mpi4py communicator
+    with cairn.Store(path, comm) as st:
+        with pytest.raises(cairn.NotFound, match="missing") as e:
+            st.get("missing")
+        assert isinstance(e.value, cairn.Error) and isinstance(e.value, KeyError)
+        with pytest.raises(cairn.NotFound):
+            st.delete("missing")
+        with pytest.raises(cairn.InvalidArgument):
+            st.put("", b"x")
+        st.put("k", b"x")
+        st.commit()
+    with pytest.raises(cairn.InvalidArgument, match="exists"):
+        cairn.Store(path, comm, mode="x")
+    assert issubclass(cairn.IOError, cairn.Error) and issubclass(cairn.Corruption, cairn.Error)
+    st.close()  # twice is fine
+    with pytest.raises(cairn.InvalidArgument, match="closed"):
+        st.get("k")
+
+
+def test_state_save_load(path, comm):
+    state = {
+        "model": {"w": np.arange(6.0).reshape(2, 3) + comm.rank, "b": np.zeros(3, np.float32)},
+        "opt": {"lr": 0.01, "step": 100 + comm.rank, "betas": (0.9, 0.999), "name": "adam",
+                "flag": True, "none": None, "raw": b"\x00\x01", "n/s": np.int64(5)},
+        "hist": [np.ones(2, np.int8), 3],
+    }
+    with cairn.Store(path, comm) as st:
+        rev = cairn.save(st, state)
+        assert rev == 1
+        got = cairn.load(st)
+        np.testing.assert_array_equal(got["model"]["w"], state["model"]["w"])
+        assert got["model"]["b"].dtype == np.float32
+        assert got["opt"] == {"lr": 0.01, "step": 100 + comm.rank, "betas": (0.9, 0.999),
+                              "name": "adam", "flag": True, "none": None, "raw": b"\x00\x01",
+                              "n/s": 5}
+        assert type(got["opt"]["n/s"]) is np.int64
+        assert got["hist"][0].dtype == np.int8 and got["hist"][1] == 3
+        # like=: the arrays of `like` are filled in place.
+        like = {"model": {"w": np.empty((2, 3)), "b": np.empty(3, np.float32)}}
+        got2 = cairn.load(st, like=like)
+        assert got2["model"]["w"] is like["model"]["w"]
+        np.testing.assert_array_equal(like["model"]["w"], state["model"]["w"])
+        # A smaller state replaces the old one: its other objects are gone.
+        cairn.save(st, {"model": {"w": np.ones(2)}})
+        assert sorted(k for k in st.keys() if k.startswith("state/")) == ["state/.tree", "state/model/w"]
+        with pytest.raises(cairn.InvalidArgument, match="object"):
+            cairn.save(st, {"x": object()}, commit=False)
+        with pytest.raises(cairn.NotFound):
+            cairn.load(st, prefix="nothing")
