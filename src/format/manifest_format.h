@@ -173,8 +173,9 @@ Status ApplyRecord(uint32_t type, std::string_view payload, ParsedManifest* out)
 // each revision of `pins`. The newest record carries m.high_water. Used by
 // compaction (src/store/manifest.cc) and `cairn repair`.
 std::string EncodeRetainedManifest(const ParsedManifest& m, const std::set<uint64_t>& pins);
-// Bytes of `m`'s file that EncodeRetainedManifest would leave out (an upper
-// bound: expiry lists are not counted as dead). O(retained revisions).
+// Bytes of `m`'s file that EncodeRetainedManifest would leave out (a lower
+// bound: expiry lists, which it also drops, count as live). O(retained
+// revisions).
 uint64_t ManifestDeadBytes(const ParsedManifest& m);
 
 }  // namespace cairn

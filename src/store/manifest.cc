@@ -1,5 +1,6 @@
 #include "store/manifest.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -133,13 +134,18 @@ Status Manifest::AppendRevision(const RevisionRecord& r, bool sync) {
 }
 
 uint64_t ManifestCompactBytes() {
-  const char* e = std::getenv("CAIRN_MANIFEST_COMPACT_BYTES");
-  if (e && *e) return std::strtoull(e, nullptr, 10);
-  // Small enough that an open reads little (the file stays under about
-  // twice this plus the retained records), large enough that compactions
-  // are rare; the half-file rule keeps their cost at most the bytes
-  // appended since the last one.
-  return 64u << 10;
+  // Read once per process (the first call is on the thread that commits
+  // first): a later setenv by the application cannot race with it.
+  static const uint64_t bytes = [] {
+    const char* e = std::getenv("CAIRN_MANIFEST_COMPACT_BYTES");
+    if (e && *e) return uint64_t(std::strtoull(e, nullptr, 10));
+    // Small enough that an open reads little (the file stays under about
+    // twice this plus the retained records), large enough that compactions
+    // are rare; the half-file rule keeps their cost at most the bytes
+    // appended since the last one.
+    return uint64_t(64u << 10);
+  }();
+  return bytes;
 }
 
 Status Manifest::Compact() {
@@ -159,9 +165,28 @@ Status Manifest::Compact() {
   ::unlink(tmp.c_str());  // left by a crash during an earlier compaction
   std::unique_ptr<File> nf;
   s = File::Open(tmp, File::kCreate, stats_, &nf);
+  if (s.ok()) s = nf->Truncate(0);  // an older temporary file the unlink missed leaves no tail
   if (s.ok()) s = nf->PWrite(0, out.data(), out.size());
   if (s.ok()) s = nf->Sync();
-  if (s.ok()) s = nf->Rename(path);
+  if (s.ok()) {
+    s = nf->Rename(path);
+    if (!s.ok()) {
+      // A rename can fail after it took effect (NFS resending it, say):
+      // then MANIFEST is the new file, and appending to the old one would
+      // write into a file with no name. Ask the directory which it is.
+      struct stat mine, old_one;
+      uint64_t dev = 0, ino = 0;
+      bool named = FileIdentity(path, stats_, &dev, &ino);
+      if (named && ::fstat(nf->fd(), &mine) == 0 && dev == uint64_t(mine.st_dev) && ino == uint64_t(mine.st_ino)) {
+        s = Status::OK();  // it did happen
+      } else if (!named || ::fstat(file_->fd(), &old_one) != 0 || dev != uint64_t(old_one.st_dev) ||
+                 ino != uint64_t(old_one.st_ino)) {
+        broken_ = s.WithContext("compacting the manifest: the rename failed and " + path +
+                                " is neither the old nor the new manifest; reopen the store");
+        return broken_;
+      }
+    }
+  }
   if (!s.ok()) {
     nf.reset();
     ::unlink(tmp.c_str());
