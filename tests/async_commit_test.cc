@@ -2,6 +2,7 @@
 // revision holds is fixed when CommitAsync returns, Test/Wait/Close finish
 // it, staging memory is bounded, and the write barrier.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 #include <mpi.h>
 
 #include <filesystem>
@@ -133,9 +134,14 @@ TEST_F(AsyncCommitTest, LaterCommitAndCloseWaitForTheOneInFlight) {
 
 TEST_F(AsyncCommitTest, StagingMemoryIsBoundedAndPutsWaitForIt) {
   // 4 buffers of 128 KiB; 8 values of 20..41 KB make ~250 KB per revision,
-  // so ten revisions in flight back to back must stall.
+  // so ten revisions in flight back to back must stall. The I/O thread is
+  // slowed (test hook, 2 ms per write) so that it cannot keep up however
+  // the ranks are scheduled: without it a fast thread sometimes never let
+  // the buffers fill on one of 4 oversubscribed ranks.
   Options o = Staged(512 * 1024);
+  setenv("CAIRN_TEST_IO_DELAY_US", "2000", 1);
   auto s = Open(o);
+  unsetenv("CAIRN_TEST_IO_DELAY_US");
   for (int rev = 1; rev <= 10; rev++) {
     std::string big = Pattern(rev, 600 * 1024);
     ASSERT_TRUE(s->Put("big", big).ok());

@@ -2,11 +2,20 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <thread>
 
 namespace cairn {
 
+namespace {
+uint64_t TestDelayUs() {
+  const char* e = std::getenv("CAIRN_TEST_IO_DELAY_US");
+  return e && *e ? std::strtoull(e, nullptr, 10) : 0;
+}
+}  // namespace
+
 IoQueue::IoQueue(uint64_t staging_limit, IoStats* stats)
-    : limit_(staging_limit), stats_(stats), thread_([this] { Run(); }) {}
+    : limit_(staging_limit), stats_(stats), test_delay_us_(TestDelayUs()), thread_([this] { Run(); }) {}
 
 IoQueue::~IoQueue() {
   {
@@ -117,6 +126,7 @@ void IoQueue::Run() {
     Job& j = jobs_.front();
     Status failed = error_;
     l.unlock();
+    if (test_delay_us_) std::this_thread::sleep_for(std::chrono::microseconds(test_delay_us_));
     Status s = failed.ok() ? j.fn() : failed;
     l.lock();
     if (!s.ok() && error_.ok()) error_ = s;

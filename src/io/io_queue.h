@@ -79,6 +79,9 @@ class IoQueue {
   Status error_;
   bool stop_ = false;
   IoStats* stats_;
+  // Test hook: CAIRN_TEST_IO_DELAY_US=N makes the thread sleep N us before
+  // each job, so that a test can make staging fill up (off when unset).
+  uint64_t test_delay_us_;
   std::thread thread_;
 };
 
