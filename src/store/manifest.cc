@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <random>
 
 #include "store/crash_point.h"
@@ -53,10 +52,9 @@ Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStat
   // allow it): no revision was ever committed, since the first commit's
   // fsync makes the header durable. Anything else in those bytes is not
   // cairn's.
-  bool zeros = bytes.find_first_not_of('\0') == std::string::npos;
+  bool zeros = AllZero(bytes);
   bool never_written = !*created && (size < kManifestHeaderSize || zeros);
-  if (never_written && !zeros &&
-      std::memcmp(bytes.data(), kManifestMagic, std::min<size_t>(bytes.size(), sizeof kManifestMagic)) != 0)
+  if (never_written && !LooksLikeOurs(bytes, size, kManifestMagic, sizeof kManifestMagic, size))
     return Status::Corruption(path + " (" + std::to_string(size) + " bytes) is not a cairn manifest");
   if (never_written && !writable)
     return Status::NotFound("store at " + dir + " was never completely created (MANIFEST is " +

@@ -23,7 +23,6 @@ bool IsDataName(const std::string& n) {
 
 bool IsCairnName(const std::string& n) { return n == kManifestName || n == kLockName || IsDataName(n); }
 
-
 // The first bytes of a file (up to `want`), and its size.
 Status Head(const std::string& path, uint64_t want, IoStats* stats, std::string* head, uint64_t* size) {
   std::unique_ptr<File> f;
@@ -34,19 +33,16 @@ Status Head(const std::string& path, uint64_t want, IoStats* stats, std::string*
   return f->PRead(0, head->data(), head->size());
 }
 
+}  // namespace
+
 bool AllZero(const std::string& b) { return b.find_first_not_of('\0') == std::string::npos; }
 
-// What cairn itself can leave in a file of that kind: its magic (or a
-// prefix of it, when creation was cut short), or nothing but zeros (a size
-// that reached the disk before the data, on file systems that allow it).
 bool LooksLikeOurs(const std::string& head, uint64_t size, const char* magic, size_t magic_len,
                    uint64_t max_zero_size) {
   size_t n = std::min<size_t>(head.size(), magic_len);
   if (std::memcmp(head.data(), magic, n) == 0) return true;
   return size <= max_zero_size && head.size() == size && AllZero(head);
 }
-
-}  // namespace
 
 Status CheckLeftovers(const std::string& dir, IoStats* stats) {
   std::vector<std::string> names;

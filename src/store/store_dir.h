@@ -22,5 +22,14 @@ Status CheckStoreDirectory(const std::string& dir, IoStats* stats);
 // and no data file holds data (InvalidArgument for a file that is not
 // cairn's; Corruption for data beside a lost manifest).
 Status CheckLeftovers(const std::string& dir, IoStats* stats);
+// Whether `b` holds only zero bytes (true for an empty string).
+bool AllZero(const std::string& b);
+// Whether `head`, the first bytes of a file of `size` bytes, is what cairn
+// itself can leave in a file of that kind: its magic (or a prefix of it,
+// when creation was cut short), or, for a file of at most `max_zero_size`
+// bytes read whole, nothing but zeros (a size that reached the disk before
+// the data, on file systems that allow it).
+bool LooksLikeOurs(const std::string& head, uint64_t size, const char* magic, size_t magic_len,
+                   uint64_t max_zero_size);
 
 }  // namespace cairn
