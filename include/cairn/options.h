@@ -24,8 +24,16 @@ struct Options {
   // Fail with InvalidArgument if the store already exists.
   bool error_if_exists = false;
   // Open without write access: Put/Delete/Commit return InvalidArgument.
-  // A read-only open may use any number of ranks; a read-write open must use
-  // the number of ranks that wrote the revision it opens.
+  // Any open, read-only or not, may use any number of ranks M, whatever the
+  // number N that wrote the revision it opens (Store::writer_ranks()).
+  // Every namespace 0..N-1 of that revision stays readable by every rank
+  // (ReadOptions::rank, List, QueryAll) and global arrays by GetArray. When
+  // a read-write open has M != N, rank r starts from namespace r (empty for
+  // r >= N) and the next commit has M namespaces: objects of namespaces
+  // M..N-1 are not carried (read them and put them where they belong
+  // first), and an array with blocks in those namespaces must be put again
+  // or deleted, or that commit fails with InvalidArgument naming it. The
+  // history stays one store; older revisions keep their N namespaces.
   bool read_only = false;
   // The revision to open; 0 means the newest committed one. Opening an older
   // revision read-write makes it the parent of the next commit (a rollback);

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cairn/array.h"
 #include "cairn/options.h"
 #include "cairn/status.h"
 #include "cairn/tags.h"
@@ -166,6 +167,11 @@ class Store {
 
   int rank() const;
   int size() const;
+  // The number of ranks that wrote this view's revision (its namespaces are
+  // 0 .. writer_ranks()-1, readable by any rank through ReadOptions::rank);
+  // size() for a store with no revision yet. It differs from size() after a
+  // restart on another rank count (see Options::read_only).
+  int writer_ranks() const;
   // The revision this view shows: the one opened, or the last committed by
   // this handle; 0 for a store with no revision yet.
   uint64_t revision() const;
@@ -249,6 +255,53 @@ class Store {
   Status PutShared(std::string_view key, std::string_view value, const TagList& tags = {});
   // Collective: rank 0 reads the value once and broadcasts it to every rank.
   Status GetShared(std::string_view key, std::string* value);
+
+  // --- Global arrays (cairn/array.h) ---
+
+  // Local: puts one block of array `name`: the box of `count` elements at
+  // `start` of an array of `global_shape` and type `dtype`; `data` holds
+  // prod(count) elements, dense, in opt.order. The data is copied (or
+  // written) before return. A rank may put several blocks of an array, or
+  // none. The first put of an array since the last commit, on any rank,
+  // starts it anew: the next revision holds exactly the blocks put since
+  // then by every rank; an array no rank put is carried as it was.
+  // InvalidArgument (nothing stored) for an empty name or one over 4096
+  // bytes, a dtype that is not a DType, 0 or more than kMaxArrayDims
+  // dimensions, a box outside global_shape, a data pointer that is null
+  // with a non-empty box, or a dtype or shape that differs from this rank's
+  // earlier put of the same array. Across ranks, Commit checks that every
+  // rank's puts of an array agree in dtype and shape and that its blocks do
+  // not overlap; if not, the commit fails on every rank with
+  // InvalidArgument naming the array and the ranks, and nothing is made.
+  Status PutArray(std::string_view name, DType dtype, const std::vector<uint64_t>& global_shape,
+                  const std::vector<uint64_t>& start, const std::vector<uint64_t>& count,
+                  const void* data, const ArrayPutOptions& opt = {});
+  // Local: the array `name` is absent from the next revision (its blocks'
+  // space is freed as retention allows). NotFound if this view's revision
+  // has no such array and none was put since. A PutArray of the same name
+  // on any rank in the same commit round makes that commit fail with
+  // InvalidArgument.
+  Status DeleteArray(std::string_view name);
+  // Local: reads the box (start, count) of array `name`, as this view's
+  // revision holds it, into `out`: prod(count) elements, dense, in
+  // ro.order. Works on any rank and any rank count, whatever rank count
+  // wrote the array. Puts not yet committed are not seen. Only the byte
+  // runs the box needs are read (never a whole block for a part of it),
+  // straight into `out` where they are contiguous, and their chunks'
+  // checksums are verified. Elements that no block covers read as zero.
+  // NotFound if there is no such array; InvalidArgument if the box passes
+  // the shape or its dimension count differs.
+  Status GetArray(std::string_view name, const std::vector<uint64_t>& start,
+                  const std::vector<uint64_t>& count, void* out,
+                  const ArrayReadOptions& ro = {});
+  // Local: dtype, shape, tags and block count of array `name` in this
+  // view's revision; with `with_blocks`, every block too (O(blocks) memory).
+  Status GetArrayInfo(std::string_view name, ArrayInfo* info, bool with_blocks = false);
+  // Local: the arrays of this view's revision in name order (no blocks).
+  Status ListArrays(std::vector<ArrayInfo>* arrays);
+  // Local: the names of the arrays whose tags meet every condition in
+  // `all_of` (as Query does for objects), in name order.
+  Status QueryArrays(const std::vector<TagQuery>& all_of, std::vector<std::string>* names);
 
   // --- Revisions ---
 

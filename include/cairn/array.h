@@ -1,0 +1,96 @@
+// Global arrays: typed N-dimensional arrays that every rank of a job puts a
+// part of, and any rank of any later job reads any sub-box of, whatever the
+// number of ranks on either side.
+//
+// An array has a name, an element type, a global shape of 1 to kMaxArrayDims
+// dimensions and tags. Its data is the union of the blocks the ranks put: a
+// block is a box (start, count) of the global index space. Blocks may be
+// irregular; a rank may put several or none. Element (i0, ..., ik) of a
+// block is stored in row-major order (the last index varies fastest).
+// Column-major callers (Fortran) pass ArrayOrder::kColumnMajor: their shape,
+// start and count are then taken in reverse, so the array a Fortran program
+// writes as a(nx, ny) is read by a C program as a[ny][nx] (as HDF5 does).
+//
+// Stored in the same revision as everything else (Store::Commit makes it
+// atomic with the objects); see doc/design.md "Global arrays" and
+// doc/format.md for the layout.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cairn/export.h"
+#include "cairn/tags.h"
+
+namespace cairn {
+CAIRN_API_BEGIN
+
+// The element type of an array. The codes are the numeric TagType codes
+// (cairn/tags.h) and are stored on disk (doc/format.md).
+enum class DType : uint8_t {
+  kInt8 = 1, kInt16 = 2, kInt32 = 3, kInt64 = 4,
+  kUInt8 = 5, kUInt16 = 6, kUInt32 = 7, kUInt64 = 8,
+  kFloat32 = 9, kFloat64 = 10,
+};
+
+// Bytes per element of `t` (0 for a code that is not a DType).
+CAIRN_EXPORT size_t DTypeSize(DType t);
+// "int8" ... "float64" (NumPy's names); "?" for an unknown code.
+CAIRN_EXPORT const char* DTypeName(DType t);
+
+// The most dimensions an array may have.
+constexpr int kMaxArrayDims = 16;
+
+enum class ArrayOrder : uint8_t {
+  kRowMajor = 0,     // C, C++, NumPy's default: the last index varies fastest
+  kColumnMajor = 1,  // Fortran: the first index varies fastest (dims reversed)
+};
+
+// One block of an array, as listed by GetArrayInfo.
+struct ArrayBlock {
+  int rank = 0;                  // the namespace (rank of the revision) holding it
+  std::vector<uint64_t> start;   // first global index per dimension (row-major)
+  std::vector<uint64_t> count;   // extent per dimension (row-major)
+};
+
+// What a revision holds of one array.
+struct ArrayInfo {
+  std::string name;
+  DType dtype = DType::kFloat64;
+  std::vector<uint64_t> shape;   // global shape, row-major
+  TagList tags;
+  uint64_t block_count = 0;      // number of blocks
+  // The blocks, when asked for (GetArrayInfo's with_blocks); empty otherwise.
+  std::vector<ArrayBlock> blocks;
+  // The decomposition is a regular grid (every block the same count but the
+  // last in each dimension), stored in O(1) bytes whatever the block count.
+  bool regular = false;
+  uint64_t elements() const {  // product of shape
+    uint64_t n = 1;
+    for (uint64_t d : shape) n *= d;
+    return n;
+  }
+};
+
+// Options of one PutArray call.
+struct ArrayPutOptions {
+  ArrayOrder order = ArrayOrder::kRowMajor;
+  // Tags of the array. Every rank may pass some; where two ranks give the
+  // same tag name, the lowest rank's value is kept.
+  TagList tags;
+  // Record the minimum and maximum of each block (off by default: it costs a
+  // pass over the data; doc/design.md "Global arrays" has the measurement).
+  bool statistics = false;
+};
+
+// Options of one GetArray call.
+struct ArrayReadOptions {
+  ArrayOrder order = ArrayOrder::kRowMajor;  // of start, count and the output buffer
+  // Byte runs of one block whose gap is at most this many bytes are read
+  // in one request (the gap is read and discarded).
+  uint64_t gap_limit = 64 * 1024;
+};
+
+CAIRN_API_END
+}  // namespace cairn
