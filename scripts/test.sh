@@ -8,4 +8,6 @@ cd "$(dirname "$0")/.."
 source scripts/mpi_env.sh
 scripts/build.sh
 cd build
-ctest --output-on-failure --timeout 900 "$@"
+# Two tests at a time: most of the suite waits on process start-up, fsync
+# and kill/restart cycles rather than on the CPU (CAIRN_TEST_JOBS=1: one).
+ctest --output-on-failure --timeout 900 -j "${CAIRN_TEST_JOBS:-2}" "$@"
