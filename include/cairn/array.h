@@ -35,9 +35,9 @@ enum class DType : uint8_t {
 };
 
 // Bytes per element of `t` (0 for a code that is not a DType).
-CAIRN_EXPORT size_t DTypeSize(DType t);
+size_t DTypeSize(DType t);
 // "int8" ... "float64" (NumPy's names); "?" for an unknown code.
-CAIRN_EXPORT const char* DTypeName(DType t);
+const char* DTypeName(DType t);
 
 // The most dimensions an array may have.
 constexpr int kMaxArrayDims = 16;
