@@ -203,18 +203,21 @@ Status Store::QueryAll(const std::vector<TagQuery>& all_of, std::vector<QueryHit
   hits->clear();
   Rep* rp = rep_.get();
   Comm* c = rp->comm.get();
-  // Which namespaces this rank queries. A writable store has one per rank
-  // (its own, with the changes not yet committed). A read-only store may be
-  // open on more or fewer ranks than wrote the revision: rank r takes
-  // namespaces r, r + size, r + 2 size, ... of it, so every namespace is
-  // queried exactly once whatever the rank count.
+  // Which namespaces this rank queries. The store may be open on more or
+  // fewer ranks than wrote its revision: rank r takes namespaces r,
+  // r + size, r + 2 size, ... of it, so every namespace is queried exactly
+  // once whatever the rank count. On a writable store rank r's first one is
+  // its own (namespace r, with the changes not yet committed, even when the
+  // revision has no namespace r); the others are namespaces of a revision
+  // written by more ranks (a restart on fewer), which no rank owns.
   std::vector<int> mine_ns;
+  uint64_t first = uint64_t(c->rank());
   if (!rp->opt.read_only) {
     mine_ns.push_back(-1);
-  } else {
-    for (uint64_t ns = uint64_t(c->rank()); ns < rp->current.nranks; ns += uint64_t(c->size()))
-      mine_ns.push_back(int(ns));
+    first += uint64_t(c->size());
   }
+  for (uint64_t ns = first; ns < rp->current.nranks; ns += uint64_t(c->size()))
+    mine_ns.push_back(int(ns));
   std::string mine;
   Status s;
   for (int ns : mine_ns) {

@@ -107,7 +107,7 @@ OpenInfo DecodeOpenInfo(const std::string& bytes) {
 }
 
 // Rank 0's part of open: directory, manifest, choice of revision.
-OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
+OpenInfo OpenManifest(Store::Rep* rep) {
   OpenInfo info;
   const Options& o = rep->opt;
   bool is_dir = false;
@@ -192,16 +192,9 @@ OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
             "MANIFEST record at offset " + std::to_string(d.offset) + " is damaged, and may be it");
     return info;
   }
-  if (chosen) {
-    if (!o.read_only && chosen->nranks != uint32_t(nranks)) {
-      info.status = Status::InvalidArgument(
-          "revision " + std::to_string(chosen->revision) + " was written by " +
-          std::to_string(chosen->nranks) + " ranks; a read-write open needs the same number (this is " +
-          std::to_string(nranks) + "); open read-only to read it with a different number");
-      return info;
-    }
-    info.record = EncodeRevisionPayload(*chosen);
-  }
+  // Any rank count may open any revision, read-only or not: a writer on M
+  // ranks starts rank r from namespace r (doc/design.md "Rank counts").
+  if (chosen) info.record = EncodeRevisionPayload(*chosen);
   return info;
 }
 
@@ -456,7 +449,7 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   if (!s.ok()) return s;
   OpenInfo info;
   if (rank == 0) {
-    if (s.ok()) info = OpenManifest(rep.get(), nranks);
+    if (s.ok()) info = OpenManifest(rep.get());
     else info.status = s;
   }
   std::string bytes;
@@ -664,6 +657,9 @@ Status Store::Open(const Options& options, const std::string& path, std::unique_
 
 int Store::rank() const { return rep_->comm->rank(); }
 int Store::size() const { return rep_->comm->size(); }
+int Store::writer_ranks() const {
+  return rep_->current.revision == 0 ? size() : int(rep_->current.nranks);
+}
 uint64_t Store::revision() const { return rep_->current.revision; }
 IoStats Store::stats() const { return SnapshotStats(rep_->stats); }
 
