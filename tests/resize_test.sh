@@ -2,7 +2,10 @@
 # One store written by jobs of different sizes, read-write (issue 12 item 4):
 #   sync:   4 -> 3 -> 6 -> 1 -> 2 ranks, one revision each, then a rollback
 #           to the 6-rank revision on 4 ranks; every revision read back
-#           read-only on another rank count with its own number of namespaces
+#           read-only on another rank count with its own number of namespaces;
+#           the cairn tool's info, keys and get on revisions of other counts
+#   subfiles: 4 -> 3 -> 6 -> 2 ranks with subfiles = 4 and keep_revisions = 2
+#           (ranks on other data files than their namespace's chunks)
 #   async:  2 -> 4 -> 1 ranks, five asynchronous commits at each, with
 #           keep_revisions = 2, so that later commits reuse the extents of
 #           revisions written by another rank count; the data files stop
@@ -53,6 +56,27 @@ run 5 "$s" check 2 3
 got=$(ls_ranks "$s")
 [ "$got" = "4 3 6 1 2 4 " ] || fail "cairn ls shows ranks '$got', expected '4 3 6 1 2 4 '"
 verify_all "$s"
+# The tool reads each revision with its own rank count.
+"$tool" info -r 3 "$s" | grep -q "^ranks *6$" || fail "cairn info -r 3 does not say 6 ranks"
+got=$("$tool" keys -r 1 "$s" | awk '$2 == "v1" { printf "%s ", $1 }')
+[ "$got" = "0 1 2 3 " ] || fail "cairn keys -r 1 shows v1 in namespaces '$got'"
+"$tool" get -r 1 --rank 3 "$s" v0 >/dev/null || fail "cairn get -r 1 --rank 3"
+
+# --- Data files per rank block (subfiles = 4): 4 -> 3 leaves data.00003 to
+# the revisions that use it, 6 ranks write 4 files again, 2 ranks 2 of
+# them; keep_revisions = 2 frees the extents of each file's expired data.
+f="$tmp/subfiles"
+rev=0
+for np in 4 3 6 2; do
+  for i in 1 2; do
+    rev=$((rev + 1))
+    CAIRN_TEST_SUBFILES=4 CAIRN_TEST_KEEP=2 run "$np" "$f" write $rev || break 2
+  done
+  verify_all "$f"
+done
+run 5 "$f" check $rev 2
+run 1 "$f" check $((rev - 1)) 2
+[ -e "$f/data.00003" ] || fail "subfiles = 4 at 4 and 6 ranks: no data.00003"
 
 # --- Asynchronous commits with keep_revisions = 2: 2 -> 4 -> 1.
 a="$tmp/async"

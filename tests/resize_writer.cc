@@ -32,7 +32,8 @@
 //       commit (revision R) succeeds with the array's blocks on this job's
 //       ranks only.
 // Environment: CAIRN_TEST_KEEP=K opens with keep_revisions = K;
-// CAIRN_TEST_ASYNC=1 stages puts and commits with CommitAsync.
+// CAIRN_TEST_ASYNC=1 stages puts and commits with CommitAsync;
+// CAIRN_TEST_SUBFILES=K opens with subfiles = K.
 #include <mpi.h>
 
 #include <algorithm>
@@ -199,6 +200,7 @@ int main(int argc, char** argv) {
   o.extent_size = 64 << 10;
   o.write_buffer_size = 64 << 10;
   if (const char* k = std::getenv("CAIRN_TEST_KEEP")) o.keep_revisions = std::strtoull(k, nullptr, 10);
+  if (const char* k = std::getenv("CAIRN_TEST_SUBFILES")) o.subfiles = std::atoi(k);
   const char* a = std::getenv("CAIRN_TEST_ASYNC");
   bool async = a && *a == '1';
   if (async) o.staging_bytes = 1 << 20;
