@@ -245,7 +245,6 @@ int main(int argc, char** argv) {
         if (n != g_rank && !s->List(&none, ro).IsInvalidArgument()) Fail("List of namespace " + std::to_string(n) + " is not InvalidArgument");
         CheckQueryAll(s.get(), base, Range(0, n), "after open");
       }
-#ifdef RESIZE_TEST_ARRAYS
       if (mode == "array-stale") {
         // The commit that forgets the array must fail, naming it.
         PutRevision(s.get(), g_rank, size, rev);
@@ -270,9 +269,6 @@ int main(int argc, char** argv) {
         }
         Ok(s->PutArray("field", cairn::DType::kInt32, {16, 5}, {r0, 0}, {r1 - r0, 5}, rows.data()), "PutArray");
       }
-#else
-      PutRevision(s.get(), g_rank, size, rev);
-#endif
       // Pending: the job's ranks show their new values, namespaces no
       // rank owns (a restart on fewer ranks) still the base's.
       CheckQueryAll(s.get(), rev, Range(0, size), "before the commit");
@@ -289,7 +285,6 @@ int main(int argc, char** argv) {
       if (!s->List(&none, ro).IsInvalidArgument()) Fail("after the commit, namespace " + std::to_string(size) + " is listed");
       CheckQueryAll(s.get(), rev, Range(0, size), "after the commit");
       for (int ns = 0; ns < size; ns++) CheckNamespace(s.get(), ns, rev);
-#ifdef RESIZE_TEST_ARRAYS
       if (mode == "array-put" || mode == "array-stale") {
         cairn::ArrayInfo info;
         if (Ok(s->GetArrayInfo("field", &info, true), "GetArrayInfo")) {
@@ -305,7 +300,6 @@ int main(int argc, char** argv) {
               break;
             }
       }
-#endif
     }
   } else {
     Fail("unknown mode " + mode);
