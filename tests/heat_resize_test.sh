@@ -26,10 +26,13 @@ GRID=(--nx 193 --ny 161 --every 20)
 
 # heat NP LOG ARGS...: one run; prints its checksum.
 heat() {
-  local np=$1 log=$2
+  local np=$1 log=$2 rc=0
   # shellcheck disable=SC2086
-  "$MPIEXEC" $MPIEXEC_FLAGS -np "$np" "$HEAT" "${GRID[@]}" "${@:3}" >"$log" 2>&1 ||
-    { tail -n 20 "$log" >&2; fail "heat -np $np ${*:3} exited with status $?"; }
+  "$MPIEXEC" $MPIEXEC_FLAGS -np "$np" "$HEAT" "${GRID[@]}" "${@:3}" >"$log" 2>&1 || rc=$?
+  if (( rc != 0 )); then
+    tail -n 20 "$log" >&2
+    fail "heat -np $np ${*:3} exited with status $rc"
+  fi
   local last
   last=$(tail -n 1 "$log")
   [[ "$last" =~ ^checksum\ ([0-9a-f]{16})$ ]] || { tail -n 20 "$log" >&2; fail "no checksum line from heat -np $np"; }
