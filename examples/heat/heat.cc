@@ -13,12 +13,15 @@
 // order whatever the decomposition, so the final grid -- and its checksum --
 // is bit-identical on 1, 2, 4, ... ranks.
 //
-// Every K steps each rank puts its block (raw doubles, key "grid", tagged
-// with its place in the global grid) and the step counter (key "step") into
-// the store and all ranks Commit() one revision. At start, if the store has
-// a revision, every rank restores its block and the step from it and carries
-// on. A run killed at any moment (kill -9) and started again with the same
-// flags prints the same final checksum as a run never interrupted.
+// The grid is a global array of the store: every K steps each rank puts its
+// block of it (Store::PutArray of the ny x nx float64 array "grid"), rank 0
+// the step counter (shared object "step"), and all ranks Commit() one
+// revision. At start, if the store has a revision, every rank reads its own
+// block of the grid (Store::GetArray: whatever blocks the ranks that wrote it
+// had) and the step, and carries on. So a run may be restarted on any number
+// of ranks: checkpointed on 4, continued on 3, then on 6, in the same store,
+// it prints the same checksum as a run never interrupted; and a run killed
+// at any moment (kill -9) and started again prints that checksum too.
 //
 // With --async the checkpoint is asynchronous: puts copy the block into
 // staging memory, CommitAsync returns at once, and the compute loop calls
@@ -60,14 +63,13 @@ struct Config {
   int64_t sleep_ms = 0;
   bool stats = false;
   bool async = false;
-  bool zero_copy = false;
 };
 
 const char kUsage[] =
     "usage: heat --store DIR [--steps N] [--every K] [--nx NX] [--ny NY]\n"
-    "            [--sleep-ms MS] [--stats] [--async [--zero-copy]]\n"
+    "            [--sleep-ms MS] [--stats] [--async]\n"
     "  --store DIR    cairn store directory (created if missing; restarted from\n"
-    "                 its newest revision if it has one)\n"
+    "                 its newest revision if it has one, on any number of ranks)\n"
     "  --steps N      total number of time steps (default 500)\n"
     "  --every K      checkpoint every K steps; 0: never (default 50)\n"
     "  --nx NX        grid columns (default 512)\n"
@@ -75,9 +77,7 @@ const char kUsage[] =
     "  --sleep-ms MS  sleep MS milliseconds per step, to slow the run down for\n"
     "                 kill tests (default 0)\n"
     "  --stats        print the store's I/O counters, summed over ranks, at the end\n"
-    "  --async        checkpoint asynchronously (CommitAsync with staged puts)\n"
-    "  --zero-copy    with --async, put the grid without copying it (PutZeroCopy:\n"
-    "                 its buffer is left alone until the commit has finished)\n";
+    "  --async        checkpoint asynchronously (CommitAsync with staged puts)\n";
 
 int g_rank = 0;
 
@@ -119,10 +119,9 @@ std::string ParseArgs(int argc, char** argv, Config* c) {
       c->async = true;
       continue;
     }
-    if (a == "--zero-copy") {
-      c->zero_copy = true;
-      continue;
-    }
+    if (a == "--zero-copy")
+      return "--zero-copy is gone: the grid is a global array, and PutArray copies its block "
+             "(into staging memory with --async)";
     if (i + 1 >= argc) return "missing value after " + a;
     const char* v = argv[++i];
     int64_t* target = nullptr;
@@ -255,8 +254,8 @@ int main(int argc, char** argv) {
   }
   const int periods[2] = {0, 0};
   MPI_Comm cart;
-  // reorder = 0: the rank in `cart` is the rank in MPI_COMM_WORLD, which is
-  // the rank the store knows (its namespace), so a restart finds its block.
+  // reorder = 0: the rank in `cart` is the rank in MPI_COMM_WORLD, the one
+  // the gather for the checksum below counts with.
   MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
   int coords[2];
   MPI_Cart_coords(cart, g_rank, 2, coords);
@@ -281,7 +280,6 @@ int main(int argc, char** argv) {
 
   // --- Open the store; restart from its newest revision if there is one. ---
   cairn::Options options;
-  if (cfg.zero_copy && !cfg.async) Fail("--zero-copy needs --async");
   if (cfg.async) {
     // Room for a whole checkpoint (the block plus a partly filled buffer),
     // so a put never waits for the disk.
@@ -304,47 +302,43 @@ int main(int argc, char** argv) {
   }
 
   std::vector<double> block(static_cast<size_t>(ly * lx));
-  const uint64_t block_bytes = block.size() * sizeof(double);
   int64_t step = 0;
   if (store->revision() > 0) {
     const uint64_t rev = store->revision();
+    // The step, written once by rank 0; the grid, read as this rank's box
+    // of the global array whatever the blocks of the ranks that wrote it.
     std::string sv;
-    Check(store->Get("step", &sv), "Get(\"step\")");
+    Check(store->GetShared("step", &sv), "GetShared(\"step\")");
     uint64_t s = 0;
     if (!DecodeU64(sv, &s)) Fail("the stored \"step\" is not 8 bytes");
-    // The block must be the one this rank owns: the tags say where it was.
-    cairn::TagList tags;
-    Check(store->GetTags("grid", &tags), "GetTags(\"grid\")");
-    auto tag = [&](const char* name) -> int64_t {
-      for (const cairn::Tag& t : tags)
-        if (t.name == name) return t.value.as_int();
-      Fail(std::string("the stored \"grid\" has no tag ") + name);
-    };
-    if (tag("ny") != cfg.ny || tag("nx") != cfg.nx)
-      Fail("the store holds a " + std::to_string(tag("ny")) + "x" + std::to_string(tag("nx")) +
-           " grid; restart with --ny " + std::to_string(tag("ny")) + " --nx " +
-           std::to_string(tag("nx")) + " or use a new --store");
-    if (tag("y0") != blk.y0 || tag("x0") != blk.x0 || tag("ly") != ly || tag("lx") != lx)
-      Fail("the stored block does not match this rank's block (different process grid?)");
-    uint64_t size = 0;
-    Check(store->GetSize("grid", &size), "GetSize(\"grid\")");
-    if (size != block_bytes)
-      Fail("the stored \"grid\" has " + std::to_string(size) + " bytes, expected " +
-           std::to_string(block_bytes));
-    if (block_bytes > 0) Check(store->GetRange("grid", 0, block.data(), block_bytes), "GetRange(\"grid\")");
+    cairn::ArrayInfo info;
+    const cairn::Status found = store->GetArrayInfo("grid", &info);
+    if (found.IsNotFound())
+      Fail("revision " + std::to_string(rev) + " of " + cfg.store +
+           " has no global array \"grid\" (written by another program, or by a heat older than "
+           "global arrays?); use a new --store");
+    Check(found, "GetArrayInfo(\"grid\")");
+    const std::vector<uint64_t> shape = {uint64_t(cfg.ny), uint64_t(cfg.nx)};
+    if (info.dtype != cairn::DType::kFloat64 || info.shape != shape) {
+      std::string have = cairn::DTypeName(info.dtype);
+      for (size_t d = 0; d < info.shape.size(); ++d) have += (d ? "x" : " ") + std::to_string(info.shape[d]);
+      Fail("the store holds a " + have + " grid; this run wants float64 " + std::to_string(cfg.ny) + "x" +
+           std::to_string(cfg.nx) + ": restart with the --ny and --nx it was written with, or use a new --store");
+    }
+    Check(store->GetArray("grid", {uint64_t(blk.y0), uint64_t(blk.x0)}, {uint64_t(ly), uint64_t(lx)},
+                          block.data()),
+          "GetArray(\"grid\")");
     for (int64_t i = 0; i < ly; ++i)
       std::memcpy(&at(u, i + 1, 1), &block[i * lx], lx * sizeof(double));
-    // Every rank must have restored the same step: one revision is atomic.
-    int64_t lo = 0, hi = 0, st = static_cast<int64_t>(s);
-    MPI_Allreduce(&st, &lo, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&st, &hi, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-    if (lo != hi) Fail("ranks restored different steps from one revision");
-    step = st;
+    step = static_cast<int64_t>(s);  // the same on every rank (GetShared broadcasts it)
     if (step > cfg.steps)
       Fail("the store is at step " + std::to_string(step) + ", beyond --steps " +
            std::to_string(cfg.steps));
     if (root) {
       std::printf("restart from revision %" PRIu64 " at step %" PRId64 "\n", rev, step);
+      if (store->writer_ranks() != nranks)
+        std::printf("the revision was written by %d rank%s, this run has %d: the grid was redistributed\n",
+                    store->writer_ranks(), store->writer_ranks() == 1 ? "" : "s", nranks);
       std::fflush(stdout);
     }
   } else {
@@ -356,13 +350,12 @@ int main(int argc, char** argv) {
     }
   }
 
-  // The block's tags: its place in the global grid (see `cairn keys STORE`).
-  const cairn::TagList grid_tags = {
-      {"ny", cairn::TagValue::Int(cfg.ny)}, {"nx", cairn::TagValue::Int(cfg.nx)},
-      {"y0", cairn::TagValue::Int(blk.y0)}, {"x0", cairn::TagValue::Int(blk.x0)},
-      {"ly", cairn::TagValue::Int(ly)},     {"lx", cairn::TagValue::Int(lx)},
-      {"dtype", cairn::TagValue::String("float64")},
-  };
+  // The grid's box in the global array, and a tag saying what it is.
+  const std::vector<uint64_t> grid_shape = {uint64_t(cfg.ny), uint64_t(cfg.nx)};
+  const std::vector<uint64_t> box_start = {uint64_t(blk.y0), uint64_t(blk.x0)};
+  const std::vector<uint64_t> box_count = {uint64_t(ly), uint64_t(lx)};
+  cairn::ArrayPutOptions grid_opt;
+  grid_opt.tags = {{"what", cairn::TagValue::String("temperature")}};
 
   const double alpha = 0.2;  // stable for alpha <= 0.25
   double t_start = Seconds(), t_ckpt = 0.0, t_max = 0.0;
@@ -398,16 +391,12 @@ int main(int argc, char** argv) {
 
     if (cfg.every > 0 && step % cfg.every == 0) {
       const double t0 = Seconds();
-      // A zero-copy put's buffer may still be being written: wait for the
-      // previous commit before packing into it again.
-      if (cfg.zero_copy && pending.valid()) Check(pending.Wait(), "asynchronous commit");
       for (int64_t i = 0; i < ly; ++i)
         std::memcpy(&block[i * lx], &at(u, i + 1, 1), lx * sizeof(double));
-      const std::string_view grid_bytes(reinterpret_cast<const char*>(block.data()), block_bytes);
-      Check(cfg.zero_copy ? store->PutZeroCopy("grid", grid_bytes, grid_tags)
-                          : store->Put("grid", grid_bytes, grid_tags),
-            "Put(\"grid\")");
-      Check(store->Put("step", EncodeU64(static_cast<uint64_t>(step))), "Put(\"step\")");
+      Check(store->PutArray("grid", cairn::DType::kFloat64, grid_shape, box_start, box_count, block.data(),
+                            grid_opt),
+            "PutArray(\"grid\")");
+      if (root) Check(store->PutShared("step", EncodeU64(static_cast<uint64_t>(step))), "PutShared(\"step\")");
       uint64_t rev = 0;
       if (cfg.async) {
         Check(store->CommitAsync(&pending), "CommitAsync");
@@ -494,7 +483,7 @@ int main(int argc, char** argv) {
     if (checkpoints > 0)
       std::printf("timing: mode %s checkpoints %d blocked_total_s %.6f blocked_max_s %.6f "
                   "final_wait_s %.6f run_s %.6f\n",
-                  cfg.zero_copy ? "async-zero-copy" : cfg.async ? "async" : "sync", checkpoints, tred[0], tred[1], tred[2], t_total);
+                  cfg.async ? "async" : "sync", checkpoints, tred[0], tred[1], tred[2], t_total);
     if (cfg.stats)
       std::printf("io (sum over ranks): %" PRIu64 " metadata ops, %" PRIu64 " fsyncs, %" PRIu64
                   " write requests, %" PRIu64 " read requests\n",

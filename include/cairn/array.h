@@ -52,6 +52,11 @@ struct ArrayBlock {
   int rank = 0;                  // the namespace (rank of the revision) holding it
   std::vector<uint64_t> start;   // first global index per dimension (row-major)
   std::vector<uint64_t> count;   // extent per dimension (row-major)
+  // The block's minimum and maximum element, when it was put with
+  // ArrayPutOptions::statistics (NaNs skipped; 64-bit integers rounded to
+  // the nearest double).
+  bool has_statistics = false;
+  double min = 0, max = 0;
 };
 
 // What a revision holds of one array.

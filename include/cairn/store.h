@@ -243,10 +243,12 @@ class Store {
                const ReadOptions& ro = {});
   // Collective: runs Query on every rank's namespace (not the shared one:
   // query it with Query and ReadOptions::rank = kShared) and gives every
-  // rank the union, ordered by namespace (the rank that wrote it) then key. A
-  // writable store queries each rank's own namespace; a read-only one
-  // covers every namespace of the open revision on any number of ranks
-  // (rank r takes namespaces r, r + size(), ...).
+  // rank the union, ordered by namespace (the rank that wrote it) then key.
+  // It covers every namespace of this view's revision on any number of
+  // ranks (rank r takes namespaces r, r + size(), ...); on a writable store
+  // rank r's own namespace r is queried with its changes not yet committed
+  // (so after a restart on fewer ranks, the namespaces no rank owns are
+  // covered until the next commit, which does not carry them).
   Status QueryAll(const std::vector<TagQuery>& all_of, std::vector<QueryHit>* hits);
 
   // --- Shared objects: written once by rank 0, read by all ---

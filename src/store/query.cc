@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "array/array_meta.h"
 #include "format/coding.h"
 #include "store/store_rep.h"
 
@@ -184,6 +185,7 @@ Status Store::Query(const std::vector<TagQuery>& all_of, std::vector<std::string
   }
   bool damaged = false;
   auto visit = [&](std::string_view body) {
+    if (IsReservedKey(EntryKey(body))) return;  // the store's array objects
     if (EntryMeets(body, terms, &damaged)) keys->emplace_back(EntryKey(body));
   };
   if (own) {
@@ -198,23 +200,49 @@ Status Store::Query(const std::vector<TagQuery>& all_of, std::vector<std::string
   return Status::OK();
 }
 
+Status QueryTableKeys(const IndexTable& t, const std::vector<TagQuery>& all_of, std::string_view prefix,
+                      std::vector<std::string>* keys) {
+  keys->clear();
+  if (all_of.size() > 64) return Status::InvalidArgument("a query has at most 64 conditions");
+  Status s = ValidateQuery(all_of);
+  if (!s.ok()) return s;
+  std::vector<Term> terms;
+  for (const TagQuery& q : all_of) {
+    uint32_t id;
+    if (!t.names.Find(q.name, &id)) return Status::OK();  // no entry has that tag
+    terms.push_back(Term{&q, id});
+  }
+  bool damaged = false;
+  auto it = std::lower_bound(t.keys.begin(), t.keys.end(), prefix);
+  for (; it != t.keys.end() && it->substr(0, prefix.size()) == prefix; ++it)
+    if (EntryMeets(t.entries[size_t(it - t.keys.begin())], terms, &damaged)) keys->emplace_back(*it);
+  if (damaged) {
+    keys->clear();
+    return Status::Corruption("a damaged index entry was met by a query");
+  }
+  return Status::OK();
+}
+
 Status Store::QueryAll(const std::vector<TagQuery>& all_of, std::vector<QueryHit>* hits) {
   rep_->FinishInflight();  // one collective at a time, in the same order everywhere
   hits->clear();
   Rep* rp = rep_.get();
   Comm* c = rp->comm.get();
-  // Which namespaces this rank queries. A writable store has one per rank
-  // (its own, with the changes not yet committed). A read-only store may be
-  // open on more or fewer ranks than wrote the revision: rank r takes
-  // namespaces r, r + size, r + 2 size, ... of it, so every namespace is
-  // queried exactly once whatever the rank count.
+  // Which namespaces this rank queries. The store may be open on more or
+  // fewer ranks than wrote its revision: rank r takes namespaces r,
+  // r + size, r + 2 size, ... of it, so every namespace is queried exactly
+  // once whatever the rank count. On a writable store rank r's first one is
+  // its own (namespace r, with the changes not yet committed, even when the
+  // revision has no namespace r); the others are namespaces of a revision
+  // written by more ranks (a restart on fewer), which no rank owns.
   std::vector<int> mine_ns;
+  uint64_t first = uint64_t(c->rank());
   if (!rp->opt.read_only) {
     mine_ns.push_back(-1);
-  } else {
-    for (uint64_t ns = uint64_t(c->rank()); ns < rp->current.nranks; ns += uint64_t(c->size()))
-      mine_ns.push_back(int(ns));
+    first += uint64_t(c->size());
   }
+  for (uint64_t ns = first; ns < rp->current.nranks; ns += uint64_t(c->size()))
+    mine_ns.push_back(int(ns));
   std::string mine;
   Status s;
   for (int ns : mine_ns) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "array/array_meta.h"
 #include "format/checksum.h"
 #include "format/coding.h"
 #include "format/subfile_header.h"
@@ -107,7 +108,7 @@ OpenInfo DecodeOpenInfo(const std::string& bytes) {
 }
 
 // Rank 0's part of open: directory, manifest, choice of revision.
-OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
+OpenInfo OpenManifest(Store::Rep* rep) {
   OpenInfo info;
   const Options& o = rep->opt;
   bool is_dir = false;
@@ -192,16 +193,9 @@ OpenInfo OpenManifest(Store::Rep* rep, int nranks) {
             "MANIFEST record at offset " + std::to_string(d.offset) + " is damaged, and may be it");
     return info;
   }
-  if (chosen) {
-    if (!o.read_only && chosen->nranks != uint32_t(nranks)) {
-      info.status = Status::InvalidArgument(
-          "revision " + std::to_string(chosen->revision) + " was written by " +
-          std::to_string(chosen->nranks) + " ranks; a read-write open needs the same number (this is " +
-          std::to_string(nranks) + "); open read-only to read it with a different number");
-      return info;
-    }
-    info.record = EncodeRevisionPayload(*chosen);
-  }
+  // Any rank count may open any revision, read-only or not: a writer on M
+  // ranks starts rank r from namespace r (doc/design.md "Rank counts").
+  if (chosen) info.record = EncodeRevisionPayload(*chosen);
   return info;
 }
 
@@ -456,7 +450,7 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   if (!s.ok()) return s;
   OpenInfo info;
   if (rank == 0) {
-    if (s.ok()) info = OpenManifest(rep.get(), nranks);
+    if (s.ok()) info = OpenManifest(rep.get());
     else info.status = s;
   }
   std::string bytes;
@@ -665,6 +659,7 @@ Status Store::Open(const Options& options, const std::string& path, std::unique_
 int Store::rank() const { return rep_->comm->rank(); }
 int Store::size() const { return rep_->comm->size(); }
 uint64_t Store::revision() const { return rep_->current.revision; }
+int Store::writer_ranks() const { return rep_->current.revision == 0 ? size() : int(rep_->current.nranks); }
 IoStats Store::stats() const { return SnapshotStats(rep_->stats); }
 
 Status Store::ListRevisions(std::vector<RevisionInfo>* revisions) {
@@ -676,6 +671,7 @@ Status Store::ListRevisions(std::vector<RevisionInfo>* revisions) {
 
 Status Store::Put(std::string_view key, std::string_view value, const TagList& tags) {
   Status s = rep_->CheckWritable();
+  if (s.ok()) s = CheckNotReserved(key, "Put");
   if (!s.ok()) return s;
   if (rep_->inflight) rep_->Progress(false);
   return rep_->PutInto(&rep_->own, key, value, tags);
@@ -683,6 +679,7 @@ Status Store::Put(std::string_view key, std::string_view value, const TagList& t
 
 Status Store::PutZeroCopy(std::string_view key, std::string_view value, const TagList& tags) {
   Status s = rep_->CheckWritable();
+  if (s.ok()) s = CheckNotReserved(key, "PutZeroCopy");
   if (!s.ok()) return s;
   if (rep_->inflight) rep_->Progress(false);
   return rep_->PutInto(&rep_->own, key, value, tags, true);
@@ -690,6 +687,7 @@ Status Store::PutZeroCopy(std::string_view key, std::string_view value, const Ta
 
 Status Store::PutShared(std::string_view key, std::string_view value, const TagList& tags) {
   Status s = rep_->CheckWritable();
+  if (s.ok()) s = CheckNotReserved(key, "PutShared");
   if (!s.ok()) return s;
   if (rank() != 0) return Status::InvalidArgument("PutShared is for rank 0 only (shared objects are written once)");
   return rep_->PutInto(&rep_->shared, key, value, tags);
@@ -698,6 +696,7 @@ Status Store::PutShared(std::string_view key, std::string_view value, const TagL
 Status Store::Delete(std::string_view key) {
   Status s = rep_->CheckWritable();
   if (s.ok()) s = CheckKey(key);
+  if (s.ok()) s = CheckNotReserved(key, "Delete");
   if (!s.ok()) return s;
   if (!rep_->own.Delete(key)) return Status::NotFound("key '" + std::string(key) + "' not found");
   return Status::OK();
@@ -706,6 +705,7 @@ Status Store::Delete(std::string_view key) {
 Status Store::SetTags(std::string_view key, const TagList& tags) {
   Status s = rep_->CheckWritable();
   if (s.ok()) s = CheckKey(key);
+  if (s.ok()) s = CheckNotReserved(key, "SetTags");
   if (!s.ok()) return s;
   return rep_->RetagInto(&rep_->own, key, tags);
 }
@@ -713,6 +713,7 @@ Status Store::SetTags(std::string_view key, const TagList& tags) {
 Status Store::SetTag(std::string_view key, const Tag& tag) {
   Status s = rep_->CheckWritable();
   if (s.ok()) s = CheckKey(key);
+  if (s.ok()) s = CheckNotReserved(key, "SetTag");
   if (!s.ok()) return s;
   return EditTag(&rep_->own, key, tag.name, &tag.value);
 }
@@ -720,6 +721,7 @@ Status Store::SetTag(std::string_view key, const Tag& tag) {
 Status Store::DeleteTag(std::string_view key, std::string_view name) {
   Status s = rep_->CheckWritable();
   if (s.ok()) s = CheckKey(key);
+  if (s.ok()) s = CheckNotReserved(key, "DeleteTag");
   if (!s.ok()) return s;
   return EditTag(&rep_->own, key, name, nullptr);
 }
@@ -855,6 +857,7 @@ Status Store::List(std::vector<ObjectInfo>* objects, const ReadOptions& ro) {
     if (!s.ok()) return;
     EntryView e;
     s = DecodeEntryBody(body, &e);
+    if (s.ok() && IsReservedKey(e.key)) return;  // the store's array objects
     ObjectInfo o;
     if (s.ok()) s = DecodeTags(e.tags, dict, &o.tags);
     if (!s.ok()) return;
