@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cairn/store.h"
+#include "io/fs_layout.h"
 #include "mpi_main.h"
 #include "test_util.h"
 
@@ -45,6 +46,37 @@ class MpiStore : public ::testing::Test {
     return o;
   }
   std::string dir_;
+};
+
+// Whether a store in `dir` gets a data file per rank by default (local file
+// systems; io/fs_layout.h), else one per node.
+bool PerRankByDefault(const std::string& dir) {
+  IoStats st;
+  return DefaultLayout(dir, &st) == FileLayout::kPerRank;
+}
+
+// The number of ranks' nodes: the data files of the per-node layout.
+int Nodes() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, Rank(), MPI_INFO_NULL, &node);
+  int nr = 0;
+  MPI_Comm_rank(node, &nr);
+  MPI_Comm_free(&node);
+  return int(Sum(nr == 0 ? 1 : 0));
+}
+
+int DataFiles(const std::string& path) {
+  int files = 0;
+  for (auto& e : std::filesystem::directory_iterator(path))
+    files += e.path().filename().string().rfind("data.", 0) == 0;
+  return files;
+}
+
+// Rank 0 pretends the store lives on a file system with this statfs magic
+// while it is in scope (the CAIRN_FS_MAGIC hook; rank 0 decides the layout).
+struct FakeFs {
+  explicit FakeFs(const char* magic) { if (Rank() == 0) setenv("CAIRN_FS_MAGIC", magic, 1); }
+  ~FakeFs() { if (Rank() == 0) unsetenv("CAIRN_FS_MAGIC"); }
 };
 
 std::string GridOf(int rank, int rev) { return Pattern(1000 * rank + rev, 50000 + 1000 * rank); }
@@ -121,8 +153,9 @@ TEST_F(MpiStore, OpenReadsSmallIndexesThroughRankZeroInOneRequest) {
   IoStats st = s->stats();
   // Rank 0: the manifest, its data file's header check (it leads the one
   // node-local data file), and one block holding every rank's index table.
-  // Nobody else reads anything.
-  EXPECT_EQ(st.read_requests, Rank() == 0 ? 3u : 0u);
+  // Nobody else reads anything, but for the header of its own data file
+  // where each rank has one (local file systems).
+  EXPECT_EQ(st.read_requests, Rank() == 0 ? 3u : PerRankByDefault(dir_) ? 1u : 0u);
   // Opens: the store directory (read once by rank 0: is it a store?), the
   // lock file, the manifest, and each rank its data file once.
   EXPECT_EQ(Sum(st.opens), uint64_t(Size()) + 3);
@@ -141,11 +174,13 @@ TEST_F(MpiStore, OpenReadsSmallIndexesThroughRankZeroInOneRequest) {
   }
   s = Open(o);
   // Rank 0: manifest, header check, its own table, the shared table.
-  EXPECT_EQ(s->stats().read_requests, Rank() == 0 ? 4u : 1u);
+  EXPECT_EQ(s->stats().read_requests, Rank() == 0 ? 4u : PerRankByDefault(dir_) ? 2u : 1u);
 }
 
-TEST_F(MpiStore, MetadataOpsPerCommitDoNotGrowWithRanks) {
-  auto s = Open();
+// Summed over all ranks: no open/create/stat/mkdir/rename/unlink per
+// commit at all, whatever the number of ranks; fsyncs (reported apart):
+// one per data file written plus one of the manifest.
+void CheckMetadataOpsPerCommit(Store* s, uint64_t data_files) {
   ASSERT_TRUE(s->Put("warm", "x").ok());
   ASSERT_TRUE(s->Commit().ok());
   IoStats b = s->stats();
@@ -155,12 +190,68 @@ TEST_F(MpiStore, MetadataOpsPerCommitDoNotGrowWithRanks) {
     ASSERT_TRUE(s->Commit().ok());
   }
   IoStats a = s->stats();
-  // Summed over all ranks: no open/create/stat/mkdir/rename/unlink at all,
-  // and per commit one fsync of the (single, node-local) data file plus one
-  // of the manifest, whatever the number of ranks.
-  EXPECT_EQ(Sum(a.opens - b.opens), 0u);
+  EXPECT_EQ(Sum(a.opens - b.opens + a.creates - b.creates), 0u);
   EXPECT_EQ(Sum(a.mkdirs - b.mkdirs + a.stats - b.stats + a.renames - b.renames + a.unlinks - b.unlinks), 0u);
-  EXPECT_EQ(Sum(a.fsyncs - b.fsyncs), 2u * commits);
+  EXPECT_EQ(Sum(a.fsyncs - b.fsyncs), (data_files + 1) * commits);
+}
+
+TEST_F(MpiStore, MetadataOpsPerCommitDoNotGrowWithRanks) {
+  // The default layout of the file system the test runs on.
+  auto s = Open();
+  CheckMetadataOpsPerCommit(s.get(), PerRankByDefault(dir_) ? uint64_t(Size()) : uint64_t(Nodes()));
+}
+
+TEST_F(MpiStore, MetadataOpsPerCommitOnLustreLayout) {
+  // One data file per node, whose leader alone fsyncs it.
+  FakeFs lustre("0bd00bd0");
+  auto s = Open();
+  CheckMetadataOpsPerCommit(s.get(), uint64_t(Nodes()));
+}
+
+TEST_F(MpiStore, DefaultDataFilesFollowTheFileSystem) {
+  // Local file systems: a file per rank, made by the first open and never
+  // again; Lustre, GPFS, NFS: a file per node. An explicit subfiles wins.
+  struct Case { const char* magic; int files; int subfiles; };
+  const int nodes = Nodes();
+  for (const Case& c : {Case{"ef53", Size(), 0}, Case{"58465342", Size(), 0}, Case{"01021994", Size(), 0},
+                        Case{"0bd00bd0", nodes, 0}, Case{"47504653", nodes, 0}, Case{"6969", nodes, 0},
+                        Case{"ef53", 1, 1}, Case{"0bd00bd0", std::min(2, Size()), 2}}) {
+    if (Rank() == 0) std::filesystem::remove_all(Path());
+    MPI_Barrier(MPI_COMM_WORLD);
+    FakeFs fs(c.magic);
+    Options o = Small();
+    o.subfiles = c.subfiles;
+    IoStats opened;
+    {
+      auto s = Open(o);
+      ASSERT_TRUE(s->Put("x", GridOf(Rank(), 1)).ok());
+      ASSERT_TRUE(s->Commit().ok());
+      ASSERT_TRUE(s->Put("x", GridOf(Rank(), 2)).ok());
+      IoStats b = s->stats();
+      ASSERT_TRUE(s->Commit().ok());
+      IoStats a = s->stats();
+      EXPECT_EQ(Sum(a.creates - b.creates + a.opens - b.opens), 0u) << c.magic;
+      opened = a;
+    }
+    // Every file is created once, by the first open.
+    EXPECT_EQ(Sum(opened.creates), uint64_t(c.files) + 2) << c.magic;  // + MANIFEST, LOCK
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (Rank() == 0) EXPECT_EQ(DataFiles(Path()), c.files) << c.magic << " subfiles " << c.subfiles;
+    {
+      // A reopen creates nothing and reads every rank's value back.
+      auto s = Open(o);
+      EXPECT_EQ(Sum(s->stats().creates), 0u) << c.magic;
+      std::string v;
+      for (int r = 0; r < Size(); r++) {
+        ReadOptions ro;
+        ro.rank = r;
+        ASSERT_TRUE(s->Get("x", &v, ro).ok());
+        EXPECT_EQ(v, GridOf(r, 2)) << c.magic;
+      }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (Rank() == 0) EXPECT_EQ(DataFiles(Path()), c.files) << c.magic;
+  }
 }
 
 TEST_F(MpiStore, ConcurrentExtentAllocationNeverOverlaps) {

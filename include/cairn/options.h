@@ -62,8 +62,15 @@ struct Options {
   // written with the others as one block; at open rank 0 reads that block in
   // one request and scatters it (HDF5's compact-storage limit is 64 KiB).
   size_t compact_index_limit = 64 * 1024;
-  // Data files ("subfiles"). 0: one per node (ranks sharing memory share a
-  // file). k > 0: k files, ranks assigned in contiguous blocks.
+  // Data files ("subfiles"), each created once per store (never per
+  // checkpoint); a commit fsyncs each file written once. 0 (the default):
+  // chosen from the file system of the store (statfs at open): one file
+  // per rank on a local one (ext4, XFS, btrfs, tmpfs, and any not known),
+  // where writers of one file take turns in the page cache; one per node
+  // (ranks sharing memory share a file) on Lustre, GPFS, BeeGFS, CephFS,
+  // NFS and SMB, where every fsync costs a server round trip. k > 0: k
+  // files, ranks assigned in contiguous blocks. doc/design.md, "The write
+  // path", has the measurements.
   int subfiles = 0;
   // Staging memory for background writes, in bytes. 0 (the default): a put
   // writes its value (into the page cache) before it returns. > 0: a put

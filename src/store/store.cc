@@ -10,6 +10,7 @@
 #include "format/checksum.h"
 #include "format/coding.h"
 #include "format/subfile_header.h"
+#include "io/fs_layout.h"
 #include "io/coalescing_reader.h"
 #include "store/crash_point.h"
 #include "store/finalize_hook.h"
@@ -56,6 +57,7 @@ struct OpenInfo {
   std::vector<uint64_t> newest_high_water;
   std::string record;  // payload of the opened revision ("" if none)
   std::vector<RevisionInfo> revisions;
+  bool per_rank = false;  // subfiles 0: a data file per rank (io/fs_layout.h)
 };
 
 void PutInfo(std::string* o, const RevisionInfo& r) {
@@ -91,6 +93,7 @@ std::string EncodeOpenInfo(const OpenInfo& i) {
   PutLengthPrefixed(&o, i.record);
   PutVarint64(&o, i.revisions.size());
   for (const auto& r : i.revisions) PutInfo(&o, r);
+  o.push_back(i.per_rank ? 1 : 0);
   return o;
 }
 OpenInfo DecodeOpenInfo(const std::string& bytes) {
@@ -104,6 +107,7 @@ OpenInfo DecodeOpenInfo(const std::string& bytes) {
   i.record = std::string(d.LengthPrefixed());
   i.revisions.resize(d.Varint64());
   for (auto& r : i.revisions) r = GetInfo(&d);
+  i.per_rank = d.U8() != 0;
   return i;
 }
 
@@ -452,6 +456,10 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   if (rank == 0) {
     if (s.ok()) info = OpenManifest(rep.get());
     else info.status = s;
+    // subfiles 0: the layout suits the file system; rank 0 asks statfs
+    // once per writable open (the directory exists by now).
+    if (info.status.ok() && !options.read_only && options.subfiles == 0)
+      info.per_rank = DefaultLayout(path, &rep->stats) == FileLayout::kPerRank;
   }
   std::string bytes;
   if (rank == 0) bytes = EncodeOpenInfo(info);
@@ -469,7 +477,10 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
 
   // 2. Writable: each rank opens its data file and joins its file's counter.
   if (!options.read_only) {
-    if (options.subfiles == 0) {
+    bool per_rank = options.subfiles == 0 && info.per_rank;
+    if (per_rank) {
+      rep->my_subfile = uint32_t(rank);
+    } else if (options.subfiles == 0) {
       auto node = c->SplitNode();
       // Node number = number of distinct node leaders below mine.
       uint64_t leader = uint64_t(rank);
@@ -499,8 +510,13 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
       int k = std::min(options.subfiles, nranks);
       rep->my_subfile = uint32_t(int64_t(rank) * k / nranks);
     }
-    rep->sub_comm = c->Split(int(rep->my_subfile), rank);
-    rep->subfile_on_one_node = rep->sub_comm->SplitNode()->size() == rep->sub_comm->size();
+    // A file per rank (the same on every rank): no sub-communicator and no
+    // shared extent counter; each rank counts its own file's extents. The
+    // MPI communicator split and window they would need cost 0.1-0.25 s of
+    // a process's first open on this machine (doc/design.md).
+    bool alone = per_rank || options.subfiles >= nranks;
+    rep->sub_comm = alone ? NewSelfComm() : c->Split(int(rep->my_subfile), rank);
+    rep->subfile_on_one_node = alone || rep->sub_comm->SplitNode()->size() == rep->sub_comm->size();
     bool leader = rep->sub_comm->rank() == 0;
     bool made_file = false;
     std::string fpath = path + "/" + DataFileName(rep->my_subfile);
@@ -541,19 +557,29 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     uint64_t floor = kSubfileHeaderReserve;
     if (rep->my_subfile < rep->newest_high_water.size())
       floor = std::max(floor, rep->newest_high_water[rep->my_subfile]);
-    // The file's leader hosts its extent counter; everyone learns the
-    // leader's rank in the store's communicator.
-    std::string lr(reinterpret_cast<const char*>(&rank), sizeof rank);
-    rep->sub_comm->Bcast(&lr, 0);
-    int leader_rank;
-    std::memcpy(&leader_rank, lr.data(), sizeof leader_rank);
-    s = c->CreateCounters(leader, RoundUp(floor, options.extent_size));
-    s = AgreeStatus(c, s);
-    if (!s.ok()) return s;
-    Comm* wc = c;
+    ExtentAllocator alloc;
+    if (alone) {
+      auto next = std::make_shared<uint64_t>(RoundUp(floor, options.extent_size));
+      alloc = [next](uint64_t n, uint64_t* off) {
+        *off = *next;
+        *next += n;
+        return Status::OK();
+      };
+    } else {
+      // The file's leader hosts its extent counter; everyone learns the
+      // leader's rank in the store's communicator.
+      std::string lr(reinterpret_cast<const char*>(&rank), sizeof rank);
+      rep->sub_comm->Bcast(&lr, 0);
+      int leader_rank;
+      std::memcpy(&leader_rank, lr.data(), sizeof leader_rank);
+      s = c->CreateCounters(leader, RoundUp(floor, options.extent_size));
+      s = AgreeStatus(c, s);
+      if (!s.ok()) return s;
+      Comm* wc = c;
+      alloc = [wc, leader_rank](uint64_t n, uint64_t* off) { return wc->FetchAdd(leader_rank, n, off); };
+    }
     rep->writer = std::make_unique<Writer>(
-        rep->my_file.get(), rep->my_subfile,
-        [wc, leader_rank](uint64_t n, uint64_t* off) { return wc->FetchAdd(leader_rank, n, off); },
+        rep->my_file.get(), rep->my_subfile, std::move(alloc),
         options.write_buffer_size, options.extent_size, options.chunk_size,
         options.staging_bytes > 0 ? rep->Io() : nullptr);
     if (options.staging_bytes > 0) rep->Io()->Prefault(options.write_buffer_size);
