@@ -313,6 +313,8 @@ TEST(Array, BadInput) {
   EXPECT_TRUE(s->GetArrayInfo("o", &info).IsNotFound());
   ASSERT_TRUE(s->GetArrayInfo("a", &info, true).ok());
   EXPECT_EQ(info.block_count, 2u);  // the dropped re-put of 'a' did not replace it
+  st = s->GetArray("a", {0}, {8}, out.data());  // its block objects were put back
+  EXPECT_TRUE(st.ok()) << st.ToString();
   std::string got;
   EXPECT_TRUE(s->Get("k", &got).ok());
   // A put and a delete of one array in one round fail the commit.
