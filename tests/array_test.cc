@@ -313,6 +313,8 @@ TEST(Array, BadInput) {
   EXPECT_TRUE(s->GetArrayInfo("o", &info).IsNotFound());
   ASSERT_TRUE(s->GetArrayInfo("a", &info, true).ok());
   EXPECT_EQ(info.block_count, 2u);  // the dropped re-put of 'a' did not replace it
+  st = s->GetArray("a", {0}, {8}, out.data());  // its block objects were put back
+  EXPECT_TRUE(st.ok()) << st.ToString();
   std::string got;
   EXPECT_TRUE(s->Get("k", &got).ok());
   // A put and a delete of one array in one round fail the commit.
@@ -492,6 +494,52 @@ TEST(Array, Statistics) {
   EXPECT_EQ(info.blocks[1].max, 100);
   ASSERT_TRUE(s->GetArrayInfo("n", &info, true).ok());
   EXPECT_FALSE(info.blocks[0].has_statistics);
+}
+
+// Damaged descriptors (every truncation, random byte flips) decode to
+// Corruption or to a descriptor whose blocks lie inside its shape; never a
+// crash or a huge allocation.
+TEST(Array, DamagedDescriptorsAreCorruption) {
+  std::vector<ArrayMeta> metas(3);
+  metas[0].shape = {10, 12};  // irregular, with statistics
+  metas[0].nblocks = 2;
+  metas[0].max_ns = 3;
+  metas[0].ns = {0, 3};
+  metas[0].seq = {0, 1};
+  metas[0].starts = {0, 0, 5, 0};
+  metas[0].counts = {5, 12, 5, 12};
+  metas[0].stats = true;
+  metas[0].minmax = {1, 2, 3, 4};
+  metas[1].shape = {7, 8, 9};  // regular, identity
+  metas[1].regular = metas[1].identity = true;
+  metas[1].block_shape = {7, 4, 9};
+  metas[1].nblocks = 2;
+  metas[1].max_ns = 1;
+  metas[2] = metas[1];  // regular, placed otherwise
+  metas[2].identity = false;
+  metas[2].ns = {1, 0};
+  metas[2].seq = {0, 0};
+  std::mt19937_64 g(5);
+  for (const ArrayMeta& m : metas) {
+    std::string enc = EncodeArrayMeta(m);
+    ArrayMeta back;
+    ASSERT_TRUE(DecodeArrayMeta(enc, "t", &back).ok());
+    EXPECT_EQ(EncodeArrayMeta(back), enc);
+    for (size_t n = 0; n < enc.size(); n++)
+      EXPECT_TRUE(DecodeArrayMeta(enc.substr(0, n), "t", &back).IsCorruption()) << n;
+    for (int t = 0; t < 2000; t++) {
+      std::string bad = enc;
+      for (int k = 0; k <= int(g() % 3); k++) bad[g() % bad.size()] ^= char(1 + g() % 255);
+      Status st = DecodeArrayMeta(bad, "t", &back);
+      ASSERT_TRUE(st.ok() || st.IsCorruption()) << st.ToString();
+      if (!st.ok()) continue;
+      std::vector<uint64_t> bs(back.ndims()), bc(back.ndims());
+      for (uint64_t i = 0; i < back.nblocks; i++) {
+        back.Block(i, bs.data(), bc.data());
+        for (size_t d = 0; d < back.ndims(); d++) ASSERT_LE(bs[d] + bc[d], back.shape[d]);
+      }
+    }
+  }
 }
 
 // The index examines the blocks near the box, not all of them.

@@ -177,6 +177,39 @@ TEST_F(MpiArray, AsyncCommitAndRePut) {
   CheckRandomBoxes(r.get(), "a", 1.0, 10);
 }
 
+// Staged puts (the I/O thread writes the blocks) and asynchronous commits;
+// a bad round through CommitAsync fails on every rank, the good one after
+// it commits.
+TEST_F(MpiArray, StagingAndAsyncFailure) {
+  Options o = Small();
+  o.staging_bytes = 4 * o.write_buffer_size;
+  auto s = Open(o);
+  PutMine(s.get(), "st");
+  AsyncCommit h;
+  ASSERT_TRUE(s->CommitAsync(&h).ok());
+  ASSERT_TRUE(h.Wait().ok());
+  CheckRandomBoxes(s.get(), "st", 0, 20);
+  uint64_t rev = s->revision();
+  double v[4] = {1, 2, 3, 4};
+  // Every rank puts the same box of "bad": an overlap (at 1 rank, twice).
+  ASSERT_TRUE(s->PutArray("bad", DType::kFloat64, {8}, {0}, {4}, v).ok());
+  if (Size() == 1) {
+    ASSERT_TRUE(s->PutArray("bad", DType::kFloat64, {8}, {1}, {4}, v).ok());
+  }
+  PutMine(s.get(), "st", 3.0);
+  Status st = s->CommitAsync(&h);
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_FALSE(h.valid());
+  EXPECT_EQ(s->revision(), rev);
+  CheckRandomBoxes(s.get(), "st", 0, 10);  // the old array, untouched
+  PutMine(s.get(), "st", 4.0);
+  ASSERT_TRUE(s->CommitAsync(&h).ok());
+  ASSERT_TRUE(h.Wait().ok());
+  CheckRandomBoxes(s.get(), "st", 4.0, 20);
+  ArrayInfo info;
+  EXPECT_TRUE(s->GetArrayInfo("bad", &info).IsNotFound());
+}
+
 TEST_F(MpiArray, MismatchFailsOnEveryRank) {
   auto s = Open();
   ASSERT_TRUE(s->Put("obj", "value").ok());

@@ -118,7 +118,7 @@ bool MakeRegular(ArrayMeta* m) {
   uint64_t cells = 1;
   for (size_t d = 0; d < nd; d++) {
     if (bs[d] == 0) return false;
-    grid[d] = (m->shape[d] + bs[d] - 1) / bs[d];
+    grid[d] = m->shape[d] / bs[d] + (m->shape[d] % bs[d] != 0);
     if (cells > UINT64_MAX / grid[d]) return false;
     cells *= grid[d];
   }

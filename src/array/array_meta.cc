@@ -194,7 +194,7 @@ Status DecodeArrayMeta(std::string_view bytes, const std::string& where, ArrayMe
     for (size_t i = 0; i < nd; i++) {
       m.block_shape[i] = d.U64();
       if (m.block_shape[i] == 0 || m.shape[i] == 0) return bad("has an empty regular grid");
-      m.grid[i] = (m.shape[i] + m.block_shape[i] - 1) / m.block_shape[i];
+      m.grid[i] = m.shape[i] / m.block_shape[i] + (m.shape[i] % m.block_shape[i] != 0);  // no overflow
       if (cells > UINT64_MAX / m.grid[i]) return bad("has a grid whose size overflows");
       cells *= m.grid[i];
     }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "array/array_meta.h"
 #include "format/index_format.h"
 #include "format/manifest_format.h"
 #include "format/subfile_header.h"
@@ -100,5 +101,32 @@ int main(int argc, char** argv) {
     Write("manifest", r + 1, std::string(1, '\0') + man);
   }
   Write("manifest", 4, std::string(1, '\0') + man.substr(0, man.size() - 30));
+  // Array descriptors: irregular with statistics, a regular grid with
+  // identity placement, and one placed otherwise.
+  {
+    ArrayMeta irr;
+    irr.shape = {10, 12};
+    irr.nblocks = 2;
+    irr.max_ns = 3;
+    irr.ns = {0, 3};
+    irr.seq = {0, 1};
+    irr.starts = {0, 0, 5, 0};
+    irr.counts = {5, 12, 5, 12};
+    irr.stats = true;
+    irr.minmax = {1, 2, 3, 4};
+    ArrayMeta reg;
+    reg.shape = {7, 8, 9};
+    reg.regular = reg.identity = true;
+    reg.block_shape = {7, 4, 9};
+    reg.nblocks = 2;
+    reg.max_ns = 1;
+    ArrayMeta placed = reg;
+    placed.identity = false;
+    placed.ns = {1, 0};
+    placed.seq = {0, 0};
+    Write("array_meta", 0, EncodeArrayMeta(irr));
+    Write("array_meta", 1, EncodeArrayMeta(reg));
+    Write("array_meta", 2, EncodeArrayMeta(placed));
+  }
   return 0;
 }

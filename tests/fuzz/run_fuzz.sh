@@ -17,7 +17,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cairn-fuzz-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 "$dir/make_fuzz_seeds" "$work/seeds" || { echo "FAIL: make_fuzz_seeds"; exit 1; }
 failed=0
-for t in manifest index_table subfile_header tags entry_body; do
+for t in manifest index_table subfile_header tags entry_body array_meta; do
   mkdir -p "$work/corpus-$t" "$dir/artifacts/$t"
   # Leaks are checked too: the decoders own no memory beyond their results.
   if "$dir/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
