@@ -77,5 +77,31 @@ TEST_F(QueryTest, ConditionsCombineAndFollowChanges) {
   EXPECT_TRUE(store_->Query({TagQuery::Wildcard("name", std::string("a\0b", 3))}, &keys).IsInvalidArgument());
 }
 
+// The shared namespace is queried with ReadOptions::kShared, as store.h
+// says: pending shared puts on rank 0 (the only rank here), committed ones
+// after a commit and in a read-only reopen; never the rank's own objects.
+TEST_F(QueryTest, SharedNamespace) {
+  ReadOptions shared;
+  shared.rank = ReadOptions::kShared;
+  std::vector<std::string> keys;
+  ASSERT_TRUE(store_->Query({TagQuery::Exists("n")}, &keys, shared).ok());
+  EXPECT_TRUE(keys.empty());  // the 100 objects are the rank's, not shared
+  ASSERT_TRUE(store_->PutShared("cfg-a", "1", {{"n", TagValue::Int(7)}}).ok());
+  ASSERT_TRUE(store_->PutShared("cfg-b", "2", {{"n", TagValue::Int(8)}}).ok());
+  Status s = store_->Query({TagQuery::Equal("n", TagValue::Int(8))}, &keys, shared);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(keys, std::vector<std::string>{"cfg-b"});
+  ASSERT_TRUE(store_->Commit().ok());
+  ASSERT_TRUE(store_->Query({TagQuery::Exists("n")}, &keys, shared).ok());
+  EXPECT_EQ(keys, (std::vector<std::string>{"cfg-a", "cfg-b"}));
+  ASSERT_TRUE(store_->Close().ok());
+  Options ro;
+  ro.read_only = true;
+  ASSERT_TRUE(Store::Open(ro, dir_.sub("s"), &store_).ok());
+  s = store_->Query({TagQuery::Range("n", TagValue::Int(0), TagValue::Int(7))}, &keys, shared);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(keys, std::vector<std::string>{"cfg-a"});
+}
+
 }  // namespace
 }  // namespace cairn

@@ -167,8 +167,19 @@ Status Store::Query(const std::vector<TagQuery>& all_of, std::vector<std::string
   const NameDict* dict = nullptr;
   std::shared_ptr<const IndexTable> table;
   bool own = ro.rank == -1 || (ro.rank == me && !r->opt.read_only);
+  // The shared namespace: rank 0 of a writable store sees its pending
+  // shared puts too (as Get does); every other rank the committed table.
+  bool shared = ro.rank == ReadOptions::kShared;
+  bool shared_pending = shared && me == 0 && !r->opt.read_only;
   if (own) {
     dict = &static_cast<const NamespaceState&>(r->own).dict();
+  } else if (shared_pending) {
+    dict = &static_cast<const NamespaceState&>(r->shared).dict();
+  } else if (shared) {
+    if (r->current.revision == 0) return Status::OK();  // nothing committed yet
+    s = r->Table(kSharedNamespace, &table);
+    if (!s.ok() || !table) return s;
+    dict = &table->names;
   } else {
     if (r->current.revision == 0 || ro.rank < 0 || uint32_t(ro.rank) >= r->current.nranks)
       return Status::InvalidArgument("rank " + std::to_string(ro.rank) + " has no namespace in revision " +
@@ -190,12 +201,15 @@ Status Store::Query(const std::vector<TagQuery>& all_of, std::vector<std::string
   };
   if (own) {
     static_cast<const NamespaceState&>(r->own).ForEach(visit);
+  } else if (shared_pending) {
+    static_cast<const NamespaceState&>(r->shared).ForEach(visit);
   } else {
     for (std::string_view b : table->entries) visit(b);
   }
   if (damaged) {
     keys->clear();
-    return Status::Corruption(r->Where(uint32_t(own ? me : ro.rank)) + ": a damaged index entry was met by a query");
+    uint32_t ns = shared ? kSharedNamespace : uint32_t(own ? me : ro.rank);
+    return Status::Corruption(r->Where(ns) + ": a damaged index entry was met by a query");
   }
   return Status::OK();
 }
