@@ -26,6 +26,12 @@ class NamespaceState {
   // Starts from `base` (null: empty). The name dictionary starts as base's.
   void Reset(std::shared_ptr<const IndexTable> base);
 
+  // The table the state started from (null: none), and whether anything
+  // was put or deleted since: an unchanged namespace's next table would be
+  // this one, entry for entry, so a commit reuses it (commit_tables.cc).
+  const std::shared_ptr<const IndexTable>& base() const { return base_; }
+  bool unchanged() const { return overlay_.empty(); }
+
   // Tag names of this namespace; entries encode tag names as ids into it.
   NameDict* dict() { return &dict_; }
   const NameDict& dict() const { return dict_; }
