@@ -94,6 +94,12 @@ class NamespaceState {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
   std::unordered_map<std::string, Pending, Hash, std::equal_to<>> overlay_;
+  // The overlay's entries in the order their keys were first put (node
+  // pointers are stable). A service puts its objects in key order, so a
+  // commit finds this list sorted and skips sorting: a sort of node
+  // pointers in hash order misses the cache on every comparison, which
+  // made a 1M-object commit far more than 10x a 100K one.
+  std::vector<const std::pair<const std::string, Pending>*> order_;
   std::unordered_map<std::string, std::vector<uint64_t>, Hash, std::equal_to<>> tag_ids_;
 };
 
