@@ -238,6 +238,46 @@ TEST(Tags, AllTypesRoundTrip) {
   EXPECT_EQ(back[12].value.ToString(), "[1.5, -2, 3]");
 }
 
+// EncodeTags writes through a pointer with fast paths per type; its bytes
+// must be exactly the documented layout (id, code, EncodeTagPayload), and
+// DecodeTags, which reuses the caller's list in place, must leave exactly
+// the decoded tags whatever the list held before.
+TEST(Tags, FastPathsMatchTheGeneralCodec) {
+  double xs[] = {1.5, -2, 3};
+  TagList tags = {{"i32", TagValue::Int(-70000, TagType::kInt32)}, {"u64", TagValue::UInt(UINT64_MAX)},
+                  {"f32", TagValue::Float32(0.25f)}, {"f64", TagValue::Float64(-1e300)},
+                  {"s", TagValue::String(std::string(300, 'z'))}, {"b", TagValue::Bytes(std::string("\0\1", 2))},
+                  {"af", TagValue::Array(TagType::kFloat64, xs, 3)}, {"i64", TagValue::Int(INT64_MIN)}};
+  for (int i = 0; i < 40; i++) tags.push_back({"n" + std::to_string(i), TagValue::String(std::string(i * 7, 'q'))});
+  NameDict dict;
+  std::string enc = "head";
+  ASSERT_TRUE(EncodeTags(tags, &dict, &enc).ok());
+  std::string want = "head";
+  PutVarint64(&want, tags.size());
+  for (size_t i = 0; i < tags.size(); i++) {
+    PutVarint64(&want, i);  // names numbered in order of first use
+    want.push_back(char(tags[i].value.type_code()));
+    EncodeTagPayload(tags[i].value, &want);
+  }
+  EXPECT_EQ(enc, want);
+  // Decoding into a list that held longer and different tags.
+  TagList back(60, Tag{"old-name-long-enough-to-allocate", TagValue::String(std::string(100, 'o'))});
+  ASSERT_TRUE(DecodeTags(std::string_view(enc).substr(4), dict, &back).ok());
+  EXPECT_EQ(back, tags);
+  std::string one;
+  ASSERT_TRUE(EncodeTags({{"i32", TagValue::Int(5, TagType::kInt32)}}, &dict, &one).ok());
+  ASSERT_TRUE(DecodeTags(one, dict, &back).ok());
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0], (Tag{"i32", TagValue::Int(5, TagType::kInt32)}));
+  // An int32 tag whose encoded value does not fit 32 bits is corruption.
+  std::string big;
+  PutVarint64(&big, 1);
+  PutVarint64(&big, 0);
+  big.push_back(char(TagType::kInt32));
+  PutVarint64(&big, ZigZag(int64_t(1) << 40));
+  EXPECT_TRUE(DecodeTags(big, dict, &back).IsCorruption());
+}
+
 TEST(Tags, BadTagsAreRejected) {
   EXPECT_TRUE(ValidateTags({{"", TagValue::Int(1)}}).IsInvalidArgument());
   NameDict dict;

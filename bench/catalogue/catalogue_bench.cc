@@ -9,6 +9,10 @@
 //                                            of every object and check it,
 //                                            then checkpoint again
 //
+// An optional last argument TAGGED gives tags to the first TAGGED objects
+// only (the others have none): PDC's own workload (kvtag_add_scale 100000
+// 100) is O = 100000, T = 1, TAGGED = 100, i.e. 100 integer tags in total.
+//
 // SYSTEM: cairn | cairn-commit (the catalogue lives in the store, so a
 // checkpoint is Commit alone) | sqlite | rocksdb. Prints one JSON line
 // from rank 0 with the phase times (max over ranks), peak RSS and bytes.
@@ -90,11 +94,12 @@ Range MyRange(uint64_t total) {
 
 // The service's in-memory catalogue, built before anything is timed.
 struct Object { std::string key; cairn::TagList tags; };
-std::vector<Object> BuildCatalogue(Range r, int ntags) {
+std::vector<Object> BuildCatalogue(Range r, int ntags, uint64_t tagged) {
   std::vector<Object> objs(r.count);
   for (uint64_t i = 0; i < r.count; i++) {
     uint64_t o = r.first + i;
     objs[i].key = ObjKey(o);
+    if (o >= tagged) continue;  // an object without tags
     objs[i].tags.reserve(ntags);
     for (int t = 0; t < ntags; t++) objs[i].tags.push_back({TagName(t), ValueOf(o, t)});
   }
@@ -296,20 +301,21 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-  if (argc != 6) {
-    if (g_rank == 0) std::fprintf(stderr, "usage: catalogue_bench write|restart SYSTEM DIR OBJECTS TAGS\n");
+  if (argc != 6 && argc != 7) {
+    if (g_rank == 0) std::fprintf(stderr, "usage: catalogue_bench write|restart SYSTEM DIR OBJECTS TAGS [TAGGED]\n");
     MPI_Finalize();
     return 2;
   }
   std::string phase = argv[1], sys = argv[2], dir = argv[3];
   uint64_t total = std::strtoull(argv[4], nullptr, 10);
   int ntags = std::atoi(argv[5]);
+  uint64_t tagged = argc == 7 ? std::strtoull(argv[6], nullptr, 10) : total;
   Range r = MyRange(total);
   double t_ckpt = 0, t_open = 0, t_verify = 0, t_ckpt2 = 0;
   uint64_t checked = 0;
   // The service's state (write), or what a restart must find (restart):
   // built before anything is timed.
-  std::vector<Object> objs = BuildCatalogue(r, ntags);
+  std::vector<Object> objs = BuildCatalogue(r, ntags, tagged);
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = Now();
 

@@ -7,9 +7,14 @@ bench/results/catalogue-<time>/.
   run_catalogue.py [--build DIR] [--reps N] [--quick]
 
 Cells: strong scaling (100,000 objects x 100 tags on 1, 2, 4 ranks), weak
-scaling (25,000 objects per rank), and cairn alone at 10K, 100K and 1M
-objects on 1 rank (linearity).
+scaling (25,000 objects per rank), cairn alone at 10K, 100K and 1M
+objects on 1 rank (linearity), and PDC's own published workload (100,000
+objects, 100 integer tags in total, one on each of the first 100 objects,
+1 client), printed beside PDC's published figures.
 """
+# PDC PR 305, as issue 11 quotes it: 100K objects with 100 integer tags in
+# total, on 2 servers.
+PDC_PUBLISHED = dict(checkpoint_s=1.25, restart_s=0.58, servers=2, tags=100)
 import argparse, json, os, shutil, subprocess, sys, tempfile, time, statistics
 
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
@@ -17,7 +22,7 @@ ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 FIELDS = ["checkpoint_s", "open_s", "verify_s", "checkpoint2_s", "peak_rss_kib", "bytes"]
 
 
-def run_cell(binary, system, ranks, objects, tags, reps, workdir):
+def run_cell(binary, system, ranks, objects, tags, reps, workdir, tagged=None):
     runs = []
     for _ in range(reps):
         d = os.path.join(workdir, "store")
@@ -33,7 +38,8 @@ def run_cell(binary, system, ranks, objects, tags, reps, workdir):
                         f.write("1\n")
                 except OSError:
                     pass
-            p = subprocess.run(["mpiexec", "-n", str(ranks), binary, phase, system, d, str(objects), str(tags)],
+            extra = [str(tagged)] if tagged is not None else []
+            p = subprocess.run(["mpiexec", "-n", str(ranks), binary, phase, system, d, str(objects), str(tags)] + extra,
                                env=ENV, capture_output=True, text=True)
             if p.returncode != 0:
                 raise SystemExit("%s %s failed:\n%s%s" % (system, phase, p.stdout, p.stderr))
@@ -45,8 +51,9 @@ def run_cell(binary, system, ranks, objects, tags, reps, workdir):
                 out["peak_rss_kib"] = r["peak_rss_kib"]
                 out["bytes"] = r["bytes"]
                 out["tags_checked"] = r["tags_checked"]
-        if out.get("tags_checked") != objects * tags:
-            raise SystemExit("%s: %s tags checked, expected %d" % (system, out.get("tags_checked"), objects * tags))
+        want = min(objects, tagged if tagged is not None else objects) * tags
+        if out.get("tags_checked") != want:
+            raise SystemExit("%s: %s tags checked, expected %d" % (system, out.get("tags_checked"), want))
         runs.append(out)
         shutil.rmtree(d, ignore_errors=True)
     return runs
@@ -65,7 +72,8 @@ def main():
     ap.add_argument("--systems", default="cairn,cairn-commit,sqlite,rocksdb")
     ap.add_argument("--no-linearity", action="store_true")
     ap.add_argument("--ranks", default="1,2,4", help="rank counts of the scaling cells")
-    ap.add_argument("--kinds", default="strong,weak", help="scaling kinds to run")
+    ap.add_argument("--kinds", default="strong,weak,pdc", help="cells to run: strong, weak, pdc")
+    ap.add_argument("--linearity-systems", default="cairn,cairn-commit")
     args = ap.parse_args()
     binary = os.path.join(args.build, "bench/catalogue/catalogue_bench")
     systems = args.systems.split(",")
@@ -79,10 +87,13 @@ def main():
     for s in ranks if "weak" in kinds else []:
         for sysname in systems:
             cells.append(("weak", sysname, s, 25000 // scale * s))
+    if "pdc" in kinds:  # PDC's exact workload: 100 integer tags in total, 1 client
+        for sysname in systems:
+            cells.append(("pdc", sysname, 1, 100000 // scale))
     if not args.no_linearity:
         for o in (10000, 100000, 1000000):
-            cells.append(("linearity", "cairn", 1, o // scale))
-            cells.append(("linearity", "cairn-commit", 1, o // scale))
+            for sysname in args.linearity_systems.split(","):
+                cells.append(("linearity", sysname, 1, o // scale))
     stamp = time.strftime("%Y%m%d-%H%M%S")
     outdir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results", "catalogue-" + stamp)
     os.makedirs(outdir, exist_ok=True)
@@ -91,8 +102,10 @@ def main():
     try:
         for kind, sysname, ranks, objects in cells:
             t0 = time.time()
-            runs = run_cell(binary, sysname, ranks, objects, 100, args.reps, work)
-            results.append(dict(kind=kind, system=sysname, ranks=ranks, objects=objects, tags=100, runs=runs))
+            tags, tagged = (1, 100) if kind == "pdc" else (100, None)
+            runs = run_cell(binary, sysname, ranks, objects, tags, args.reps, work, tagged)
+            results.append(dict(kind=kind, system=sysname, ranks=ranks, objects=objects, tags=tags,
+                                tagged=tagged, runs=runs))
             ck = summary(runs, "checkpoint_s")
             print("%-9s %-12s S=%d O=%-8d ckpt %.3f/%.3f/%.3f  (%.0f s)" % (kind, sysname, ranks, objects, *ck, time.time() - t0),
                   flush=True)
@@ -113,6 +126,21 @@ def main():
         fmt = lambda t: "%.3f / %.3f / %.3f" % t
         lines.append("| %s | %s | %d | %d | %s | %s | %s | %s | %.2f | %.0f | %.0f |" % (
             r["kind"], r["system"], r["ranks"], r["objects"], fmt(c), fmt(o), fmt(v), fmt(c2), c2[1] / c[1], rss, mb))
+    pdc = [r for r in results if r["kind"] == "pdc"]
+    if pdc:
+        lines += ["", "## PDC's own workload (100,000 objects, 100 integer tags in total, 1 client)", "",
+                  "PDC's published figures (PR 305, %d servers): checkpoint %.2f s, restart %.2f s. "
+                  "The 10M-tag cells above (100 tags on each of 100,000 objects) are the 100x harder cell: 100x the tags "
+                  "of one tag per object, and 100,000x the %d tags in total of PDC's own run."
+                  % (PDC_PUBLISHED["servers"], PDC_PUBLISHED["checkpoint_s"], PDC_PUBLISHED["restart_s"], PDC_PUBLISHED["tags"]),
+                  "", "| system | servers | checkpoint min / avg / max | restart (open + read all tags) min / avg / max | checkpoint 2 |",
+                  "|---|---|---|---|---|",
+                  "| PDC (published) | %d | %.2f | %.2f | |" % (PDC_PUBLISHED["servers"], PDC_PUBLISHED["checkpoint_s"], PDC_PUBLISHED["restart_s"])]
+        for r in pdc:
+            c, c2 = summary(r["runs"], "checkpoint_s"), summary(r["runs"], "checkpoint2_s")
+            rs = [x.get("open_s", 0) + x.get("verify_s", 0) for x in r["runs"]]
+            lines.append("| %s | %d | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f |" % (
+                r["system"], r["ranks"], *c, min(rs), statistics.mean(rs), max(rs), *c2))
     # Ratios against the peers, same run.
     lines += ["", "## cairn against the peers (ratio of averages; > 1 means cairn is faster)", "",
               "| scaling | ranks | vs | checkpoint | restart (open + read all tags) | checkpoint 2 |", "|---|---|---|---|---|---|"]

@@ -107,6 +107,13 @@ struct IoStats {
   // long in total, a put waited because the staging memory was full.
   uint64_t staging_stalls = 0;
   uint64_t staging_stall_ns = 0;
+  // Commits: index-table bytes rank 0 received from the ranks (its own
+  // included; 0 on other ranks), and namespaces whose table a commit
+  // reused because nothing in them changed since the last revision (this
+  // rank's own, and at rank 0 the shared one): no bytes built, sent or
+  // written for those.
+  uint64_t index_bytes_gathered = 0;
+  uint64_t index_tables_reused = 0;
   // Sum of the metadata operations above.
   uint64_t metadata_ops() const {
     return opens + mkdirs + stats + fsyncs + renames + unlinks + truncates;

@@ -21,7 +21,7 @@ int VarintLength(uint64_t v) {
   return n;
 }
 
-uint64_t Decoder::Varint64() {
+uint64_t Decoder::Varint64Slow() {
   uint64_t result = 0;
   for (int shift = 0; shift <= 63; shift += 7) {
     if (!Need(1)) return 0;

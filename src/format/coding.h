@@ -92,7 +92,12 @@ class Decoder {
     p_ += 8;
     return v;
   }
-  uint64_t Varint64();
+  // One-byte varints (most tag ids, counts and small numbers) inline;
+  // longer ones out of line.
+  uint64_t Varint64() {
+    if (p_ < end_ && !(uint8_t(*p_) & 0x80) && !failed_) return uint8_t(*p_++);
+    return Varint64Slow();
+  }
   // A varint that must fit in 32 bits.
   uint32_t Varint32() {
     uint64_t v = Varint64();
@@ -107,6 +112,9 @@ class Decoder {
   }
   std::string_view LengthPrefixed() { return Bytes(Varint64()); }
   void Fail() { failed_ = true; }
+
+ private:
+  uint64_t Varint64Slow();
 
  private:
   bool Need(uint64_t n) {

@@ -103,9 +103,19 @@ void EncodeTagPayload(const TagValue& v, std::string* out) {
 Status EncodeTags(const TagList& tags, NameDict* dict, std::string* out) {
   Status s = ValidateTags(tags);
   if (!s.ok()) return s;
+  // Written through a pointer into room made ahead (a scalar tag takes at
+  // most 16 bytes), not appended piece by piece; cut to size at the end.
   size_t start = out->size();
-  out->reserve(start + 10 + tags.size() * 12);
-  PutVarint64(out, tags.size());
+  out->resize(start + 10 + tags.size() * 16);
+  char* p = out->data() + start;
+  auto room = [&](size_t need) {
+    size_t at = size_t(p - out->data());
+    if (out->size() - at < need) {
+      out->resize(std::max(out->size() * 2, at + need));
+      p = out->data() + at;
+    }
+  };
+  p = EncodeVarint(p, tags.size());
   dict->BeginMarks();
   for (size_t i = 0; i < tags.size(); i++) {
     const Tag& t = tags[i];
@@ -114,22 +124,34 @@ Status EncodeTags(const TagList& tags, NameDict* dict, std::string* out) {
       out->resize(start);
       return Status::InvalidArgument("tag '" + t.name + "' given twice");
     }
-    // Name id, type code and a scalar payload go through one small buffer.
-    char buf[24];
-    char* p = EncodeVarint(buf, id);
-    *p++ = char(t.value.type_code());
     const TagValue& v = t.value;
-    if (!v.is_array() && (v.is_signed() || v.is_unsigned())) {
+    const std::string& bytes = v.bytes();  // empty for scalars
+    room(16 + 10 + bytes.size());
+    p = EncodeVarint(p, id);
+    *p++ = char(v.type_code());
+    // The same bytes as EncodeTagPayload writes.
+    if (v.is_array()) {
+      p = EncodeVarint(p, bytes.size() / TagTypeWidth(uint8_t(v.type())));
+      std::memcpy(p, bytes.data(), bytes.size());
+      p += bytes.size();
+    } else if (v.is_signed() || v.is_unsigned()) {
       p = EncodeVarint(p, v.is_signed() ? ZigZag(int64_t(v.raw_bits())) : v.raw_bits());
-      out->append(buf, size_t(p - buf));
-    } else if (!v.is_array() && v.type() == TagType::kFloat64) {
+    } else if (v.type() == TagType::kFloat64) {
       EncodeFixed64(p, v.raw_bits());
-      out->append(buf, size_t(p + 8 - buf));
-    } else {
-      out->append(buf, size_t(p - buf));
-      EncodeTagPayload(v, out);
+      p += 8;
+    } else if (v.type() == TagType::kFloat32) {
+      float f = float(v.as_double());
+      uint32_t b32;
+      std::memcpy(&b32, &f, 4);
+      EncodeFixed32(p, b32);
+      p += 4;
+    } else {  // string, bytes
+      p = EncodeVarint(p, bytes.size());
+      std::memcpy(p, bytes.data(), bytes.size());
+      p += bytes.size();
     }
   }
+  out->resize(size_t(p - out->data()));
   return Status::OK();
 }
 
@@ -183,18 +205,35 @@ Status DecodeTags(std::string_view in, const NameDict& dict, TagList* tags) {
   Decoder d(in);
   uint64_t n = d.Varint64();
   if (d.failed() || n > in.size()) return Status::Corruption("tag count damaged");
-  tags->clear();
-  tags->reserve(n);
+  // The list's elements are reused in place (their strings keep their
+  // buffers): a caller reading object after object into one list, as a
+  // restarting service does, allocates nothing per tag.
+  tags->resize(n);
   for (uint64_t i = 0; i < n; i++) {
     uint32_t id = d.Varint32();
     uint8_t code = d.U8();
     if (d.failed()) return Status::Corruption("tag truncated");
     if (id >= dict.size()) return Status::Corruption("tag name id outside the name table");
-    Tag t;
-    t.name = dict.name(id);
-    Status s = DecodeTagPayload(code, &d, &t.value);
-    if (!s.ok()) return s;
-    tags->push_back(std::move(t));
+    Tag& t = (*tags)[i];
+    t.name.assign(dict.name(id));
+    // Scalars, the common case, without the general payload decoder.
+    if (code == uint8_t(TagType::kInt64) || code == uint8_t(TagType::kInt32)) {
+      int64_t s = UnZigZag(d.Varint64());
+      if (code == uint8_t(TagType::kInt32) && (s < INT32_MIN || s > INT32_MAX))
+        return Status::Corruption("tag integer out of range for its width");
+      t.value = TagValue(code, uint64_t(s), std::string());
+    } else if (code == uint8_t(TagType::kUInt64) || code == uint8_t(TagType::kUInt32)) {
+      uint64_t u = d.Varint64();
+      if (code == uint8_t(TagType::kUInt32) && u > UINT32_MAX)
+        return Status::Corruption("tag integer out of range for its width");
+      t.value = TagValue(code, u, std::string());
+    } else if (code == uint8_t(TagType::kFloat64)) {
+      t.value = TagValue(code, d.U64(), std::string());
+    } else {
+      Status s = DecodeTagPayload(code, &d, &t.value);
+      if (!s.ok()) return s;
+    }
+    if (d.failed()) return Status::Corruption("tag value truncated");
   }
   if (d.remaining() != 0) return Status::Corruption("bytes after the last tag");
   return Status::OK();

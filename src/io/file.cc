@@ -39,6 +39,8 @@ IoStats SnapshotStats(const IoStats& s) {
   o.truncates = load(s.truncates);
   o.staging_stalls = load(s.staging_stalls);
   o.staging_stall_ns = load(s.staging_stall_ns);
+  o.index_bytes_gathered = load(s.index_bytes_gathered);
+  o.index_tables_reused = load(s.index_tables_reused);
   return o;
 }
 

@@ -7,6 +7,7 @@
 #include "array/array_commit.h"
 #include "format/checksum.h"
 #include "format/coding.h"
+#include "store/commit_tables.h"
 #include "store/crash_point.h"
 #include "store/store_rep.h"
 #include "store/stream_hub.h"
@@ -81,40 +82,48 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
   int rank = c->rank(), nranks = c->size();
   uint64_t rev = newest_revision + 1;
 
-  // 1. Each rank encodes its table; a large one goes to its own extent.
+  // 1. Each rank encodes its table (or reuses the last one if nothing
+  //    changed: commit_tables.h); a large one goes to its own extent.
   CommitReport me;
   me.subfile = my_subfile;
-  std::string table = own.BuildTable(uint32_t(rank), rev, &me.desc.objects, &me.desc.value_bytes);
-  me.desc.length = table.size();
-  me.desc.checksum = Checksum(table);
+  const NamespaceDesc* prev_own =
+      current.revision != 0 && uint32_t(rank) < current.nranks ? &current.namespaces[rank] : nullptr;
+  NextTable next = MakeNextTable(own, uint32_t(rank), rev, prev_own);
+  me.desc = next.desc;
   // Everything gathered to rank 0 must stay under MPI's int counts.
   uint64_t compact_limit = std::min<uint64_t>(opt.compact_index_limit, (1ull << 30) / uint64_t(nranks));
-  if (table.size() <= compact_limit) {
-    me.compact_table = table;
+  if (next.reused) {
+    stats.index_tables_reused++;
+  } else if (next.bytes.size() <= compact_limit) {
+    me.compact_table = next.bytes;
   } else {
     me.desc.subfile = my_subfile;
-    me.status = writer->AppendContiguous(table, &me.desc.offset);
+    me.status = writer->AppendContiguous(next.bytes, &me.desc.offset);
   }
   me.high_water = writer->high_water();
-  me.space = RankSpaceReport(this, table, plan->async);
+  me.space = RankSpaceReport(this, next.view(), plan->async);
 
   // 2. Rank 0 collects the small tables, writes them as one block, and
   //    builds the record; everyone receives it (or the first error).
   std::vector<std::string> reports;
   c->Gather(EncodeReport(me), &reports, 0);
-  std::string shared_table, plan_bytes;
+  NextTable next_shared;
+  std::string plan_bytes;
   if (rank == 0) {
     std::vector<CommitReport> all;
     all.reserve(nranks);
     for (auto& b : reports) all.push_back(DecodeReport(b));
-    NamespaceDesc shared_desc;
-    shared_table = shared.BuildTable(kSharedNamespace, rev, &shared_desc.objects, &shared_desc.value_bytes);
+    next_shared = MakeNextTable(shared, kSharedNamespace, rev, current.revision != 0 ? &current.shared() : nullptr);
+    if (next_shared.reused) stats.index_tables_reused++;
     std::string block;
     for (auto& rp : all) block += rp.compact_table;
-    block += shared_table;
+    stats.index_bytes_gathered += block.size();
+    block += next_shared.bytes;  // empty when reused
     uint64_t base = 0;
-    Status ws = writer->AppendContiguous(block, &base);
-    if (!ws.ok() && all[0].status.ok()) all[0].status = ws;
+    if (!block.empty()) {
+      Status ws = writer->AppendContiguous(block, &base);
+      if (!ws.ok() && all[0].status.ok()) all[0].status = ws;
+    }
     all[0].high_water = writer->high_water();
     uint64_t at = base;
     for (auto& rp : all) {
@@ -124,10 +133,11 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
         at += rp.compact_table.size();
       }
     }
-    shared_desc.subfile = my_subfile;
-    shared_desc.offset = at;
-    shared_desc.length = shared_table.size();
-    shared_desc.checksum = Checksum(shared_table);
+    NamespaceDesc shared_desc = next_shared.desc;
+    if (!next_shared.reused) {
+      shared_desc.subfile = my_subfile;
+      shared_desc.offset = at;
+    }
 
     Status st;
     for (int i = 0; i < nranks && st.ok(); i++)
@@ -149,7 +159,7 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
       // Retention: the extents this revision needs, and what it expires.
       std::vector<std::string> space_reports;
       for (auto& rp : all) space_reports.push_back(std::move(rp.space));
-      st = PlanRevisionSpace(this, space_reports, shared_table, &rec, &plan->space);
+      st = PlanRevisionSpace(this, space_reports, next_shared.view(), &rec, &plan->space);
     }
     PutLengthPrefixed(&plan_bytes, EncodeStatus(st));
     if (st.ok()) plan_bytes += EncodeRevisionSpacePayload(rec);  // with its live extents and expiries
@@ -162,8 +172,8 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
   plan->revision = rev;
   // The tables are bytes this rank just built: parsing them cannot fail
   // unless memory is corrupt, and then the commit must not go on.
-  s = ParseIndexTable(std::move(table), Where(uint32_t(rank)), &plan->table);
-  if (s.ok() && rank == 0) s = ParseIndexTable(std::move(shared_table), Where(kSharedNamespace), &plan->shared_table);
+  s = AdoptNextTable(std::move(next), Where(uint32_t(rank)), &plan->table);
+  if (s.ok() && rank == 0) s = AdoptNextTable(std::move(next_shared), Where(kSharedNamespace), &plan->shared_table);
   return AgreeStatus(c, s);
 }
 

@@ -13,6 +13,7 @@ void NamespaceState::Reset(std::shared_ptr<const IndexTable> base) {
   dict_ = NameDict();
   if (base_) dict_ = base_->names;
   overlay_.clear();
+  order_.clear();
   tag_ids_.clear();
   arena_.clear();
   arena_used_ = arena_cap_ = 0;
@@ -74,7 +75,10 @@ void NamespaceState::Put(std::string_view key, std::string_view body) {
     if (t != tag_ids_.end()) tag_ids_.erase(t);
   }
   auto it = overlay_.find(key);
-  if (it == overlay_.end()) it = overlay_.emplace(std::string(key), Pending()).first;
+  if (it == overlay_.end()) {
+    it = overlay_.emplace(std::string(key), Pending()).first;
+    order_.push_back(&*it);
+  }
   Pending& p = it->second;
   if (p.slot && body.size() <= p.cap) {
     std::memmove(p.slot, body.data(), body.size());  // may be a view of this very slot
@@ -110,7 +114,10 @@ bool NamespaceState::Delete(std::string_view key) {
   if (!Lookup(key, &body)) return false;
   if (!tag_ids_.empty()) tag_ids_.erase(std::string(key));
   auto it = overlay_.find(key);
-  if (it == overlay_.end()) it = overlay_.emplace(std::string(key), Pending()).first;
+  if (it == overlay_.end()) {
+    it = overlay_.emplace(std::string(key), Pending()).first;
+    order_.push_back(&*it);
+  }
   Pending& p = it->second;
   garbage_ += p.cap;
   p = Pending();
@@ -136,10 +143,9 @@ uint64_t NamespaceState::capacity_hint() const {
 }
 
 void NamespaceState::ForEach(const std::function<void(std::string_view)>& fn) const {
-  std::vector<const std::pair<const std::string, Pending>*> ov;
-  ov.reserve(overlay_.size());
-  for (const auto& kv : overlay_) ov.push_back(&kv);
-  std::sort(ov.begin(), ov.end(), [](auto* a, auto* b) { return a->first < b->first; });
+  std::vector<const std::pair<const std::string, Pending>*> ov(order_);
+  auto less = [](auto* a, auto* b) { return a->first < b->first; };
+  if (!std::is_sorted(ov.begin(), ov.end(), less)) std::sort(ov.begin(), ov.end(), less);
   size_t nb = base_ ? base_->entries.size() : 0;
   size_t i = 0, j = 0;
   while (i < nb || j < ov.size()) {

@@ -392,6 +392,17 @@ Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string
                            const TagList& tags, bool zero_copy) {
   Status s = CheckKey(key);
   if (!s.ok()) return s;
+  if (value.size() <= opt.inline_value_limit) {
+    // An inline value (a catalogue's objects): the tags are encoded
+    // straight after the entry's head, one copy fewer than below.
+    std::string& body = scratch;
+    body.clear();
+    EncodeEntryBody(key, ValueKind::kInline, value.size(), value, {}, {}, &body);
+    s = EncodeTags(tags, ns->dict(), &body);
+    if (!s.ok()) return s;
+    ns->Put(key, body);
+    return Status::OK();
+  }
   // Tags first: a bad tag fails the put before any data is written.
   std::string& tag_bytes = scratch_tags;
   tag_bytes.clear();
@@ -610,7 +621,14 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
       for (uint32_t r = 0; r < readers; r++) want(rec.namespaces[r], &parts[r]);
       want(rec.shared(), &shared_bytes);
       ReadOptions ro;
-      rs = ReadCoalesced(ranges, ro.gap_limit, ro.max_block,
+      // Tables reused from older revisions (commit_tables.h) lie apart
+      // from the newest block: a gap is read through only while it is no
+      // larger than the tables wanted, so the open reads at most about
+      // twice their bytes, however far back an unchanged table lies.
+      uint64_t wanted = 0;
+      for (const ReadRange& rr : ranges) wanted += rr.length;
+      uint64_t gap = std::min<uint64_t>(ro.gap_limit, std::max<uint64_t>(wanted, 4096));
+      rs = ReadCoalesced(ranges, gap, ro.max_block,
                          [&](uint32_t id, File** f) { return rep->DataFile(id, f); });
       if (!rs.ok()) parts.assign(nranks, std::string());
       c->Scatter(parts, &my_bytes, 0);
@@ -819,7 +837,10 @@ Status Store::GetTags(std::string_view key, TagList* tags, const ReadOptions& ro
   EntryView e;
   const NameDict* dict;
   Status s = rep_->Find(key, ro, &e, &dict);
-  if (s.ok()) s = DecodeTags(e.tags, *dict, tags).WithContext("tags of '" + std::string(key) + "'");
+  if (s.ok()) {
+    s = DecodeTags(e.tags, *dict, tags);
+    if (!s.ok()) s = s.WithContext("tags of '" + std::string(key) + "'");  // the message built on failure only
+  }
   return s;
 }
 

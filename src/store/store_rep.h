@@ -29,8 +29,8 @@ struct ArrayState;  // array/array_state.h
 struct CommitPlan {
   uint64_t revision = 0;
   RevisionRecord rec;                            // every rank: the record to append
-  std::shared_ptr<IndexTable> table;             // this rank's namespace in it
-  std::shared_ptr<IndexTable> shared_table;      // rank 0: the shared namespace
+  std::shared_ptr<const IndexTable> table;         // this rank's namespace in it
+  std::shared_ptr<const IndexTable> shared_table;  // rank 0: the shared namespace
   SpacePlan space;                               // rank 0: retention's plan (retention.h)
   bool async = false;                            // made by CommitAsync (retention holds free runs)
 };
