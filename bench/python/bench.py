@@ -2,8 +2,10 @@
 """A checkpoint of NumPy arrays per rank, written by cairn's Python package,
 by h5py (the mpio driver when h5py was built with MPI, else one file per
 rank, which is said in the output) and by numpy.save (one file per rank),
-each made durable (commit / fsync) and read back, min/median/max of
---reps repetitions. Run under mpiexec; see bench/python/README.md.
+each made durable (commit / fsync) and read back after its files were
+evicted from the page cache (as bench_cairn's harness does), min/median/max
+of --reps repetitions. Run under mpiexec; see bench/python/README.md
+(run.sh interleaves the systems one repetition at a time).
 
     mpiexec -n 4 python3 bench.py --dir /tmp/x --mib 256 --arrays 16 --reps 5
 """
@@ -37,6 +39,21 @@ def fsync_path(p):
         os.close(fd)
 
 
+def evict(comm, path):
+    """Rank 0 writes back and drops every file under `path` from the page
+    cache (the C++ harness's EvictTree), so that reads come from the disk."""
+    if comm.rank == 0:
+        for d, _, files in os.walk(path):
+            for f in files:
+                fd = os.open(os.path.join(d, f), os.O_RDONLY)
+                try:
+                    os.fdatasync(fd)
+                    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                finally:
+                    os.close(fd)
+    comm.Barrier()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
@@ -58,7 +75,7 @@ def main():
             r = {"system": system, "phase": phase, "ranks": size, "mib_per_rank": args.mib,
                  "arrays": args.arrays, "min_s": min(times), "median_s": statistics.median(times),
                  "max_s": max(times), "median_gib_s": total / statistics.median(times) / 2**30,
-                 "note": note}
+                 "seconds": times, "note": note}
             results.append(r)
             print("RESULT " + json.dumps(r), flush=True)
 
@@ -82,6 +99,7 @@ def main():
                     st.commit()
             w.append(timed(comm, write))
             out = [np.empty_like(a) for a in arrays]
+            evict(comm, p)
 
             def read():
                 with cairn.Store(p, comm, mode="r") as st:
@@ -107,6 +125,7 @@ def main():
                     os.fsync(fh.fileno())
                 fsync_path(p)
             w.append(timed(comm, write))
+            evict(comm, p)
 
             def read():
                 with open(f, "rb") as fh:
@@ -148,6 +167,7 @@ def main():
                         fsync_path(f)
                 w.append(timed(comm, write))
                 out = np.empty(n)
+                evict(comm, p)
 
                 def read():
                     if mpio:
