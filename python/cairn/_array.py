@@ -113,8 +113,8 @@ def _plan(key: Any, shape: Tuple[int, ...]):
     if used > len(shape):
         raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
                          f"but {used} were indexed")
-    if Ellipsis in key:
-        i = next(j for j, k in enumerate(key) if k is Ellipsis)
+    i = next((j for j, k in enumerate(key) if k is Ellipsis), None)
+    if i is not None:
         key = key[:i] + (slice(None),) * (len(shape) - used) + key[i + 1:]
     else:
         key = key + (slice(None),) * (len(shape) - used)
