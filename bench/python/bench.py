@@ -61,18 +61,23 @@ def main():
     ap.add_argument("--arrays", type=int, default=16, help="arrays per rank")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--systems", default="cairn,numpy,h5py")
+    ap.add_argument("--same-buffer", action="store_true",
+                    help="put one array --arrays times, as bench_cairn puts one buffer")
     args = ap.parse_args()
     comm = MPI.COMM_WORLD
     rank, size = comm.rank, comm.size
     n = args.mib * (1 << 20) // 8 // args.arrays
-    arrays = [np.full(n, rank * 1000 + i, dtype=np.float64) for i in range(args.arrays)]
+    if args.same_buffer:
+        arrays = [np.full(n, rank * 1000, dtype=np.float64)] * args.arrays
+    else:
+        arrays = [np.full(n, rank * 1000 + i, dtype=np.float64) for i in range(args.arrays)]
     total = args.mib * (1 << 20) * size
     base = os.path.join(args.dir, f"pybench-np{size}")
     results = []
 
     def record(system, phase, times, note=""):
         if rank == 0:
-            r = {"system": system, "phase": phase, "ranks": size, "mib_per_rank": args.mib,
+            r = {"system": system + ("-same-buffer" if args.same_buffer else ""), "phase": phase, "ranks": size, "mib_per_rank": args.mib,
                  "arrays": args.arrays, "min_s": min(times), "median_s": statistics.median(times),
                  "max_s": max(times), "median_gib_s": total / statistics.median(times) / 2**30,
                  "seconds": times, "note": note}

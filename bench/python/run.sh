@@ -31,7 +31,7 @@ for n in ${RANKS:-1 2 4}; do
         rm -rf "$data/cxx$n"
       else
         PYTHONPATH=$pypath mpiexec -n "$n" "$py" bench/python/bench.py --dir "$data" \
-          --mib "$mib" --arrays "$arrays" --reps 1 --systems "$sys" | tee -a "$out"
+          --mib "$mib" --arrays "$arrays" --reps 1 --systems "$sys" ${BENCH_ARGS:-} | tee -a "$out"
       fi
     done
   done

@@ -12,7 +12,8 @@ import statistics
 import sys
 from collections import defaultdict
 
-NAMES = {"cairn": "cairn C++", "cairn-python": "cairn Python", "h5py": "h5py",
+NAMES = {"cairn": "cairn C++", "cairn-python": "cairn Python",
+         "cairn-python-same-buffer": "cairn Python, one buffer", "h5py": "h5py",
          "numpy.save": "numpy.save"}
 
 
@@ -41,7 +42,7 @@ def main(path):
         t = times[key]
         med = statistics.median(t)
         ratio = ""
-        if system == "cairn-python" and (phase, ranks, "cairn") in times:
+        if system.startswith("cairn-python") and (phase, ranks, "cairn") in times:
             ratio = f"{statistics.median(times[(phase, ranks, 'cairn')]) / med:.2f}x"
         print(f"| {NAMES.get(system, system)} | {phase} | {ranks} | {len(t)} | {med:.2f} "
               f"[{min(t):.2f}-{max(t):.2f}] | {bytes_of[key] / med / 2**30:.2f} | {ratio} |")
