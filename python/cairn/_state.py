@@ -245,7 +245,7 @@ def load(store: Any, like: Any = None, prefix: str = "state", rank: Optional[int
             return _scalar_from(kind, store.get(key, rank=rank))
         raise Corruption(f"cairn.load: '{key}' has no known kind (tags {tags})")
 
-    def shard(name: str, is_torch: bool, like_v: Any) -> Any:
+    def shard(name: str, like_v: Any) -> Any:
         arr = store.array(name)
         if isinstance(like_v, Shard):
             if like_v.global_shape != arr.shape:
@@ -282,7 +282,7 @@ def load(store: Any, like: Any = None, prefix: str = "state", rank: Optional[int
         if "leaf" in node:
             return leaf(node["leaf"], like_v)
         if "shard" in node:
-            return shard(node["shard"], node.get("torch", False), like_v)
+            return shard(node["shard"], like_v)
         if "dict" in node:
             lk = like_v if isinstance(like_v, dict) else {}
             return {k: build(n, lk.get(k)) for k, n in node["dict"].items()}
