@@ -2,8 +2,10 @@
 """A checkpoint of NumPy arrays per rank, written by cairn's Python package,
 by h5py (the mpio driver when h5py was built with MPI, else one file per
 rank, which is said in the output) and by numpy.save (one file per rank),
-each made durable (commit / fsync) and read back, min/median/max of
---reps repetitions. Run under mpiexec; see bench/python/README.md.
+each made durable (commit / fsync) and read back after its files were
+evicted from the page cache (as bench_cairn's harness does), min/median/max
+of --reps repetitions. Run under mpiexec; see bench/python/README.md
+(run.sh interleaves the systems one repetition at a time).
 
     mpiexec -n 4 python3 bench.py --dir /tmp/x --mib 256 --arrays 16 --reps 5
 """
@@ -37,6 +39,21 @@ def fsync_path(p):
         os.close(fd)
 
 
+def evict(comm, path):
+    """Rank 0 writes back and drops every file under `path` from the page
+    cache (the C++ harness's EvictTree), so that reads come from the disk."""
+    if comm.rank == 0:
+        for d, _, files in os.walk(path):
+            for f in files:
+                fd = os.open(os.path.join(d, f), os.O_RDONLY)
+                try:
+                    os.fdatasync(fd)
+                    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                finally:
+                    os.close(fd)
+    comm.Barrier()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
@@ -44,21 +61,26 @@ def main():
     ap.add_argument("--arrays", type=int, default=16, help="arrays per rank")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--systems", default="cairn,numpy,h5py")
+    ap.add_argument("--same-buffer", action="store_true",
+                    help="put one array --arrays times, as bench_cairn puts one buffer")
     args = ap.parse_args()
     comm = MPI.COMM_WORLD
     rank, size = comm.rank, comm.size
     n = args.mib * (1 << 20) // 8 // args.arrays
-    arrays = [np.full(n, rank * 1000 + i, dtype=np.float64) for i in range(args.arrays)]
+    if args.same_buffer:
+        arrays = [np.full(n, rank * 1000, dtype=np.float64)] * args.arrays
+    else:
+        arrays = [np.full(n, rank * 1000 + i, dtype=np.float64) for i in range(args.arrays)]
     total = args.mib * (1 << 20) * size
     base = os.path.join(args.dir, f"pybench-np{size}")
     results = []
 
     def record(system, phase, times, note=""):
         if rank == 0:
-            r = {"system": system, "phase": phase, "ranks": size, "mib_per_rank": args.mib,
+            r = {"system": system + ("-same-buffer" if args.same_buffer else ""), "phase": phase, "ranks": size, "mib_per_rank": args.mib,
                  "arrays": args.arrays, "min_s": min(times), "median_s": statistics.median(times),
                  "max_s": max(times), "median_gib_s": total / statistics.median(times) / 2**30,
-                 "note": note}
+                 "seconds": times, "note": note}
             results.append(r)
             print("RESULT " + json.dumps(r), flush=True)
 
@@ -82,6 +104,7 @@ def main():
                     st.commit()
             w.append(timed(comm, write))
             out = [np.empty_like(a) for a in arrays]
+            evict(comm, p)
 
             def read():
                 with cairn.Store(p, comm, mode="r") as st:
@@ -107,6 +130,7 @@ def main():
                     os.fsync(fh.fileno())
                 fsync_path(p)
             w.append(timed(comm, write))
+            evict(comm, p)
 
             def read():
                 with open(f, "rb") as fh:
@@ -148,6 +172,7 @@ def main():
                         fsync_path(f)
                 w.append(timed(comm, write))
                 out = np.empty(n)
+                evict(comm, p)
 
                 def read():
                     if mpio:

@@ -1,24 +1,40 @@
 #!/usr/bin/env bash
-# Runs bench/python/bench.py (cairn's Python package, numpy.save, h5py) and
-# the C++ API's bench_cairn on the same per-rank data (N arrays of 256/N MiB)
-# at 1, 2 and 4 ranks, 5 repetitions each, and prints every RESULT line.
+# Runs bench/python/bench.py (cairn's Python package, h5py, numpy.save) and
+# the C++ API's bench_cairn on the same per-rank data (ARRAYS arrays making
+# MIB MiB per rank) at 1, 2 and 4 ranks, interleaved one repetition at a
+# time (cairn Python, cairn C++, h5py, numpy.save; then again), REPS times,
+# and prints the table of min/median/max (bench/python/summarize.py).
 # usage: bench/python/run.sh [BUILD_DIR (default build)] [DATA_DIR (default /tmp/cairn-pybench)]
 # The build must have the Python bindings and bench_cairn
-# (cmake -DCAIRN_BUILD_BENCH=ON; cmake --build BUILD --target _cairn bench_cairn);
-# h5py is measured when importable by the build's Python (pip install h5py).
+# (cmake -DCAIRN_BUILD_BENCH=ON; cmake --build BUILD --target _cairn bench_cairn).
+# h5py with the mpio driver: bench/python/setup_h5py.sh (once; into the
+# build's venv). Every RESULT line goes to DATA_DIR/results.jsonl.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build} data=${2:-/tmp/cairn-pybench}
 source scripts/mpi_env.sh
 py=$(sed -n 's/^PYTHONPATH=.* exec \([^ ]*\) .*/\1/p' "$build/examples/python/heat_py")
+pypath=${PYPATH:-$build/python}  # the cairn package to measure
 mib=${MIB:-256} arrays=${ARRAYS:-16} reps=${REPS:-5}
+systems=${SYSTEMS:-cairn,cxx,h5py,numpy}
 mkdir -p "$data"
+out=$data/results.jsonl
+: >"$out"
 for n in ${RANKS:-1 2 4}; do
-  PYTHONPATH=$build/python mpiexec -n "$n" "$py" bench/python/bench.py --dir "$data" \
-    --mib "$mib" --arrays "$arrays" --reps "$reps"
-  for phase in write read; do
-    mpiexec -n "$n" "$build/bench/bench_cairn" --phase=$phase --dir="$data/cxx$n" \
-      --count="$arrays" --size=$(( mib * 1048576 / arrays )) --reps="$reps" --keep | grep '^RESULT'
+  for rep in $(seq "$reps"); do
+    for sys in ${systems//,/ }; do
+      if [ "$sys" = cxx ]; then
+        for phase in write read; do
+          mpiexec -n "$n" "$build/bench/bench_cairn" --phase=$phase --dir="$data/cxx$n" \
+            --count="$arrays" --size=$(( mib * 1048576 / arrays )) --reps=1 --keep | grep '^RESULT' | tee -a "$out"
+        done
+        rm -rf "$data/cxx$n"
+      else
+        PYTHONPATH=$pypath mpiexec -n "$n" "$py" bench/python/bench.py --dir "$data" \
+          --mib "$mib" --arrays "$arrays" --reps 1 --systems "$sys" ${BENCH_ARGS:-} | tee -a "$out"
+      fi
+    done
   done
-  rm -rf "$data/cxx$n"
 done
+echo "uptime after: $(uptime)"
+python3 bench/python/summarize.py "$out"

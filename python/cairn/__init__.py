@@ -12,18 +12,23 @@
 mpi4py is optional: without ``comm`` the store is single-process. Errors
 raise cairn.NotFound, cairn.Corruption, cairn.InvalidArgument, cairn.IOError
 (and cairn.NotSupported, cairn.Aborted), all subclasses of cairn.Error.
-cairn.save / cairn.load keep nested dicts of arrays and scalars.
+Global arrays: ``st.put_array("u", local, start=(r0, 0), global_shape=(n, m))``
+on each rank, then on any rank count ``st.array("u")[10:20, ::2]``.
+cairn.save / cairn.load keep nested dicts of arrays and scalars; a
+cairn.Shard(local, start, global_shape) leaf is saved as a global array and
+restores on another rank count.
 """
 from ._errors import (Aborted, Corruption, Error, InvalidArgument, IOError,  # noqa: A004
                       NotFound, NotSupported)
 from ._tags import Condition, equal, exists, prefix, range, wildcard  # noqa: A004
+from ._array import Array, Block
 from ._store import SHARED, AsyncCommit, ObjectInfo, Revision, Store, Stream
-from ._state import load, save
+from ._state import Shard, load, save
 
 __all__ = [
     "Store", "Stream", "AsyncCommit", "Revision", "ObjectInfo", "SHARED",
     "Error", "NotFound", "Corruption", "InvalidArgument", "IOError", "NotSupported", "Aborted",
     "Condition", "exists", "equal", "range", "prefix", "wildcard",
-    "save", "load",
+    "Array", "Block", "Shard", "save", "load",
 ]
 __version__ = "0.1.0"

@@ -1,19 +1,33 @@
 """cairn.save / cairn.load: nested state dicts (the way DCP and Orbax users
-work), each rank saving and loading its own.
+work).
 
 The state is a tree of dicts (str keys), lists and tuples whose leaves are
 NumPy arrays, NumPy scalars, torch tensors (when torch is importable; CPU
-copies are saved), int, float, bool, str, bytes and None. Each leaf is one
-object "<prefix>/<path>" (path components joined by "/", with "%" and "/"
-in names escaped as %25 and %2F) tagged with its kind, dtype and shape, and
-the tree's shape is one more object, "<prefix>/.tree" (JSON). Arrays are
-written from their own memory and read straight into new arrays, or into
-the arrays of `like`.
+copies are saved), int, float, bool, str, bytes, None, and cairn.Shard.
 
-Not yet: arrays sharded over ranks as global arrays that restore on another
-rank count (they need the global arrays of issue 12). Today each rank saves
-its own state in its own namespace, and loads it back on the same number
-of ranks (or reads another rank's with load(..., rank=r)).
+- **Sharded arrays**: a leaf ``cairn.Shard(local, start, global_shape)``
+  is this rank's piece of an array spread over the ranks. It is saved as
+  the global array "<prefix>/<path>" (Store.put_array: every rank puts its
+  piece; a rank whose piece is empty puts nothing, so a Shard empty on
+  every rank keeps the array of the previous save), so it restores on any
+  rank count: load with ``like`` holding a Shard (an empty or old local
+  array with the wanted start and the same global shape) fills the piece
+  that Shard asks for, whatever pieces were saved; ``like`` holding a plain
+  array of the global shape gets the whole array; without ``like`` the
+  leaf comes back as a cairn.Array (read it with ``[...]`` while the store
+  is open).
+- **Everything else** (replicated arrays, scalars, the tree) is saved by
+  each rank in its own namespace, as one object per leaf "<prefix>/<path>"
+  (path components joined by "/", with "%" and "/" in names escaped as %25
+  and %2F) tagged with its kind, dtype and shape, plus the tree's shape as
+  one more object, "<prefix>/.tree" (JSON). Per rank, not once: values that
+  differ by rank (a random generator's state, a rank's own counters) come
+  back exactly on the same rank count. On another rank count (the store's
+  writer_ranks differ from its size) every rank loads rank 0's: values not
+  sharded are taken to be replicated, as DCP does.
+
+Arrays are written from their own memory and read straight into new
+arrays, or into the arrays of `like`.
 """
 from __future__ import annotations
 
@@ -68,6 +82,42 @@ def _scalar_from(kind: str, b: bytes) -> Any:
     return None
 
 
+class Shard:
+    """This rank's piece of an array sharded over the ranks, for cairn.save
+    and cairn.load: `local` (a NumPy array or a CPU torch tensor) is the box
+    at `start` of an array of `global_shape` (NumPy's index order). The
+    pieces of all ranks must not overlap (the commit checks it)."""
+
+    __slots__ = ("local", "start", "global_shape")
+
+    def __init__(self, local: Any, start: Any, global_shape: Any) -> None:
+        self.local = local
+        self.start = tuple(int(x) for x in start)
+        self.global_shape = tuple(int(x) for x in global_shape)
+
+    def __repr__(self) -> str:
+        shape = getattr(self.local, "shape", None)
+        return f"cairn.Shard(local shape {tuple(shape) if shape is not None else None}, " \
+               f"start={self.start}, global_shape={self.global_shape})"
+
+
+def _shard_numpy(torch: Any, key: str, v: Any) -> Any:
+    """The local piece of a Shard as a NumPy array (a CPU tensor's own memory)."""
+    if torch is not None and isinstance(v, torch.Tensor):
+        if v.dtype == torch.bfloat16:
+            raise InvalidArgument(f"cairn.save: '{key}': bfloat16 shards are not supported")
+        return v.detach().cpu().contiguous().numpy()
+    if _np is None:
+        raise InvalidArgument(f"cairn.save: '{key}': a Shard needs numpy")
+    return _np.asarray(v)
+
+
+def _load_rank(store: Any, rank: Optional[int]) -> int:
+    if rank is not None:
+        return rank
+    return store.rank if store.writer_ranks == store.size else 0
+
+
 def save(store: Any, state: Any, prefix: str = "state", commit: bool = True) -> Optional[int]:
     """Puts `state` (a nested dict; see the module's doc) into this rank's
     namespace under `prefix`, removes objects of an earlier save under
@@ -75,9 +125,17 @@ def save(store: Any, state: Any, prefix: str = "state", commit: bool = True) -> 
     `commit`) commits. Returns the revision, or None without commit."""
     torch = _torch()
     written: List[str] = []
+    shards: List[str] = []
 
     def leaf(path: str, v: Any) -> Dict[str, Any]:
         key = f"{prefix}/{path}" if path else f"{prefix}/.root"
+        if isinstance(v, Shard):
+            is_torch = torch is not None and isinstance(v.local, torch.Tensor)
+            local = _shard_numpy(torch, key, v.local)
+            shards.append(key)
+            if local.size > 0:
+                store.put_array(key, local, start=v.start, global_shape=v.global_shape)
+            return {"shard": key, "torch": is_torch}
         written.append(key)
         if torch is not None and isinstance(v, torch.Tensor):
             t = v.detach().cpu().contiguous()
@@ -131,13 +189,22 @@ def save(store: Any, state: Any, prefix: str = "state", commit: bool = True) -> 
     for k in store.keys():
         if k.startswith(prefix + "/") and k not in keep:
             store.delete(k)
+    if store.rank == 0:  # arrays are global: one rank removes the stale ones
+        now = set(shards)
+        for a in store.arrays():
+            if a.name.startswith(prefix + "/") and a.name not in now:
+                store.delete_array(a.name)
     return store.commit() if commit else None
 
 
 def load(store: Any, like: Any = None, prefix: str = "state", rank: Optional[int] = None) -> Any:
-    """The state saved under `prefix` (this rank's, or `rank`'s). With
-    `like` (a state of the same structure), arrays and CPU tensors of
-    `like` whose shape and dtype match are filled in place and returned."""
+    """The state saved under `prefix`: the tree and the leaves not sharded
+    from this rank's namespace (rank 0's if the store was written by
+    another number of ranks; `rank`'s if given). With `like` (a state of
+    the same structure), arrays and CPU tensors of `like` whose shape and
+    dtype match are filled in place and returned; a cairn.Shard of `like`
+    gets the piece it asks for of the saved global array (module doc)."""
+    rank = _load_rank(store, rank)
     tree_key = f"{prefix}/.tree"
     try:
         tree = json.loads(store.get(tree_key, rank=rank))
@@ -178,9 +245,44 @@ def load(store: Any, like: Any = None, prefix: str = "state", rank: Optional[int
             return _scalar_from(kind, store.get(key, rank=rank))
         raise Corruption(f"cairn.load: '{key}' has no known kind (tags {tags})")
 
+    def shard(name: str, like_v: Any) -> Any:
+        arr = store.array(name)
+        if isinstance(like_v, Shard):
+            if like_v.global_shape != arr.shape:
+                raise InvalidArgument(f"cairn.load: '{name}' has shape {arr.shape}, like's Shard "
+                                      f"asks for global_shape {like_v.global_shape}")
+            local = like_v.local
+            if torch is not None and isinstance(local, torch.Tensor):
+                if local.device.type != "cpu" or local.dtype == torch.bfloat16:
+                    raise InvalidArgument(f"cairn.load: '{name}': only CPU tensors of NumPy "
+                                          "dtypes are filled")
+                local = local.numpy()
+            if not isinstance(local, _np.ndarray):
+                raise InvalidArgument(f"cairn.load: '{name}': a Shard's local must be an array")
+            if len(like_v.start) != arr.ndim or local.ndim != arr.ndim:
+                raise InvalidArgument(f"cairn.load: '{name}' has {arr.ndim} dimensions, like's Shard "
+                                      f"{local.ndim} (start {like_v.start})")
+            if local.size:
+                fill(name, arr, like_v.start, local)
+            return like_v
+        if isinstance(like_v, _np.ndarray) and like_v.shape == arr.shape and like_v.flags.writeable:
+            fill(name, arr, (0,) * arr.ndim, like_v)
+            return like_v
+        return arr
+
+    def fill(name: str, arr: Any, start: Any, local: Any) -> None:
+        if not local.flags.writeable:
+            raise InvalidArgument(f"cairn.load: '{name}': like's array is read-only")
+        if local.dtype == arr.dtype and local.flags.c_contiguous:
+            arr.read(start, local.shape, out=local)
+        else:
+            local[...] = arr.read(start, local.shape)
+
     def build(node: Dict[str, Any], like_v: Any) -> Any:
         if "leaf" in node:
             return leaf(node["leaf"], like_v)
+        if "shard" in node:
+            return shard(node["shard"], like_v)
         if "dict" in node:
             lk = like_v if isinstance(like_v, dict) else {}
             return {k: build(n, lk.get(k)) for k, n in node["dict"].items()}

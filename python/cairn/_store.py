@@ -10,7 +10,8 @@ import io
 import os
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple, Union
 
-from . import _cairn, _tags
+from . import _array, _cairn, _tags
+from ._array import Array
 from ._errors import InvalidArgument
 
 try:
@@ -193,6 +194,14 @@ class Store:
         """The revision this handle shows (0: none yet)."""
         return self._s.revision
 
+    @property
+    def writer_ranks(self) -> int:
+        """The number of ranks that wrote this handle's revision (its
+        namespaces 0 .. writer_ranks-1, readable with rank=); `size` for a
+        store with no revision yet. Differs from `size` after a restart on
+        another rank count."""
+        return self._s.writer_ranks
+
     # ---- the caller's namespace ----
     def put(self, key: str, value: Any, tags: Optional[Dict[str, Any]] = None) -> None:
         """Stores `value` (bytes or any contiguous buffer: bytearray,
@@ -328,6 +337,43 @@ class Store:
         if mode == "rb":
             return Stream(self._s.open_read(key, _rank(rank)), False, key)
         raise InvalidArgument(f"open_stream mode must be 'wb' or 'rb', got {mode!r}")
+
+    # ---- global arrays (cairn._array has the rules) ----
+    def put_array(self, name: str, local: Any, start: Optional[Any] = None,
+                  global_shape: Optional[Any] = None, tags: Optional[Dict[str, Any]] = None,
+                  order: Optional[str] = None, statistics: bool = False) -> None:
+        """Local: puts `local` (a NumPy array, or anything numpy.asarray
+        takes) as the block at `start` (default all zeros) of global array
+        `name` of shape `global_shape` (default local.shape). A rank may
+        put several blocks of an array, or none; the next commit holds
+        exactly the blocks put since the last one (an array no rank put is
+        carried as it was). A C-contiguous block is written from its own
+        memory; ``order="F"`` takes a Fortran-ordered block and its
+        dimensions reversed (the C++ kColumnMajor). Tags: as put's (where
+        ranks disagree, the lowest rank's value wins). Commit checks that
+        the ranks agree on dtype and shape and that blocks do not overlap."""
+        _array.put_array(self._s, name, local, start, global_shape, tags, order, statistics)
+
+    def array(self, name: str) -> Array:
+        """Local: the global array `name` of this handle's revision, as a
+        cairn.Array (shape, dtype, tags, blocks; ``[...]`` reads any part
+        of it). NotFound if there is none."""
+        return Array(self._s, self._s.array_info(name, False))
+
+    def arrays(self) -> List[Array]:
+        """Local: the global arrays of this handle's revision, by name."""
+        return [Array(self._s, a) for a in self._s.list_arrays()]
+
+    def query_arrays(self, where: Any = None, **conds: Any) -> List[str]:
+        """Local: the names of the arrays whose tags meet every condition
+        (written as for query())."""
+        return self._s.query_arrays(_tags.conditions(where, conds))
+
+    def delete_array(self, name: str) -> None:
+        """Local: array `name` is absent from the next revision (NotFound if
+        this revision has none and none was put). Any rank may call it;
+        a put of the same array in the same commit round fails the commit."""
+        self._s.delete_array(name)
 
     # ---- revisions ----
     def commit(self) -> int:

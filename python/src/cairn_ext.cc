@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "cairn/array.h"
 #include "cairn/options.h"
 #include "cairn/status.h"
 #include "cairn/store.h"
@@ -213,6 +214,39 @@ std::vector<cairn::TagQuery> ToQuery(nb::handle conds) {
     }
   }
   return out;
+}
+
+// ---- Global arrays ----
+
+std::vector<uint64_t> Dims(nb::handle seq, const char* what, const std::string& name) {
+  std::vector<uint64_t> out;
+  for (nb::handle h : seq) {
+    if (PyBool_Check(h.ptr()) || !PyLong_Check(h.ptr()))
+      Invalid("array '" + name + "': " + what + " must be ints");
+    const long long v = PyLong_AsLongLong(h.ptr());
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      Invalid("array '" + name + "': " + what + " has a value out of range");
+    }
+    if (v < 0) Invalid("array '" + name + "': " + what + " has a negative value " + std::to_string(v));
+    out.push_back(static_cast<uint64_t>(v));
+  }
+  return out;
+}
+
+nb::tuple FromDims(const std::vector<uint64_t>& d) {
+  nb::list l;
+  for (uint64_t v : d) l.append(v);
+  return nb::tuple(l);
+}
+
+// (name, dtype code, shape, tags, block_count, regular, [(rank, start, count)])
+nb::tuple FromArrayInfo(const cairn::ArrayInfo& a) {
+  nb::list blocks;
+  for (const cairn::ArrayBlock& b : a.blocks)
+    blocks.append(nb::make_tuple(b.rank, FromDims(b.start), FromDims(b.count)));
+  return nb::make_tuple(FromName(a.name), int(a.dtype), FromDims(a.shape), FromTags(a.tags),
+                        a.block_count, a.regular, blocks);
 }
 
 // ---- Options ----
@@ -651,6 +685,101 @@ class PyStore {
     return d;
   }
 
+  // One block of array `name` from `data`'s own memory (no copy here: the
+  // buffer is held, and the GIL released, while the library writes it).
+  void put_array(const std::string& name, nb::handle data, int dtype, nb::handle global_shape,
+                 nb::handle start, nb::handle count, bool column_major, nb::handle tags,
+                 bool statistics) {
+    const auto dt = static_cast<cairn::DType>(dtype);
+    const size_t es = cairn::DTypeSize(dt);
+    if (es == 0) Invalid("array '" + name + "': bad dtype code " + std::to_string(dtype));
+    const std::vector<uint64_t> shape = Dims(global_shape, "global_shape", name);
+    const std::vector<uint64_t> st0 = Dims(start, "start", name);
+    const std::vector<uint64_t> cnt = Dims(count, "count", name);
+    cairn::ArrayPutOptions o;
+    o.order = column_major ? cairn::ArrayOrder::kColumnMajor : cairn::ArrayOrder::kRowMajor;
+    o.tags = ToTags(tags);
+    o.statistics = statistics;
+    Buffer b(data, false);
+    uint64_t n = es;
+    for (uint64_t c : cnt) n *= c;
+    if (n != b.size())
+      Invalid("array '" + name + "': the block has " + std::to_string(b.size()) + " bytes, count " +
+              "needs " + std::to_string(n));
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->PutArray(name, dt, shape, st0, cnt, b.size() ? b.data() : nullptr, o);
+    }
+    Check(status);
+  }
+
+  // Reads the box (start, count) of array `name` into `out` (a writable
+  // contiguous buffer of exactly the box's bytes), with the GIL released.
+  void get_array(const std::string& name, nb::handle start, nb::handle count, nb::handle out,
+                 uint64_t elem_size) {
+    const std::vector<uint64_t> st0 = Dims(start, "start", name);
+    const std::vector<uint64_t> cnt = Dims(count, "count", name);
+    Buffer b(out, true);
+    uint64_t n = elem_size;
+    for (uint64_t c : cnt) n *= c;
+    if (n != b.size())
+      Invalid("array '" + name + "': the output buffer has " + std::to_string(b.size()) +
+              " bytes, the box " + std::to_string(n));
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->GetArray(name, st0, cnt, b.data());
+    }
+    Check(status);
+  }
+
+  nb::tuple array_info(const std::string& name, bool with_blocks) {
+    cairn::ArrayInfo info;
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->GetArrayInfo(name, &info, with_blocks);
+    }
+    Check(status);
+    return FromArrayInfo(info);
+  }
+
+  nb::list list_arrays() {
+    std::vector<cairn::ArrayInfo> arrays;
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->ListArrays(&arrays);
+    }
+    Check(status);
+    nb::list out;
+    for (const auto& a : arrays) out.append(FromArrayInfo(a));
+    return out;
+  }
+
+  nb::list query_arrays(nb::handle conds) {
+    std::vector<cairn::TagQuery> q = ToQuery(conds);
+    std::vector<std::string> names;
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      status = s->QueryArrays(q, &names);
+    }
+    Check(status);
+    nb::list out;
+    for (const auto& n : names) out.append(FromName(n));
+    return out;
+  }
+
+  void delete_array(const std::string& name) { Check(st()->DeleteArray(name)); }
+  int writer_ranks() const { return st()->writer_ranks(); }
+
   int rank() const { return st()->rank(); }
   int size() const { return st()->size(); }
   uint64_t revision() const { return st()->revision(); }
@@ -724,6 +853,15 @@ NB_MODULE(_cairn, m) {
       .def("open_write", &PyStore::open_write)
       .def("open_read", &PyStore::open_read)
       .def("stats", &PyStore::stats)
+      .def("put_array", &PyStore::put_array, nb::arg("name"), nb::arg("data"), nb::arg("dtype"),
+           nb::arg("global_shape"), nb::arg("start"), nb::arg("count"), nb::arg("column_major"),
+           nb::arg("tags").none(), nb::arg("statistics"))
+      .def("get_array", &PyStore::get_array)
+      .def("array_info", &PyStore::array_info)
+      .def("list_arrays", &PyStore::list_arrays)
+      .def("query_arrays", &PyStore::query_arrays)
+      .def("delete_array", &PyStore::delete_array)
+      .def_prop_ro("writer_ranks", &PyStore::writer_ranks)
       .def_prop_ro("rank", &PyStore::rank)
       .def_prop_ro("size", &PyStore::size)
       .def_prop_ro("revision", &PyStore::revision);

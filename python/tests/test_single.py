@@ -115,3 +115,28 @@ def test_ioerror(tmp_path):
     (tmp_path / "file").write_bytes(b"")
     with pytest.raises(cairn.IOError, match="Not a directory"):
         cairn.Store(tmp_path / "file" / "s")
+
+
+def test_put_array_and_read_make_no_copy(tmp_path):
+    """A fresh process (its own peak RSS): a 512 MiB put_array raises the
+    peak by less than 1.1x the array, and reading it back by one more."""
+    code = (
+        "import resource, numpy as np, cairn\n"
+        "rss = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
+        "mib = 1 << 20\n"
+        f"with cairn.Store({str(tmp_path / 's')!r}, sync=False) as st:\n"
+        "    a = np.ones((512, mib // 8), np.float64); a[:, 0] = np.arange(512)\n"
+        "    before = rss()\n"
+        "    st.put_array('big', a, global_shape=(1024, mib // 8))\n"
+        "    st.commit()\n"
+        "    grown = rss() - before\n"
+        "    assert grown < 0.1 * a.nbytes, f'put_array: peak RSS grew by {grown / mib:.0f} MiB'\n"
+        "    del a\n"
+        "    b = st.array('big')[:512]\n"
+        "    assert b.flags.owndata and b.base is None and b[77, 0] == 77 and b[5, 9] == 1\n"
+        "    grown = rss() - before\n"
+        "    assert grown < 1.1 * b.nbytes, f'read: peak RSS grew by {grown / mib:.0f} MiB'\n"
+        "print('ok')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Reads the RESULT lines of bench/python/run.sh (bench.py's and
+bench_cairn's) and prints a Markdown table: per system, phase and rank
+count, min/median/max seconds over the repetitions and GiB/s of all ranks
+at the median, and the ratio of cairn Python to cairn C++ (C++ time /
+Python time at the median: 1.0 is parity, above is Python faster).
+
+    python3 bench/python/summarize.py /tmp/cairn-pybench/results.jsonl
+"""
+import json
+import statistics
+import sys
+from collections import defaultdict
+
+NAMES = {"cairn": "cairn C++", "cairn-python": "cairn Python",
+         "cairn-python-same-buffer": "cairn Python, one buffer", "h5py": "h5py",
+         "numpy.save": "numpy.save"}
+
+
+def main(path):
+    times = defaultdict(list)
+    bytes_of = {}
+    notes = {}
+    for line in open(path):
+        if not line.startswith("RESULT "):
+            continue
+        r = json.loads(line[len("RESULT "):])
+        key = (r["phase"], r["ranks"], r["system"])
+        if "min_s" in r:  # bench.py: the times of its repetitions
+            times[key] += r["seconds"]
+            bytes_of[key] = r["mib_per_rank"] * 2**20 * r["ranks"]
+            if r.get("note"):
+                notes[r["system"]] = r["note"]
+        else:  # bench_cairn: one line per repetition
+            times[key].append(r["seconds"])
+            bytes_of[key] = r["bytes"]
+    print("| system | phase | ranks | n | median s [min-max] | GiB/s | Python / C++ |")
+    print("|---|---|---|---|---|---|---|")
+    for key in sorted(times, key=lambda k: (k[0] != "write", k[1], list(NAMES).index(k[2])
+                                            if k[2] in NAMES else 9)):
+        phase, ranks, system = key
+        t = times[key]
+        med = statistics.median(t)
+        ratio = ""
+        if system.startswith("cairn-python") and (phase, ranks, "cairn") in times:
+            ratio = f"{statistics.median(times[(phase, ranks, 'cairn')]) / med:.2f}x"
+        print(f"| {NAMES.get(system, system)} | {phase} | {ranks} | {len(t)} | {med:.2f} "
+              f"[{min(t):.2f}-{max(t):.2f}] | {bytes_of[key] / med / 2**30:.2f} | {ratio} |")
+    for s, n in notes.items():
+        print(f"\n{NAMES.get(s, s)}: {n}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
