@@ -11,6 +11,7 @@ files are deleted. Then the planning cost: 8 -> 1 and 1 -> 8 ranks.
 Usage: run_arrays.py ARRAY_BENCH [--dir /tmp/cairn-array-bench] [--mib 256]
          [--writers 1,2,4,8] [--readers 1,2,4,8] [--reps 5]
          [--systems cairn,hdf5-contig-coll,...] [--json FILE] [--plan-side 16]
+         [--ts-python PYTHON]   (adds tensorstore-zarr, ts_peer.py under PYTHON)
 """
 import argparse
 import json
@@ -50,6 +51,8 @@ def main():
     ap.add_argument("--mpiexec", default="mpiexec")
     ap.add_argument("--json", default="")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--ts-python", default="",
+                    help="a Python with tensorstore, numpy and mpi4py: adds the tensorstore-zarr peer")
     a = ap.parse_args()
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1")
@@ -57,6 +60,16 @@ def main():
     readers = [int(x) for x in a.readers.split(",")]
     systems = a.systems.split(",")
     bench = os.path.abspath(a.bench)
+    ts_peer = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ts_peer.py")
+    if a.ts_python:
+        if subprocess.run([a.ts_python, "-c", "import tensorstore, numpy, mpi4py"]).returncode == 0:
+            systems.append("tensorstore-zarr")
+        else:
+            print(f"{a.ts_python} cannot import tensorstore, numpy and mpi4py: tensorstore-zarr skipped",
+                  file=sys.stderr)
+
+    def prog(s):
+        return [a.ts_python, ts_peer] if s == "tensorstore-zarr" else [bench]
     rng = random.Random(a.seed)
     results = []
     load = [os.getloadavg()]
@@ -69,11 +82,11 @@ def main():
                 d = os.path.join(a.dir, f"{s}-w{n}")
                 shutil.rmtree(d, ignore_errors=True)
                 common = [f"--system={s}", f"--dir={d}", f"--mib={a.mib}"]
-                for r in run([a.mpiexec, "-n", str(n), bench, "--phase=write"] + common, env):
+                for r in run([a.mpiexec, "-n", str(n)] + prog(s) + ["--phase=write"] + common, env):
                     r["rep"] = rep
                     results.append(r)
                 for m in readers:
-                    for r in run([a.mpiexec, "-n", str(m), bench, "--phase=read", f"--writers={n}",
+                    for r in run([a.mpiexec, "-n", str(m)] + prog(s) + ["--phase=read", f"--writers={n}",
                                   f"--seed={a.seed + rep}"] + common, env):
                         r["rep"] = rep
                         results.append(r)
@@ -111,7 +124,7 @@ def main():
             xs = [r["mib_s"] for r in results if r["phase"] == "write" and r["system"] == s and r["writers"] == n]
             row.append(mmm(xs) if xs else "-")
         print(f"| {n} | " + " | ".join(row) + " |")
-    hdf = [s for s in systems if s != "cairn"]
+    hdf = [s for s in systems if s.startswith("hdf5")]
     goals = {"ahead": [], "ratio": []}
     for pat in PATTERNS:
         print(f"\nRead `{pat}`, MiB/s of bytes wanted: median [min-max]; last column: cairn's median over "
