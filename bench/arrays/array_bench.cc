@@ -6,9 +6,11 @@
 //   array_bench --system=S --phase=read  --dir=D --writers=N [--mib=256] [--seed=1]
 //   array_bench --phase=plan --dir=D [--side=16] [--write=1] [--read=1]
 //
-// Systems: cairn; hdf5-contig-coll, hdf5-contig-ind, hdf5-chunk-coll,
-// hdf5-chunk-ind (one dataset, contiguous or in 64^3 chunks, hyperslab
-// transfers collective or independent). The writers form a 3-D process grid
+// Systems: cairn; hdf5-contig and hdf5-chunk (one dataset, contiguous or
+// in 64^3 chunks; written with collective hyperslab transfers, read with
+// collective and then independent ones (--modes=coll,ind, in that order),
+// reported as hdf5-contig-coll, hdf5-contig-ind, ...; the four names are
+// also systems of their own). The writers form a 3-D process grid
 // (1, 2x1x1, 2x2x1, 2x2x2), each putting one block of --mib MiB. A read
 // process runs, each from a cold open (files evicted from the page cache
 // first), the patterns: full (the M readers split the array on the same
@@ -403,6 +405,9 @@ std::unique_ptr<System> MakeSystem(const std::string& name) {
   if (name == "hdf5-contig-ind") return std::make_unique<Hdf5>(false, false);
   if (name == "hdf5-chunk-coll") return std::make_unique<Hdf5>(true, true);
   if (name == "hdf5-chunk-ind") return std::make_unique<Hdf5>(true, false);
+  // Writes of the two layouts use collective transfers.
+  if (name == "hdf5-contig") return std::make_unique<Hdf5>(false, true);
+  if (name == "hdf5-chunk") return std::make_unique<Hdf5>(true, true);
 #endif
   Die("unknown (or not built) system '%s'", name.c_str());
 }
@@ -451,11 +456,21 @@ int PhaseRead(const std::string& sys_name, const std::string& dir) {
   const int n = int(ArgU("writers", 1));
   const Vec g = Grid(n);
   const Vec G = {blk[0] * g[0], blk[1] * g[1], blk[2] * g[2]};
-  auto sys = MakeSystem(sys_name);
+  // "hdf5-contig" and "hdf5-chunk" read the file with each transfer mode
+  // of --modes in turn (default coll,ind), reported as hdf5-LAYOUT-MODE.
+  std::vector<std::string> variants = {sys_name};
+  if (sys_name == "hdf5-contig" || sys_name == "hdf5-chunk") {
+    variants.clear();
+    std::string modes = Arg("modes", "coll,ind") + ",";
+    for (size_t p = 0, c; (c = modes.find(',', p)) != std::string::npos; p = c + 1)
+      if (c > p) variants.push_back(sys_name + "-" + modes.substr(p, c - p));
+  }
   const char* pats[] = {"full", "slab0", "slab1", "slab2", "boxes"};
   std::string only = Arg("patterns", "");
-  for (const char* pat : pats) {
+  for (const char* pat : pats)
+  for (const std::string& variant : variants) {
     if (!only.empty() && ("," + only + ",").find("," + std::string(pat) + ",") == std::string::npos) continue;
+    auto sys = MakeSystem(variant);
     std::vector<Box> boxes = Pattern(pat, G, g_size, g_rank, ArgU("seed", 1));
     std::vector<std::vector<double>> bufs;
     std::vector<double*> out;
@@ -478,13 +493,13 @@ int PhaseRead(const std::string& sys_name, const std::string& dir) {
     for (size_t i = 0; i < boxes.size(); i++) bad += !Check(G, boxes[i], out[i]);
     uint64_t tw = Sum(wanted), tr = Sum(c.requests), tb = Sum(c.bytes), cr = Sum(c.cairn_requests),
              cb = Sum(c.cairn_bytes), tbad = Sum(bad), nboxes = Sum(boxes.size());
-    if (tbad) Die("%s %s: %" PRIu64 " boxes read wrong data", sys_name.c_str(), pat, tbad);
+    if (tbad) Die("%s %s: %" PRIu64 " boxes read wrong data", variant.c_str(), pat, tbad);
     if (g_rank == 0)
       std::printf("RESULT {\"system\": \"%s\", \"phase\": \"read\", \"pattern\": \"%s\", \"writers\": %d, "
                   "\"readers\": %d, \"boxes\": %" PRIu64 ", \"bytes_wanted\": %" PRIu64 ", \"seconds\": %.6f, "
                   "\"mib_s\": %.1f, \"read_requests\": %" PRIu64 ", \"bytes_read\": %" PRIu64
                   ", \"cairn_read_requests\": %" PRIu64 ", \"cairn_bytes_read\": %" PRIu64 "}\n",
-                  sys_name.c_str(), pat, n, g_size, nboxes, tw, t, double(tw) / t / 1048576.0, tr, tb, cr, cb);
+                  variant.c_str(), pat, n, g_size, nboxes, tw, t, double(tw) / t / 1048576.0, tr, tb, cr, cb);
     std::fflush(stdout);
   }
   return 0;

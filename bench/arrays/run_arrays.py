@@ -10,7 +10,7 @@ files are deleted. Then the planning cost: 8 -> 1 and 1 -> 8 ranks.
 
 Usage: run_arrays.py ARRAY_BENCH [--dir /tmp/cairn-array-bench] [--mib 256]
          [--writers 1,2,4,8] [--readers 1,2,4,8] [--reps 5]
-         [--systems cairn,hdf5-contig-coll,...] [--json FILE] [--plan-side 16]
+         [--systems cairn,hdf5-contig,hdf5-chunk] [--json FILE] [--plan-side 16]
          [--ts-python PYTHON]   (adds tensorstore-zarr, ts_peer.py under PYTHON)
 """
 import argparse
@@ -23,7 +23,9 @@ import subprocess
 import sys
 import time
 
-SYSTEMS = ["cairn", "hdf5-contig-coll", "hdf5-contig-ind", "hdf5-chunk-coll", "hdf5-chunk-ind"]
+# What runs: cairn, and the two HDF5 layouts, each read collectively and
+# independently by the same read job (columns hdf5-LAYOUT-coll, -ind).
+SYSTEMS = ["cairn", "hdf5-contig", "hdf5-chunk"]
 PATTERNS = ["full", "slab0", "slab1", "slab2", "boxes"]
 
 
@@ -86,8 +88,10 @@ def main():
                     r["rep"] = rep
                     results.append(r)
                 for m in readers:
+                    modes = ["coll", "ind"]
+                    rng.shuffle(modes)
                     for r in run([a.mpiexec, "-n", str(m)] + prog(s) + ["--phase=read", f"--writers={n}",
-                                  f"--seed={a.seed + rep}"] + common, env):
+                                  f"--seed={a.seed + rep}", "--modes=" + ",".join(modes)] + common, env):
                         r["rep"] = rep
                         results.append(r)
                 shutil.rmtree(d, ignore_errors=True)
@@ -124,19 +128,22 @@ def main():
             xs = [r["mib_s"] for r in results if r["phase"] == "write" and r["system"] == s and r["writers"] == n]
             row.append(mmm(xs) if xs else "-")
         print(f"| {n} | " + " | ".join(row) + " |")
-    hdf = [s for s in systems if s.startswith("hdf5")]
+    # Read columns: what the read jobs reported (an HDF5 layout gives two).
+    cols = sorted({r["system"] for r in results if r["phase"] == "read"},
+                  key=lambda x: (x != "cairn", x.startswith("tensorstore"), x))
+    hdf = [s for s in cols if s.startswith("hdf5")]
     goals = {"ahead": [], "ratio": []}
     for pat in PATTERNS:
         print(f"\nRead `{pat}`, MiB/s of bytes wanted: median [min-max]; last column: cairn's median over "
               f"the best HDF5 variant's median\n")
-        print("| N -> M | " + " | ".join(systems) + (" | cairn / best HDF5 |" if hdf and "cairn" in systems else " |"))
-        print("|---|" + "---|" * (len(systems) + (1 if hdf and "cairn" in systems else 0)))
+        print("| N -> M | " + " | ".join(cols) + (" | cairn / best HDF5 |" if hdf and "cairn" in cols else " |"))
+        print("|---|" + "---|" * (len(cols) + (1 if hdf and "cairn" in cols else 0)))
         for n in writers:
             for m in readers:
                 cell = [r for r in results if r["phase"] == "read" and r["pattern"] == pat and
                         r["writers"] == n and r["readers"] == m]
                 row, med = [], {}
-                for s in systems:
+                for s in cols:
                     xs = [r["mib_s"] for r in cell if r["system"] == s]
                     if xs:
                         med[s] = statistics.median(xs)
@@ -150,11 +157,11 @@ def main():
                 print(f"| {n} -> {m} | " + " | ".join(row) + extra + " |")
     print("\nBytes read / bytes wanted, and read requests (all ranks; counted at pread/preadv/read on the "
           "files; min-max over the N -> M cells)\n")
-    print("| pattern | " + " | ".join(systems) + " |")
-    print("|---|" + "---|" * len(systems))
+    print("| pattern | " + " | ".join(cols) + " |")
+    print("|---|" + "---|" * len(cols))
     for pat in PATTERNS:
         row = []
-        for s in systems:
+        for s in cols:
             cell = [r for r in results if r["phase"] == "read" and r["pattern"] == pat and r["system"] == s]
             if not cell:
                 row.append("-")
@@ -165,7 +172,7 @@ def main():
             if s == "cairn" and pat in ("slab0", "slab1", "slab2", "boxes"):
                 goals["ratio"].append((pat, max(ratios)))
         print(f"| {pat} | " + " | ".join(row) + " |")
-    if "cairn" in systems:
+    if "cairn" in cols:
         print("\ncairn's own counters (Store::stats(): read requests, bytes read / wanted), boxes, per cell\n")
         print("| N -> M | requests | bytes read / wanted |")
         print("|---|---|---|")
