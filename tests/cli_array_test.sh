@@ -29,7 +29,7 @@ s="$tmp/store"
 
 check "arrays lists the three arrays with dtype, shape, blocks, layout" \
   '"$tool" arrays "$s" >"$tmp/a" && [ "$(tail -n +2 "$tmp/a" | wc -l)" -eq 3 ] &&
-   grep -Eq "^temp +float64 +7x10x4 +6  irregular units=K	step=42$" "$tmp/a" &&
+   grep -Eq "^temp +float64 +7x10x4 +6  irregular units=\"K\"	step=42$" "$tmp/a" &&
    grep -Eq "^mask +int16 +5x9 +2  irregular" "$tmp/a" && grep -Eq "^grid +uint8 +8x8 +4  regular" "$tmp/a"'
 check "arrays --json" \
   '"$tool" arrays "$s" --json | "$py" -c "
