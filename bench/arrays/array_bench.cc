@@ -6,7 +6,8 @@
 //   array_bench --system=S --phase=read  --dir=D --writers=N [--mib=256] [--seed=1]
 //   array_bench --phase=plan --dir=D [--side=16] [--write=1] [--read=1]
 //
-// Systems: cairn; hdf5-contig and hdf5-chunk (one dataset, contiguous or
+// Systems: cairn (default options), cairn-c64k (Options::chunk_size =
+// 64 KiB: reads verify, and so read, whole checksum chunks); hdf5-contig and hdf5-chunk (one dataset, contiguous or
 // in 64^3 chunks; written with collective hyperslab transfers, read with
 // collective and then independent ones (--modes=coll,ind, in that order),
 // reported as hdf5-contig-coll, hdf5-contig-ind, ...; the four names are
@@ -280,9 +281,14 @@ class System {
 
 class Cairn : public System {
  public:
+  // chunk_size: Options::chunk_size of the writer (0: the default, 4 MiB),
+  // the granularity at which reads verify checksums.
+  explicit Cairn(uint64_t chunk_size = 0) : chunk_size_(chunk_size) {}
   void Write(const std::string& dir, const Vec& G, const Box& b, const double* p) override {
     std::unique_ptr<cairn::Store> st;
-    CAIRN_OK(cairn::Store::Open(cairn::Options(), dir + "/store", MPI_COMM_WORLD, &st));
+    cairn::Options o;
+    if (chunk_size_) o.chunk_size = chunk_size_;
+    CAIRN_OK(cairn::Store::Open(o, dir + "/store", MPI_COMM_WORLD, &st));
     CAIRN_OK(st->PutArray("a", cairn::DType::kFloat64, G, b.start, b.count, p));
     CAIRN_OK(st->Commit());
     CAIRN_OK(st->Close());
@@ -300,6 +306,9 @@ class Cairn : public System {
     c->cairn_bytes = s.read_bytes;
     CAIRN_OK(st->Close());
   }
+
+ private:
+  uint64_t chunk_size_;
 };
 
 #ifdef CAIRN_BENCH_HDF5
@@ -400,6 +409,8 @@ class Hdf5 : public System {
 
 std::unique_ptr<System> MakeSystem(const std::string& name) {
   if (name == "cairn") return std::make_unique<Cairn>();
+  // cairn with 64 KiB checksum chunks instead of 4 MiB (Options::chunk_size).
+  if (name == "cairn-c64k") return std::make_unique<Cairn>(64 << 10);
 #ifdef CAIRN_BENCH_HDF5
   if (name == "hdf5-contig-coll") return std::make_unique<Hdf5>(false, true);
   if (name == "hdf5-contig-ind") return std::make_unique<Hdf5>(false, false);
