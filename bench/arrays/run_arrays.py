@@ -53,6 +53,8 @@ def main():
     ap.add_argument("--mpiexec", default="mpiexec")
     ap.add_argument("--json", default="")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--tables-from", default="",
+                    help="print the tables of an earlier run's --json file (partial runs too) and stop")
     ap.add_argument("--ts-python", default="",
                     help="a Python with tensorstore, numpy and mpi4py: adds the tensorstore-zarr peer")
     a = ap.parse_args()
@@ -76,7 +78,21 @@ def main():
     results = []
     load = [os.getloadavg()]
     t_start = time.time()
-    for rep in range(a.reps):
+    plan = []
+
+    def save():
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump({"args": vars(a), "load": load, "results": results, "plan": plan,
+                           "minutes": (time.time() - t_start) / 60}, f, indent=1)
+    if a.tables_from:
+        with open(a.tables_from) as f:
+            d = json.load(f)
+        results, plan, load = d["results"], d["plan"], d["load"]
+        a.mib, a.reps = d["args"]["mib"], 1 + max([r["rep"] for r in results], default=0)
+        t_start -= d.get("minutes", 0) * 60
+        systems = sorted({r["system"] for r in results if r["phase"] == "write"})
+    for rep in range(0 if a.tables_from else a.reps):
         for n in writers:
             order = systems[:]
             rng.shuffle(order)
@@ -98,8 +114,8 @@ def main():
             print(f"rep {rep} writers {n} done ({time.time() - t_start:.0f} s, load {os.getloadavg()[0]:.1f})",
                   file=sys.stderr, flush=True)
         load.append(os.getloadavg())
-    plan = []
-    if "cairn" in systems:
+        save()
+    if "cairn" in systems and not a.tables_from:
         for w, r in ((8, 1), (1, 8)):
             d = os.path.join(a.dir, f"plan-{w}-{r}")
             shutil.rmtree(d, ignore_errors=True)
@@ -110,10 +126,9 @@ def main():
                 x["writers"] = w
                 plan.append(x)
             shutil.rmtree(d, ignore_errors=True)
-    load.append(os.getloadavg())
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"args": vars(a), "load": load, "results": results, "plan": plan}, f, indent=1)
+    if not a.tables_from:
+        load.append(os.getloadavg())
+        save()
 
     # ---- tables ----
     print(f"Array of {a.mib} MiB per writer, {a.reps} repetitions, systems interleaved; load average "
