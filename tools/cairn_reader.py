@@ -797,9 +797,10 @@ class ArrayDesc:
                  "regular", "stats")
 
 
-def parse_array_desc(name, buf, tags, what):
+def parse_array_desc(name, buf, tags, what, ranks):
     """The descriptor's bytes -> ArrayDesc with blocks as (ns, seq, start,
-    count)."""
+    count); `ranks`: the revision's namespaces (bounds identity placement,
+    whose block count no byte count limits)."""
     c = Cursor(buf, what=what)
     if c.u32() != ARRAY_MAGIC:
         raise Corruption("%s: bad magic" % what)
@@ -828,6 +829,9 @@ def parse_array_desc(name, buf, tags, what):
     # Bytes still expected for B blocks, checked before any allocation.
     per_block = (0 if identity else 8) + (0 if regular else 16 * d) + \
         (16 if stats else 0)
+    if identity and B > ranks:
+        raise Corruption("%s: identity placement of %d blocks over %d ranks"
+                         % (what, B, ranks))
     if B * per_block != c.remaining():
         raise Corruption("%s: %d bytes left for %d blocks of %d bytes each"
                          % (what, c.remaining(), B, per_block))
@@ -882,7 +886,7 @@ def load_arrays(store, rev):
         name = e.key[len(ARRAY_DESC_PREFIX):]
         what = "revision %d array %r descriptor" % (rev.number, name)
         out.append(parse_array_desc(name, read_value(store, e, what), e.tags,
-                                    what))
+                                    what, rev.ranks))
     return out
 
 
