@@ -11,6 +11,13 @@ Usage:
   cairn_reader.py [--no-verify] STORE keys [--revision R] [--rank R]
   cairn_reader.py [--no-verify] STORE get KEY [--rank R] [--revision R]
   cairn_reader.py [--no-verify] STORE dump [--revision R]
+  cairn_reader.py [--no-verify] STORE arrays [--revision R] [--blocks]
+  cairn_reader.py [--no-verify] STORE array NAME [--select SEL] [--revision R]
+
+`keys` skips reserved keys (first byte 0x00: global arrays' descriptors and
+blocks); `arrays` lists the global arrays (JSON), `array` writes a box of
+one (SEL: per dimension, comma-separated, a:b, a:, :b, : or an index a) as
+raw row-major elements.
 
 `--rank` takes a rank number or `shared` (the shared namespace). Exit status:
 0 success, 1 usage / not found, 2 Corruption, 3 NotSupported.
@@ -777,6 +784,206 @@ def read_value(store, entry, what):
 
 
 # --------------------------------------------------------------------------
+# Global arrays (doc/format.md, "Global arrays")
+
+ARRAY_MAGIC = 0x59524143
+ARRAY_DESC_PREFIX = b"\x00a"
+ARRAY_BLOCK_PREFIX = b"\x00A"
+MAX_ARRAY_DIMS = 16
+
+
+class ArrayDesc:
+    __slots__ = ("name", "dtype", "shape", "flags", "blocks", "tags",
+                 "regular", "stats")
+
+
+def parse_array_desc(name, buf, tags, what, ranks):
+    """The descriptor's bytes -> ArrayDesc with blocks as (ns, seq, start,
+    count); `ranks`: the revision's namespaces (bounds identity placement,
+    whose block count no byte count limits)."""
+    c = Cursor(buf, what=what)
+    if c.u32() != ARRAY_MAGIC:
+        raise Corruption("%s: bad magic" % what)
+    version = c.u8("version")
+    if version > 1:
+        raise NotSupported("%s: descriptor version %d" % (what, version))
+    if version < 1:
+        raise Corruption("%s: descriptor version 0" % what)
+    dtype = c.u8("dtype")
+    if dtype not in T_WIDTH:
+        raise Corruption("%s: dtype code %d" % (what, dtype))
+    d = c.u8("dimensions")
+    if not 1 <= d <= MAX_ARRAY_DIMS:
+        raise Corruption("%s: %d dimensions" % (what, d))
+    flags = c.u8("flags")
+    if flags & ~7:
+        raise Corruption("%s: unknown flag bits 0x%02x" % (what, flags))
+    regular, identity, stats = bool(flags & 1), bool(flags & 2), bool(flags & 4)
+    if identity and not regular:
+        raise Corruption("%s: identity placement without a regular grid"
+                         % what)
+    shape = [c.u64("shape") for _ in range(d)]
+    B = c.u64("block count")
+    c.u32("highest namespace")
+    cell = [c.u64("cell shape") for _ in range(d)] if regular else None
+    # Bytes still expected for B blocks, checked before any allocation.
+    per_block = (0 if identity else 8) + (0 if regular else 16 * d) + \
+        (16 if stats else 0)
+    if identity and B > ranks:
+        raise Corruption("%s: identity placement of %d blocks over %d ranks"
+                         % (what, B, ranks))
+    if B * per_block != c.remaining():
+        raise Corruption("%s: %d bytes left for %d blocks of %d bytes each"
+                         % (what, c.remaining(), B, per_block))
+    if regular:
+        if any(b == 0 for b in cell):
+            raise Corruption("%s: a zero cell extent" % what)
+        grid = [-(-shape[k] // cell[k]) for k in range(d)]
+        n = 1
+        for g in grid:
+            n *= g
+        if n != B:
+            raise Corruption("%s: regular grid of %d cells, %d blocks"
+                             % (what, n, B))
+    place = [(i, 0) for i in range(B)] if identity else \
+        [(c.u32("namespace"), c.u32("seq")) for _ in range(B)]
+    blocks = []
+    for i in range(B):
+        if regular:
+            coord, rest = [], i
+            for k in reversed(range(d)):
+                coord.append(rest % grid[k])
+                rest //= grid[k]
+            coord.reverse()
+            start = [coord[k] * cell[k] for k in range(d)]
+            count = [min(cell[k], shape[k] - start[k]) for k in range(d)]
+        else:
+            start = [c.u64("block start") for _ in range(d)]
+            count = [c.u64("block count") for _ in range(d)]
+            for k in range(d):
+                if start[k] + count[k] > shape[k]:
+                    raise Corruption("%s: block %d passes the shape in "
+                                     "dimension %d" % (what, i, k))
+        blocks.append((place[i][0], place[i][1], start, count))
+    st = []
+    if stats:
+        fmt = "<dd" if dtype in (9, 10) else ("<qq" if dtype <= 4 else "<QQ")
+        st = [struct.unpack(fmt, c.raw(16, "statistics")) for _ in range(B)]
+    a = ArrayDesc()
+    a.name, a.dtype, a.shape, a.flags, a.blocks, a.tags = \
+        name, dtype, shape, flags, blocks, tags
+    a.regular, a.stats = regular, st
+    return a
+
+
+def load_arrays(store, rev):
+    """The arrays of a revision, in name order: from the shared table."""
+    t = store.table(rev, rev.ranks)
+    out = []
+    for e in t.entries:
+        if not e.key.startswith(ARRAY_DESC_PREFIX):
+            continue
+        name = e.key[len(ARRAY_DESC_PREFIX):]
+        what = "revision %d array %r descriptor" % (rev.number, name)
+        out.append(parse_array_desc(name, read_value(store, e, what), e.tags,
+                                    what, rev.ranks))
+    return out
+
+
+def parse_select(text, shape, name):
+    """[(start, count)] per dimension (NumPy-style, no steps, no clipping)."""
+    items = [x.strip() for x in text.split(",")] if text and text.strip() \
+        else []
+    if len(items) > len(shape):
+        raise CairnError("selection %r has %d dimensions, array %r has %d"
+                         % (text, len(items), name, len(shape)))
+    box = []
+    for k, n in enumerate(shape):
+        it = items[k] if k < len(items) else ":"
+        try:
+            if ":" in it:
+                a, b = it.split(":")
+                lo = int(a) if a.strip() else 0
+                hi = int(b) if b.strip() else n
+                lo, hi = lo + n if lo < 0 else lo, hi + n if hi < 0 else hi
+                ok = 0 <= lo <= hi <= n
+            else:
+                lo = int(it)
+                lo = lo + n if lo < 0 else lo
+                hi = lo + 1
+                ok = 0 <= lo < n
+        except ValueError:
+            ok = False
+        if not ok:
+            raise CairnError("selection %r: bad or out-of-shape item %r in "
+                             "dimension %d of array %r (extent %d)"
+                             % (text, it, k, name, n))
+        box.append((lo, hi - lo))
+    return box
+
+
+def read_array_box(store, rev, a, box):
+    """The box's elements, row-major, as bytes; every block that overlaps it
+    is read whole (and verified) from its rank's table."""
+    w = T_WIDTH[a.dtype]
+    d = len(a.shape)
+    qs = [b[0] for b in box]
+    qc = [b[1] for b in box]
+    total = w
+    for n in qc:
+        total *= n
+    out = bytearray(total)
+    if total == 0:
+        return bytes(out)
+    tables = {}
+    for ns, seq, bs, bc in a.blocks:
+        lo = [max(qs[k], bs[k]) for k in range(d)]
+        hi = [min(qs[k] + qc[k], bs[k] + bc[k]) for k in range(d)]
+        if any(lo[k] >= hi[k] for k in range(d)):
+            continue
+        if ns >= rev.ranks:
+            raise Corruption("revision %d array %r: block in namespace %d of "
+                             "%d" % (rev.number, a.name, ns, rev.ranks))
+        if ns not in tables:
+            tables[ns] = store.table(rev, ns)
+        key = ARRAY_BLOCK_PREFIX + a.name + b"\x00" + struct.pack(">I", seq)
+        what = "revision %d rank %d array %r block %d" % (rev.number, ns,
+                                                          a.name, seq)
+        e = tables[ns].find(key)
+        if e is None:
+            raise Corruption("%s: its object is missing" % what)
+        n = w
+        for x in bc:
+            n *= x
+        if e.size != n:
+            raise Corruption("%s: %d bytes, its box holds %d" % (what, e.size,
+                                                               n))
+        data = read_value(store, e, what)
+        # Copy rows along the last dimension of the intersection.
+        run = (hi[-1] - lo[-1]) * w
+        idx = lo[:-1]
+        while True:
+            src = 0
+            dst = 0
+            for k in range(d - 1):
+                src = src * bc[k] + (idx[k] - bs[k])
+                dst = dst * qc[k] + (idx[k] - qs[k])
+            src = (src * bc[-1] + lo[-1] - bs[-1]) * w
+            dst = (dst * qc[-1] + lo[-1] - qs[-1]) * w
+            out[dst:dst + run] = data[src:src + run]
+            k = d - 2
+            while k >= 0:
+                idx[k] += 1
+                if idx[k] < hi[k]:
+                    break
+                idx[k] = lo[k]
+                k -= 1
+            if k < 0:
+                break
+    return bytes(out)
+
+
+# --------------------------------------------------------------------------
 # Commands
 
 
@@ -818,6 +1025,8 @@ def cmd_keys(store, args):
         t = store.table(rev, i)
         label = i if i < rev.ranks else "shared"
         for e in t.entries:
+            if e.key.startswith(b"\x00"):
+                continue  # reserved: global arrays
             out.append({"rank": label, "key": key_json(e.key),
                         "size": e.size, "inline": e.kind == 0,
                         "tags": {key_json(n): tag_json(code, v)
@@ -839,6 +1048,35 @@ def cmd_get(store, args):
                       % (rev.number, rank, args.key))
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
+
+
+def cmd_arrays(store, args):
+    rev = store.revision(args.revision)
+    out = []
+    for a in load_arrays(store, rev):
+        j = {"name": key_json(a.name), "dtype": T_NAMES[a.dtype],
+             "shape": a.shape, "blocks": len(a.blocks),
+             "regular": a.regular,
+             "tags": {key_json(n): tag_json(code, v) for n, code, v in a.tags},
+             "tag_types": {key_json(n): type_name(code)
+                           for n, code, v in a.tags}}
+        if args.blocks:
+            j["block_list"] = [{"rank": ns, "start": st, "count": ct}
+                               for ns, seq, st, ct in a.blocks]
+        out.append(j)
+    print(json.dumps(out, indent=1))
+
+
+def cmd_array(store, args):
+    rev = store.revision(args.revision)
+    name = os.fsencode(args.name)
+    for a in load_arrays(store, rev):
+        if a.name == name:
+            box = parse_select(args.select or "", a.shape, args.name)
+            sys.stdout.buffer.write(read_array_box(store, rev, a, box))
+            sys.stdout.buffer.flush()
+            return
+    raise NotFound("revision %d has no array %r" % (rev.number, args.name))
 
 
 def cmd_dump(store, args):
@@ -919,6 +1157,17 @@ def main(argv=None):
     s.add_argument("--revision", "-r", type=int)
     s.add_argument("--no-verify", action="store_true", default=None,
                    dest="no_verify2", help=argparse.SUPPRESS)
+    s = sub.add_parser("arrays", help="list global arrays (JSON)")
+    s.add_argument("--revision", "-r", type=int)
+    s.add_argument("--blocks", action="store_true")
+    s.add_argument("--no-verify", action="store_true", default=None,
+                   dest="no_verify2", help=argparse.SUPPRESS)
+    s = sub.add_parser("array", help="write a box of a global array")
+    s.add_argument("name")
+    s.add_argument("--select", default="")
+    s.add_argument("--revision", "-r", type=int)
+    s.add_argument("--no-verify", action="store_true", default=None,
+                   dest="no_verify2", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     verify = not (args.no_verify or getattr(args, "no_verify2", None))
     if verify:
@@ -927,7 +1176,8 @@ def main(argv=None):
         store = Store(args.store, verify)
         try:
             {"ls": cmd_ls, "keys": cmd_keys, "get": cmd_get,
-             "dump": cmd_dump}[args.cmd](store, args)
+             "dump": cmd_dump, "arrays": cmd_arrays,
+             "array": cmd_array}[args.cmd](store, args)
         finally:
             store.close()
     except CairnError as e:

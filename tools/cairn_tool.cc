@@ -1,10 +1,13 @@
-// cairn: list, inspect, verify and extract the contents of a store; drop,
-// pin and unpin revisions and show the space they hold. Runs in a single
+// cairn: list, inspect, verify and extract the contents of a store (objects,
+// and boxes of global arrays as raw bytes or .npy); drop, pin and unpin
+// revisions and show the space they hold. Runs in a single
 // process (no mpiexec needed); reads open the store read-only, and drop,
 // pin and unpin append one record to its manifest under the store's writer
 // lock (refused while a job has the store open for writing).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -12,6 +15,7 @@
 #include <string>
 
 #include "cairn/store.h"
+#include "array_select.h"
 #include "cairn/version.h"
 #include "store/inspect.h"
 #include "store/repair.h"
@@ -199,9 +203,46 @@ int CmdKeys(const std::string& path, uint64_t revision, int rank, bool json) {
   return 0;
 }
 
+// Where `get` writes: standard output, or the file of -o (removed again if
+// the extraction fails, so a failed get leaves no partial file behind).
+class Output {
+ public:
+  Status Open(const std::string& file) {
+    if (file.empty() || file == "-") return Status::OK();
+    f_ = std::fopen(file.c_str(), "wb");
+    if (!f_) return Status::FromErrno("cannot create output file " + file, errno);
+    file_ = file;
+    return Status::OK();
+  }
+  Status Write(const void* p, size_t n) {
+    if (n && std::fwrite(p, 1, n, stream()) != n)
+      return Status::IOError("writing " + (file_.empty() ? std::string("standard output") : file_));
+    return Status::OK();
+  }
+  // Closes the file (error if it cannot be written out); on !ok, removes it.
+  Status Finish(bool ok) {
+    Status s;
+    if (f_) {
+      if (std::fclose(f_) != 0 && ok) s = Status::FromErrno("closing " + file_, errno);
+      f_ = nullptr;
+      if (!ok || !s.ok()) std::remove(file_.c_str());
+    } else if (std::fflush(stdout) != 0 && ok) {
+      s = Status::IOError("writing standard output");
+    }
+    return s;
+  }
+  ~Output() { if (f_) Finish(false); }
+
+ private:
+  FILE* stream() { return f_ ? f_ : stdout; }
+  FILE* f_ = nullptr;
+  std::string file_;
+};
+
 // rank -1: not given, which is rank 0 for a store written by one rank and
 // an error (asking for --rank) for a store written by several.
-int CmdGet(const std::string& path, const std::string& key, uint64_t revision, int rank) {
+int CmdGet(const std::string& path, const std::string& key, uint64_t revision, int rank,
+           const std::string& out_file) {
   std::unique_ptr<cairn::Store> st;
   Status s = OpenStore(path, revision, &st);
   if (!s.ok()) return Fail(s);
@@ -219,16 +260,146 @@ int CmdGet(const std::string& path, const std::string& key, uint64_t revision, i
   uint64_t size = 0;
   s = st->GetSize(key, &size, ro);
   if (!s.ok()) return Fail(s);
+  Output out;
+  s = out.Open(out_file);
+  if (!s.ok()) return Fail(s);
   // Stream in pieces so a value of many GiB needs little memory.
   std::string buf;
   const uint64_t piece = 64ull << 20;
-  for (uint64_t off = 0; off < size; off += piece) {
+  for (uint64_t off = 0; off < size && s.ok(); off += piece) {
     uint64_t n = std::min(piece, size - off);
     buf.resize(n);
     s = st->GetRange(key, off, buf.data(), n, ro);
-    if (!s.ok()) return Fail(s);
-    if (std::fwrite(buf.data(), 1, n, stdout) != n) return Fail(Status::IOError("writing standard output"));
+    if (s.ok()) s = out.Write(buf.data(), n);
   }
+  Status f = out.Finish(s.ok());
+  if (!s.ok()) return Fail(s);
+  if (!f.ok()) return Fail(f);
+  return 0;
+}
+
+std::string U64List(const std::vector<uint64_t>& v) {
+  std::string o = "[";
+  for (size_t i = 0; i < v.size(); i++) o += (i ? ", " : "") + std::to_string(v[i]);
+  return o + "]";
+}
+
+// The arrays of a revision; with `blocks`, every block of each too.
+int CmdArrays(const std::string& path, uint64_t revision, bool json, bool blocks) {
+  std::unique_ptr<cairn::Store> st;
+  Status s = OpenStore(path, revision, &st);
+  if (!s.ok()) return Fail(s);
+  std::vector<cairn::ArrayInfo> arrays;
+  s = st->ListArrays(&arrays);
+  if (!s.ok()) return Fail(s);
+  if (blocks) {
+    for (cairn::ArrayInfo& a : arrays) {
+      s = st->GetArrayInfo(a.name, &a, true);
+      if (!s.ok()) return Fail(s);
+    }
+  }
+  if (json) {
+    std::printf("[");
+    for (size_t i = 0; i < arrays.size(); i++) {
+      const cairn::ArrayInfo& a = arrays[i];
+      std::printf("%s\n {\"name\": %s, \"dtype\": \"%s\", \"shape\": %s, \"blocks\": %lu, \"regular\": %s, "
+                  "\"tags\": {", i ? "," : "", JsonString(a.name).c_str(), cairn::DTypeName(a.dtype),
+                  U64List(a.shape).c_str(), a.block_count, a.regular ? "true" : "false");
+      for (size_t t = 0; t < a.tags.size(); t++)
+        std::printf("%s%s: %s", t ? ", " : "", JsonString(a.tags[t].name).c_str(), TagJson(a.tags[t].value).c_str());
+      std::printf("}, \"tag_types\": {");
+      for (size_t t = 0; t < a.tags.size(); t++)
+        std::printf("%s%s: \"%s\"", t ? ", " : "", JsonString(a.tags[t].name).c_str(),
+                    TagTypeName(a.tags[t].value).c_str());
+      std::printf("}");
+      if (blocks) {
+        std::printf(", \"block_list\": [");
+        for (size_t b = 0; b < a.blocks.size(); b++)
+          std::printf("%s{\"rank\": %d, \"start\": %s, \"count\": %s}", b ? ", " : "", a.blocks[b].rank,
+                      U64List(a.blocks[b].start).c_str(), U64List(a.blocks[b].count).c_str());
+        std::printf("]");
+      }
+      std::printf("}");
+    }
+    std::printf("\n]\n");
+    return 0;
+  }
+  std::printf("%-24s %-8s %-20s %8s  %-9s %s\n", "array", "dtype", "shape", "blocks", "layout", "tags");
+  for (const cairn::ArrayInfo& a : arrays) {
+    std::printf("%-24s %-8s %-20s %8lu  %-9s", a.name.c_str(), cairn::DTypeName(a.dtype),
+                cairn_tool::ShapeText(a.shape).c_str(), a.block_count, a.regular ? "regular" : "irregular");
+    for (size_t t = 0; t < a.tags.size(); t++)
+      std::printf("%s%s=%s", t ? "\t" : " ", a.tags[t].name.c_str(), a.tags[t].value.ToString().c_str());
+    std::printf("\n");
+    for (const cairn::ArrayBlock& b : a.blocks) {
+      std::printf("  rank %d:", b.rank);
+      for (size_t d = 0; d < b.start.size(); d++)
+        std::printf("%s%lu:%lu", d ? "," : " ", b.start[d], b.start[d] + b.count[d]);
+      std::printf("\n");
+    }
+  }
+  return 0;
+}
+
+// Writes the box `select` (NumPy-style, see array_select.h) of array
+// `name`: raw elements in row-major order, or a .npy file with `npy`.
+int CmdGetArray(const std::string& path, const std::string& name, uint64_t revision, const std::string& select,
+                bool npy, const std::string& out_file) {
+  std::unique_ptr<cairn::Store> st;
+  Status s = OpenStore(path, revision, &st);
+  if (!s.ok()) return Fail(s);
+  cairn::ArrayInfo info;
+  s = st->GetArrayInfo(name, &info);
+  if (!s.ok()) return Fail(s);
+  cairn_tool::Selection sel;
+  s = cairn_tool::ParseSelection(select, info.shape, name, &sel);
+  if (!s.ok()) return Fail(s);
+  const uint64_t esize = cairn::DTypeSize(info.dtype);
+  Output out;
+  s = out.Open(out_file);
+  if (!s.ok()) return Fail(s);
+  // The .npy header goes out with the first piece read, so that a box that
+  // fails in one piece (Corruption, ...) leaves nothing at all.
+  std::string header = npy ? cairn_tool::NpyHeader(info.dtype, sel.Shape()) : "";
+  // Read in boxes of at most `piece` bytes, each contiguous in the output:
+  // dimension j is cut in runs of `batch` indices, every dimension before j
+  // is walked one index at a time, every one after it is taken whole.
+  const size_t nd = sel.count.size();
+  const uint64_t piece_elems = std::max<uint64_t>(1, (64ull << 20) / esize);
+  size_t j = 0;
+  uint64_t inner = 1;  // elements of the dimensions after j
+  for (size_t d = nd; d-- > 0;) {
+    j = d;
+    if (d == 0 || inner * sel.count[d] > piece_elems) break;
+    inner *= sel.count[d];
+  }
+  // Now inner = prod(count[j+1..]) <= piece_elems.
+  const uint64_t batch = std::max<uint64_t>(1, piece_elems / std::max<uint64_t>(inner, 1));
+  std::vector<char> buf;
+  std::vector<uint64_t> idx(nd, 0);  // position in the dimensions before j
+  bool empty = sel.elements() == 0;
+  while (s.ok() && !empty) {
+    for (uint64_t o = 0; o < sel.count[j] && s.ok(); o += batch) {
+      std::vector<uint64_t> start = sel.start, count = sel.count;
+      for (size_t d = 0; d < j; d++) { start[d] += idx[d]; count[d] = 1; }
+      start[j] += o;
+      count[j] = std::min(batch, sel.count[j] - o);
+      uint64_t n = count[j] * inner;
+      buf.resize(n * esize);
+      s = st->GetArray(name, start, count, buf.data());
+      if (s.ok() && !header.empty()) s = out.Write(header.data(), header.size());
+      header.clear();
+      if (s.ok()) s = out.Write(buf.data(), buf.size());
+    }
+    // Next index of the dimensions before j (odometer); done after the last.
+    size_t d = j;
+    while (d > 0 && ++idx[d - 1] == sel.count[d - 1]) idx[--d] = 0;
+    if (d == 0) break;
+  }
+  if (s.ok() && !header.empty()) s = out.Write(header.data(), header.size());  // an empty box
+  Status f = out.Finish(s.ok());
+  if (!s.ok()) return Fail(s);
+  if (!f.ok()) return Fail(f);
   return 0;
 }
 
@@ -425,14 +596,32 @@ int main(int argc, char** argv) {
   bool shared = false;
   keys->add_flag("--shared", shared, "Only the shared namespace");
 
-  auto* get = app.add_subcommand("get", "Write a value to standard output");
+  auto* get = app.add_subcommand("get", "Write an object's value, or a box of a global array, to standard output "
+                                        "(or -o FILE)");
   get->add_option("STORE", path, "Store directory")->required();
-  get->add_option("KEY", key, "Key")->required();
+  get->add_option("KEY", key, "Key of an object; with --array, --select or --npy: name of a global array")
+      ->required();
   get->add_option("--revision,-r", revision, "Revision (default: newest)");
   get->add_option("--rank", rank,
                   "Rank whose namespace holds the key (needed when several ranks wrote the store)")
       ->check(CLI::NonNegativeNumber);
   get->add_flag("--shared", shared, "The key is in the shared namespace");
+  std::string out_file, select;
+  bool as_array = false, npy = false;
+  get->add_option("-o,--output", out_file, "Write to FILE instead of standard output (removed if the get fails)");
+  get->add_flag("--array", as_array, "KEY names a global array (`cairn arrays`), not an object");
+  auto* select_opt = get->add_option("--select", select,
+                                     "Array box, NumPy-style per dimension: a:b, a:, :b, : or an index a "
+                                     "(e.g. 0:10,5:20,:); implies --array; default: the whole array");
+  get->add_flag("--npy", npy, "Write a NumPy .npy file (version 1.0) instead of raw row-major elements; "
+                              "implies --array");
+
+  auto* arrays = app.add_subcommand("arrays", "List a revision's global arrays (dtype, shape, blocks, tags)");
+  arrays->add_option("STORE", path, "Store directory")->required();
+  arrays->add_option("--revision,-r", revision, "Revision (default: newest)");
+  arrays->add_flag("--json", json, "Machine-readable output");
+  bool blocks = false;
+  arrays->add_flag("--blocks", blocks, "List every block too (rank, start:end per dimension)");
 
   auto* verify = app.add_subcommand("verify", "Read everything and check every checksum (exit 0 only if intact)");
   verify->add_option("STORE", path, "Store directory")->required();
@@ -476,7 +665,17 @@ int main(int argc, char** argv) {
   if (*info) return CmdInfo(path, revision, json);
   if (shared) rank = cairn::ReadOptions::kShared;
   if (*keys) return CmdKeys(path, revision, rank, json);
-  if (*get) return CmdGet(path, key, revision, rank);
+  if (*arrays) return CmdArrays(path, revision, json, blocks);
+  if (*get) {
+    // An object key unless --array, --select or --npy says it is an array.
+    if (as_array || npy || select_opt->count() > 0) {
+      if (rank != -1)
+        return Fail(Status::InvalidArgument("--rank and --shared name an object's namespace; array '" + key +
+                                            "' is global (drop them, or drop --array/--select/--npy)"));
+      return CmdGetArray(path, key, revision, select, npy, out_file);
+    }
+    return CmdGet(path, key, revision, rank, out_file);
+  }
   if (*verify) return all ? CmdVerifyAll(path, json) : CmdVerify(path, revision, json);
   if (*repair) return CmdRepair(path);
   return 1;
