@@ -227,9 +227,10 @@ class Store {
   // MultiGet into the caller's buffers: value i is read (and its checksums
   // verified) straight into (*buffers)[i].data, with no allocation and no
   // copy. A value larger than its buffer's capacity is InvalidArgument for
-  // that key (nothing is written). Where (*statuses)[i] is not ok, the first
-  // min(size, capacity) bytes of buffer i are zeroed: a damaged value is
-  // never left behind as data. Returns the first non-ok status, or ok.
+  // that key (nothing is written). Where the read of value i failed
+  // (Corruption, IOError), its `size` bytes in buffer i are zeroed: a
+  // damaged value is never left behind as data. Returns the first non-ok
+  // status, or ok.
   Status MultiGet(const std::vector<std::string>& keys, std::vector<ValueBuffer>* buffers,
                   std::vector<Status>* statuses, const ReadOptions& ro = {});
   // Lists the objects of a namespace in key order, with sizes and tags.
