@@ -585,6 +585,30 @@ def targets(summary, md_counts, workloads, ranks, systems):
                      f"{cm.get('lib_read_requests', 0):g} in all, "
                      f"{cm.get('lib_fetch_read_requests', 0):g} by the MultiGet itself "
                      f"(the rest is the open: manifest and index)")
+    # Reads against POSIX file-per-process (issue 11, goal 3): full read
+    # >= 1.0x its bandwidth; sparse read <= 1.5x its time, reading at most
+    # 2x the bytes asked for (Store::stats() around the MultiGets).
+    if "posix" in systems:
+        for w in workloads:
+            for n in ranks:
+                c = summary.get(("cairn", w["name"], n, "read"))
+                p = summary.get(("posix", w["name"], n, "read"))
+                if c and p and p["mib_s"]["median"] > 0:
+                    r = c["mib_s"]["median"] / p["mib_s"]["median"]
+                    L.append(f"- {w['name']} full read, {n} ranks: cairn {c['mib_s']['median']:.0f} MiB/s, "
+                             f"posix {p['mib_s']['median']:.0f}: x{r:.2f}; target >= 1.0x: "
+                             f"{'met' if r >= 1.0 else '**not met**'}")
+                c = summary.get(("cairn", w["name"], n, "sparse"))
+                p = summary.get(("posix", w["name"], n, "sparse"))
+                if c and p and p["seconds"]["median"] > 0:
+                    r = c["seconds"]["median"] / p["seconds"]["median"]
+                    cm = c.get("counters_median", {})
+                    want = cm.get("lib_fetch_wanted_bytes", 0)
+                    amp = cm.get("lib_fetch_read_bytes", 0) / want if want else 0
+                    ok = r <= 1.5 and amp <= 2.0
+                    L.append(f"- {w['name']} sparse read, {n} ranks: cairn {c['seconds']['median'] * 1e3:.1f} ms, "
+                             f"posix {p['seconds']['median'] * 1e3:.1f} ms: x{r:.2f} the time; bytes read / "
+                             f"wanted {amp:.2f}; target <= 1.5x and <= 2.0: {'met' if ok else '**not met**'}")
     return L
 
 

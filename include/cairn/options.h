@@ -123,10 +123,15 @@ struct ReadOptions {
   // shared namespace.
   int rank = -1;
   // Batch reads merge requested ranges whose gap is at most this many bytes
-  // into one I/O request (libsonata's I/O blocks). 4 MiB default.
+  // into one I/O block (libsonata's I/O blocks). 4 MiB default.
   uint64_t gap_limit = 4ull << 20;
   // No merged I/O block grows beyond this many bytes.
   uint64_t max_block = 64ull << 20;
+  // ... and no merged block reads more than this many times the bytes asked
+  // for in it, so a batch read never reads more than (this - 1) times what
+  // was asked in data nobody asked for (values < 1 count as 1: merge only
+  // ranges that touch). Store::stats() read_bytes shows what was read.
+  double max_read_amplification = 2.0;
 };
 
 CAIRN_API_END

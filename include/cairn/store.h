@@ -218,10 +218,27 @@ class Store {
   // The tags of `key`.
   Status GetTags(std::string_view key, TagList* tags, const ReadOptions& ro = {});
   // Reads many values in one call: the requested data ranges are sorted and
-  // merged into I/O blocks by ro.gap_limit, one request per block.
-  // (*values)[i] and (*statuses)[i] answer keys[i]; the return value is the
-  // first non-ok status, or ok.
+  // merged into I/O blocks by ro.gap_limit and ro.max_read_amplification,
+  // and read straight into place. (*values)[i] and (*statuses)[i] answer
+  // keys[i]; the return value is the first non-ok status, or ok. Strings
+  // already in *values are reused (pass the same vector again to avoid
+  // allocating); a value whose status is not ok is left empty.
   Status MultiGet(const std::vector<std::string>& keys, std::vector<std::string>* values,
+                  std::vector<Status>* statuses, const ReadOptions& ro = {});
+  // Where MultiGet puts one value in the caller's memory.
+  struct ValueBuffer {
+    void* data = nullptr;   // at least `capacity` writable bytes
+    uint64_t capacity = 0;
+    uint64_t size = 0;      // out: the value's size (also when it did not fit)
+  };
+  // MultiGet into the caller's buffers: value i is read (and its checksums
+  // verified) straight into (*buffers)[i].data, with no allocation and no
+  // copy. A value larger than its buffer's capacity is InvalidArgument for
+  // that key (nothing is written). Where the read of value i failed
+  // (Corruption, IOError), its `size` bytes in buffer i are zeroed: a
+  // damaged value is never left behind as data. Returns the first non-ok
+  // status, or ok.
+  Status MultiGet(const std::vector<std::string>& keys, std::vector<ValueBuffer>* buffers,
                   std::vector<Status>* statuses, const ReadOptions& ro = {});
   // Lists the objects of a namespace in key order, with sizes and tags.
   Status List(std::vector<ObjectInfo>* objects, const ReadOptions& ro = {});

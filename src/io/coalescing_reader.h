@@ -1,9 +1,19 @@
 // Sparse reads coalesced into I/O blocks (the libsonata lesson): requested
-// ranges are sorted by file and offset, neighbours whose gap is at most
-// gap_limit are merged into one block (up to max_block bytes), and each
-// block is read with one request. Far-apart ranges stay separate requests.
+// ranges are sorted by file and offset, and neighbours are merged into one
+// block when the gap between them is at most gap_limit AND the block would
+// still read at most max_amplification times the bytes asked for in it (so
+// a MultiGet never reads more than that much data nobody asked for). Blocks
+// are at most max_block bytes. Far-apart ranges stay separate requests.
+//
+// Blocks are read straight into the destinations (preadv; the bytes of a
+// gap go to a small scratch buffer), in requests of about kRequestBytes, and
+// the caller's `done` callback runs for each range right after the request
+// that brought it, while its bytes are still in the CPU cache (checksums).
+// The kernel is told (posix_fadvise WILLNEED) about the next readahead
+// window of blocks, so the device works while the caller verifies.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -18,27 +28,44 @@ struct ReadRange {
   uint64_t offset = 0;
   uint64_t length = 0;
   char* dest = nullptr;  // where the bytes go
+  size_t tag = 0;        // the caller's own number for the range (for `done`)
 };
 
-// One planned I/O request covering ranges [first, last] of the sorted list.
+// One planned I/O block covering ranges [first, last] of the sorted list.
 struct ReadBlock {
   uint32_t subfile;
   uint64_t offset;
-  uint64_t length;
+  uint64_t length;  // bytes read
   size_t first, last;
+  uint64_t wanted;  // bytes of the block some range asked for
 };
 
+struct ReadPlanLimits {
+  uint64_t gap_limit = 4ull << 20;
+  uint64_t max_block = 64ull << 20;
+  // A block reads at most this many times the bytes asked for in it
+  // (>= 1; a single range is never cut).
+  double max_amplification = 2.0;
+};
+
+// Requests of a block are cut at range boundaries near this size (a range
+// larger than it is one request of its own).
+constexpr uint64_t kRequestBytes = 1ull << 20;
+// How far ahead of the reading position the kernel is told to read.
+constexpr uint64_t kReadaheadWindow = 16ull << 20;
+
 // Sorts `ranges` in place and groups them into blocks.
-std::vector<ReadBlock> PlanReadBlocks(std::vector<ReadRange>* ranges, uint64_t gap_limit,
-                                      uint64_t max_block);
+std::vector<ReadBlock> PlanReadBlocks(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits);
 
 // Resolves a data file id to an open file.
 using FileResolver = std::function<Status(uint32_t subfile, File** file)>;
+// Called once per range, as soon as its bytes are in place.
+using RangeDone = std::function<void(const ReadRange& range)>;
 
-// Plans and performs the reads. A block holding a single range is read
-// straight into its destination; a merged block goes through one bounce
-// buffer (at most max_block bytes) and is copied out.
-Status ReadCoalesced(std::vector<ReadRange> ranges, uint64_t gap_limit, uint64_t max_block,
-                     const FileResolver& files);
+// Plans and performs the reads (see the top of this file). A block whose
+// ranges overlap goes through one bounce buffer instead and is copied out.
+// On an I/O error, ranges not yet `done` may hold partial bytes.
+Status ReadCoalesced(std::vector<ReadRange> ranges, const ReadPlanLimits& limits,
+                     const FileResolver& files, const RangeDone& done = nullptr);
 
 }  // namespace cairn

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -101,6 +102,39 @@ Status File::PRead(uint64_t offset, void* buf, uint64_t n) const {
   }
   Count(stats_->read_bytes, n);
   return Status::OK();
+}
+
+Status File::PReadV(uint64_t offset, const struct iovec* iov, int iovcnt, uint64_t n) const {
+  Count(stats_->read_requests);
+  std::vector<struct iovec> rest(iov, iov + iovcnt);  // advanced past short transfers
+  size_t first = 0;
+  uint64_t done = 0;
+  while (done < n) {
+    ssize_t r = ::preadv(fd_, rest.data() + first, int(rest.size() - first), off_t(offset + done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return Status::FromErrno("read " + path_ + " at offset " + std::to_string(offset + done), errno);
+    }
+    if (r == 0)
+      return Status::Corruption(path_ + " is truncated: wanted " + std::to_string(n) +
+                                " bytes at offset " + std::to_string(offset) + ", file ends at " +
+                                std::to_string(offset + done));
+    done += uint64_t(r);
+    for (size_t left = size_t(r); left > 0 && first < rest.size();) {
+      size_t take = std::min(left, rest[first].iov_len);
+      rest[first].iov_base = static_cast<char*>(rest[first].iov_base) + take;
+      rest[first].iov_len -= take;
+      left -= take;
+      if (rest[first].iov_len == 0) first++;
+    }
+    while (first < rest.size() && rest[first].iov_len == 0) first++;
+  }
+  Count(stats_->read_bytes, n);
+  return Status::OK();
+}
+
+void File::WillNeed(uint64_t offset, uint64_t n) const {
+  ::posix_fadvise(fd_, off_t(offset), off_t(n), POSIX_FADV_WILLNEED);
 }
 
 Status File::PWrite(uint64_t offset, const void* buf, uint64_t n) {

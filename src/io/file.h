@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+struct iovec;
+
 #include "cairn/status.h"
 #include "cairn/store.h"
 
@@ -25,6 +27,13 @@ class File {
   // Reads exactly n bytes at offset; a file too short is Corruption
   // ("truncated"), since every read cairn makes is of bytes it wrote.
   Status PRead(uint64_t offset, void* buf, uint64_t n) const;
+  // The same as one request scattered over `iov` (n bytes in all, at most
+  // IOV_MAX entries): preadv, looping over short transfers. Counted as one
+  // read request of n bytes.
+  Status PReadV(uint64_t offset, const struct iovec* iov, int iovcnt, uint64_t n) const;
+  // Asks the kernel to start reading [offset, offset + n) into the page
+  // cache (posix_fadvise WILLNEED); a hint, it cannot fail.
+  void WillNeed(uint64_t offset, uint64_t n) const;
   // Writes exactly n bytes at offset.
   Status PWrite(uint64_t offset, const void* buf, uint64_t n);
   // fsync.

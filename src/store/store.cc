@@ -339,55 +339,6 @@ Status Store::Rep::Resolve(std::string_view key, const ReadOptions& ro, std::str
   return Status::OK();
 }
 
-Status Store::Rep::ReadValue(const EntryView& e, uint64_t offset, uint64_t len, char* dest,
-                             const ReadOptions& ro) {
-  if (offset > e.size || len > e.size - offset)
-    return Status::InvalidArgument("range [" + std::to_string(offset) + ", +" + std::to_string(len) +
-                                   ") passes the end of '" + std::string(e.key) + "' (" +
-                                   std::to_string(e.size) + " bytes)");
-  if (e.kind == ValueKind::kInline) {
-    std::memcpy(dest, e.inline_value.data() + offset, len);
-    return Status::OK();
-  }
-  // Chunks touched by the range are read whole (to verify their checksum):
-  // straight into dest when inside the range, else into a side buffer.
-  std::vector<ReadRange> ranges;
-  struct Piece { const ChunkRef* c; uint64_t value_off; char* buf; };
-  std::vector<Piece> pieces;
-  std::vector<std::string> side;
-  side.reserve(2);
-  uint64_t pos = 0;
-  for (const ChunkRef& c : e.chunks) {
-    uint64_t cbeg = pos, cend = pos + c.raw_length;
-    pos = cend;
-    if (cend <= offset || cbeg >= offset + len) continue;
-    char* buf;
-    if (cbeg >= offset && cend <= offset + len) {
-      buf = dest + (cbeg - offset);
-    } else {
-      side.emplace_back(c.length, '\0');
-      buf = side.back().data();
-    }
-    ranges.push_back(ReadRange{c.subfile, c.offset, c.length, buf});
-    pieces.push_back(Piece{&c, cbeg, buf});
-  }
-  Status s = ReadCoalesced(ranges, ro.gap_limit, ro.max_block,
-                           [this](uint32_t id, File** f) { return DataFile(id, f); });
-  if (!s.ok()) return s.WithContext("reading '" + std::string(e.key) + "'");
-  for (const Piece& p : pieces) {
-    if (Checksum(p.buf, p.c->length) != p.c->checksum)
-      return Status::Corruption("'" + std::string(e.key) + "': checksum mismatch in chunk at " +
-                                DataFileName(p.c->subfile) + " offset " + std::to_string(p.c->offset));
-    uint64_t cend = p.value_off + p.c->raw_length;
-    bool inside = p.value_off >= offset && cend <= offset + len;
-    if (!inside) {
-      uint64_t from = std::max(offset, p.value_off), to = std::min(offset + len, cend);
-      std::memcpy(dest + (from - offset), p.buf + (from - p.value_off), to - from);
-    }
-  }
-  return Status::OK();
-}
-
 Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string_view value,
                            const TagList& tags, bool zero_copy) {
   Status s = CheckKey(key);
@@ -620,15 +571,12 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
       };
       for (uint32_t r = 0; r < readers; r++) want(rec.namespaces[r], &parts[r]);
       want(rec.shared(), &shared_bytes);
-      ReadOptions ro;
       // Tables reused from older revisions (commit_tables.h) lie apart
-      // from the newest block: a gap is read through only while it is no
-      // larger than the tables wanted, so the open reads at most about
-      // twice their bytes, however far back an unchanged table lies.
-      uint64_t wanted = 0;
-      for (const ReadRange& rr : ranges) wanted += rr.length;
-      uint64_t gap = std::min<uint64_t>(ro.gap_limit, std::max<uint64_t>(wanted, 4096));
-      rs = ReadCoalesced(ranges, gap, ro.max_block,
+      // from the newest block: the planner reads through a gap only while
+      // a block stays within max_amplification (2x) of the table bytes it
+      // wants, so the open reads at most about twice their bytes, however
+      // far back an unchanged table lies (history_test).
+      rs = ReadCoalesced(ranges, ReadPlanLimits(),
                          [&](uint32_t id, File** f) { return rep->DataFile(id, f); });
       if (!rs.ok()) parts.assign(nranks, std::string());
       c->Scatter(parts, &my_bytes, 0);
@@ -813,26 +761,6 @@ Status Store::GetSize(std::string_view key, uint64_t* size, const ReadOptions& r
   return s;
 }
 
-Status Store::GetRange(std::string_view key, uint64_t offset, void* buf, uint64_t length,
-                       const ReadOptions& ro) {
-  EntryView e;
-  const NameDict* dict;
-  Status s = rep_->Find(key, ro, &e, &dict);
-  if (!s.ok()) return s;
-  return rep_->ReadValue(e, offset, length, static_cast<char*>(buf), ro);
-}
-
-Status Store::Get(std::string_view key, std::string* value, const ReadOptions& ro) {
-  EntryView e;
-  const NameDict* dict;
-  Status s = rep_->Find(key, ro, &e, &dict);
-  if (!s.ok()) return s;
-  value->resize(e.size);
-  s = rep_->ReadValue(e, 0, e.size, value->data(), ro);
-  if (!s.ok()) value->clear();
-  return s;
-}
-
 Status Store::GetTags(std::string_view key, TagList* tags, const ReadOptions& ro) {
   EntryView e;
   const NameDict* dict;
@@ -842,57 +770,6 @@ Status Store::GetTags(std::string_view key, TagList* tags, const ReadOptions& ro
     if (!s.ok()) s = s.WithContext("tags of '" + std::string(key) + "'");  // the message built on failure only
   }
   return s;
-}
-
-Status Store::MultiGet(const std::vector<std::string>& keys, std::vector<std::string>* values,
-                       std::vector<Status>* statuses, const ReadOptions& ro) {
-  values->assign(keys.size(), std::string());
-  statuses->assign(keys.size(), Status::OK());
-  struct Want { size_t key; const ChunkRef* c; char* dest; };
-  std::vector<EntryView> views(keys.size());
-  std::vector<ReadRange> ranges;
-  std::vector<Want> wants;
-  for (size_t i = 0; i < keys.size(); i++) {
-    const NameDict* dict;
-    Status s = rep_->Find(keys[i], ro, &views[i], &dict);
-    if (!s.ok()) {
-      (*statuses)[i] = s;
-      continue;
-    }
-    const EntryView& e = views[i];
-    (*values)[i].resize(e.size);
-    if (e.kind == ValueKind::kInline) {
-      std::memcpy((*values)[i].data(), e.inline_value.data(), e.size);
-      continue;
-    }
-    uint64_t pos = 0;
-    for (const ChunkRef& c : e.chunks) {
-      char* dest = (*values)[i].data() + pos;
-      ranges.push_back(ReadRange{c.subfile, c.offset, c.length, dest});
-      wants.push_back(Want{i, &c, dest});
-      pos += c.raw_length;
-    }
-  }
-  Status io = ReadCoalesced(std::move(ranges), ro.gap_limit, ro.max_block,
-                            [this](uint32_t id, File** f) { return rep_->DataFile(id, f); });
-  if (!io.ok()) {
-    for (const Want& w : wants) (*statuses)[w.key] = io;
-  } else {
-    for (const Want& w : wants) {
-      if ((*statuses)[w.key].ok() && Checksum(w.dest, w.c->length) != w.c->checksum)
-        (*statuses)[w.key] = Status::Corruption(
-            "'" + keys[w.key] + "': checksum mismatch in chunk at " + DataFileName(w.c->subfile) +
-            " offset " + std::to_string(w.c->offset));
-    }
-  }
-  Status first;
-  for (size_t i = 0; i < keys.size(); i++) {
-    if (!(*statuses)[i].ok()) {
-      (*values)[i].clear();
-      if (first.ok()) first = (*statuses)[i];
-    }
-  }
-  return first;
 }
 
 Status Store::List(std::vector<ObjectInfo>* objects, const ReadOptions& ro) {

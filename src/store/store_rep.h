@@ -2,6 +2,7 @@
 // by store.cc (the API) and inspect.cc (what the command-line tool reads).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -117,6 +118,10 @@ struct Store::Rep {
   // Reads [offset, offset+len) of a decoded entry's value into dest.
   Status ReadValue(const EntryView& e, uint64_t offset, uint64_t len, char* dest,
                    const ReadOptions& ro);
+  // The body of both MultiGets (src/store/read_path.cc): place(i, size,
+  // &dest) says where value i goes, or why it cannot (that key's status).
+  Status MultiRead(const std::vector<std::string>& keys, std::vector<Status>* statuses,
+                   const ReadOptions& ro, const std::function<Status(size_t, uint64_t, char**)>& place);
   // Encodes and stores an entry for a value in namespace `ns`.
   // zero_copy: with staging, the value is written from the caller's memory
   // by the I/O thread (see Store::PutZeroCopy).

@@ -1,0 +1,188 @@
+// The read path: Get, GetRange, MultiGet (into strings or into the caller's
+// buffers) and the per-value verified read Rep::ReadValue. Chunks are read
+// by io/coalescing_reader straight into their destination and each chunk's
+// checksum is checked right after the request that brought it, while its
+// bytes are still in the CPU cache. See doc/design.md "The read path".
+#include <algorithm>
+#include <cstring>
+
+#include "cairn/store.h"
+#include "format/checksum.h"
+#include "io/coalescing_reader.h"
+#include "store/store_dir.h"
+#include "store/store_rep.h"
+
+namespace cairn {
+
+namespace {
+
+ReadPlanLimits Limits(const ReadOptions& ro) {
+  ReadPlanLimits l;
+  l.gap_limit = ro.gap_limit;
+  l.max_block = ro.max_block;
+  l.max_amplification = ro.max_read_amplification;
+  return l;
+}
+
+Status ChunkMismatch(std::string_view key, const ChunkRef& c) {
+  return Status::Corruption("'" + std::string(key) + "': checksum mismatch in chunk at " +
+                            DataFileName(c.subfile) + " offset " + std::to_string(c.offset));
+}
+
+}  // namespace
+
+Status Store::Rep::ReadValue(const EntryView& e, uint64_t offset, uint64_t len, char* dest,
+                             const ReadOptions& ro) {
+  if (offset > e.size || len > e.size - offset)
+    return Status::InvalidArgument("range [" + std::to_string(offset) + ", +" + std::to_string(len) +
+                                   ") passes the end of '" + std::string(e.key) + "' (" +
+                                   std::to_string(e.size) + " bytes)");
+  if (e.kind == ValueKind::kInline) {
+    std::memcpy(dest, e.inline_value.data() + offset, len);
+    return Status::OK();
+  }
+  // Chunks touched by the range are read whole (to verify their checksum):
+  // straight into dest when inside the range, else into a side buffer.
+  std::vector<ReadRange> ranges;
+  struct Piece { const ChunkRef* c; uint64_t value_off; char* buf; };
+  std::vector<Piece> pieces;
+  std::vector<std::string> side;
+  side.reserve(2);
+  uint64_t pos = 0;
+  for (const ChunkRef& c : e.chunks) {
+    uint64_t cbeg = pos, cend = pos + c.raw_length;
+    pos = cend;
+    if (cend <= offset || cbeg >= offset + len) continue;
+    char* buf;
+    if (cbeg >= offset && cend <= offset + len) {
+      buf = dest + (cbeg - offset);
+    } else {
+      side.emplace_back(c.length, '\0');
+      buf = side.back().data();
+    }
+    ranges.push_back(ReadRange{c.subfile, c.offset, c.length, buf, pieces.size()});
+    pieces.push_back(Piece{&c, cbeg, buf});
+  }
+  Status bad;
+  auto verify = [&](const ReadRange& r) {
+    const Piece& p = pieces[r.tag];
+    if (!bad.ok()) return;
+    if (Checksum(p.buf, p.c->length) != p.c->checksum) {
+      bad = ChunkMismatch(e.key, *p.c);
+      return;
+    }
+    uint64_t cend = p.value_off + p.c->raw_length;
+    if (p.value_off < offset || cend > offset + len) {  // a side buffer: copy its part
+      uint64_t from = std::max(offset, p.value_off), to = std::min(offset + len, cend);
+      std::memcpy(dest + (from - offset), p.buf + (from - p.value_off), to - from);
+    }
+  };
+  Status s = ReadCoalesced(std::move(ranges), Limits(ro),
+                           [this](uint32_t id, File** f) { return DataFile(id, f); }, verify);
+  if (!s.ok()) return s.WithContext("reading '" + std::string(e.key) + "'");
+  return bad;
+}
+
+Status Store::GetRange(std::string_view key, uint64_t offset, void* buf, uint64_t length,
+                       const ReadOptions& ro) {
+  EntryView e;
+  const NameDict* dict;
+  Status s = rep_->Find(key, ro, &e, &dict);
+  if (!s.ok()) return s;
+  return rep_->ReadValue(e, offset, length, static_cast<char*>(buf), ro);
+}
+
+Status Store::Get(std::string_view key, std::string* value, const ReadOptions& ro) {
+  EntryView e;
+  const NameDict* dict;
+  Status s = rep_->Find(key, ro, &e, &dict);
+  if (!s.ok()) return s;
+  value->resize(e.size);
+  s = rep_->ReadValue(e, 0, e.size, value->data(), ro);
+  if (!s.ok()) value->clear();
+  return s;
+}
+
+// Both MultiGets: `place(i, size, &dest)` says where value i goes (or why it
+// cannot); every chunk is read in one coalesced pass and verified as it
+// arrives. Returns the first non-ok status.
+Status Store::Rep::MultiRead(const std::vector<std::string>& keys, std::vector<Status>* statuses,
+                             const ReadOptions& ro,
+                             const std::function<Status(size_t, uint64_t, char**)>& place) {
+  statuses->assign(keys.size(), Status::OK());
+  struct Want { size_t key; const ChunkRef* c; };
+  std::vector<EntryView> views(keys.size());
+  std::vector<ReadRange> ranges;
+  std::vector<Want> wants;
+  for (size_t i = 0; i < keys.size(); i++) {
+    const NameDict* dict;
+    Status s = Find(keys[i], ro, &views[i], &dict);
+    char* dest = nullptr;
+    if (s.ok()) s = place(i, views[i].size, &dest);
+    if (!s.ok()) {
+      (*statuses)[i] = s;
+      continue;
+    }
+    const EntryView& e = views[i];
+    if (e.kind == ValueKind::kInline) {
+      std::memcpy(dest, e.inline_value.data(), e.size);
+      continue;
+    }
+    uint64_t pos = 0;
+    for (const ChunkRef& c : e.chunks) {
+      ranges.push_back(ReadRange{c.subfile, c.offset, c.length, dest + pos, wants.size()});
+      wants.push_back(Want{i, &c});
+      pos += c.raw_length;
+    }
+  }
+  auto verify = [&](const ReadRange& r) {
+    const Want& w = wants[r.tag];
+    Status& st = (*statuses)[w.key];
+    if (st.ok() && Checksum(r.dest, w.c->length) != w.c->checksum) st = ChunkMismatch(keys[w.key], *w.c);
+  };
+  Status io = ReadCoalesced(std::move(ranges), Limits(ro),
+                            [this](uint32_t id, File** f) { return DataFile(id, f); }, verify);
+  if (!io.ok())  // which chunks arrived is unknown: every chunked value fails
+    for (const Want& w : wants) (*statuses)[w.key] = io.WithContext("reading '" + keys[w.key] + "'");
+  for (const Status& st : *statuses)
+    if (!st.ok()) return st;
+  return Status::OK();
+}
+
+Status Store::MultiGet(const std::vector<std::string>& keys, std::vector<std::string>* values,
+                       std::vector<Status>* statuses, const ReadOptions& ro) {
+  values->resize(keys.size());  // strings the caller passes again keep their memory
+  Status first = rep_->MultiRead(keys, statuses, ro, [&](size_t i, uint64_t size, char** dest) {
+    (*values)[i].resize(size);
+    *dest = (*values)[i].data();
+    return Status::OK();
+  });
+  for (size_t i = 0; i < keys.size(); i++)
+    if (!(*statuses)[i].ok()) (*values)[i].clear();
+  return first;
+}
+
+Status Store::MultiGet(const std::vector<std::string>& keys, std::vector<ValueBuffer>* buffers,
+                       std::vector<Status>* statuses, const ReadOptions& ro) {
+  if (buffers->size() != keys.size())
+    return Status::InvalidArgument("MultiGet: " + std::to_string(keys.size()) + " keys but " +
+                                   std::to_string(buffers->size()) + " buffers");
+  std::vector<bool> written(keys.size(), false);
+  Status first = rep_->MultiRead(keys, statuses, ro, [&](size_t i, uint64_t size, char** dest) {
+    ValueBuffer& b = (*buffers)[i];
+    b.size = size;
+    if (size > b.capacity)
+      return Status::InvalidArgument("MultiGet: value of '" + keys[i] + "' is " + std::to_string(size) +
+                                     " bytes, its buffer holds " + std::to_string(b.capacity));
+    if (size > 0 && b.data == nullptr)
+      return Status::InvalidArgument("MultiGet: buffer of '" + keys[i] + "' is null");
+    *dest = static_cast<char*>(b.data);
+    written[i] = true;
+    return Status::OK();
+  });
+  for (size_t i = 0; i < keys.size(); i++)
+    if (!(*statuses)[i].ok() && written[i]) std::memset((*buffers)[i].data, 0, (*buffers)[i].size);
+  return first;
+}
+
+}  // namespace cairn
