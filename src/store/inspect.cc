@@ -5,6 +5,7 @@
 #include "format/checksum.h"
 #include "format/subfile_header.h"
 #include "store/store_rep.h"
+#include "store/key_text.h"
 
 namespace cairn {
 
@@ -85,7 +86,7 @@ Status Inspector::Verify(Store* store, VerifyReport* report) {
           s = Status::Corruption("checksum mismatch in chunk at " + DataFileName(c.subfile) + " offset " +
                                  std::to_string(c.offset));
         if (!s.ok()) {
-          report->problems.push_back(r->Where(ns) + " key '" + std::string(e.key) + "': " + s.ToString());
+          report->problems.push_back(r->Where(ns) + " key '" + KeyText(e.key) + "': " + s.ToString());
           break;
         }
         report->bytes += c.length;

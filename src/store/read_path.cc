@@ -11,6 +11,7 @@
 #include "io/coalescing_reader.h"
 #include "store/store_dir.h"
 #include "store/store_rep.h"
+#include "store/key_text.h"
 
 namespace cairn {
 
@@ -25,7 +26,7 @@ ReadPlanLimits Limits(const ReadOptions& ro) {
 }
 
 Status ChunkMismatch(std::string_view key, const ChunkRef& c) {
-  return Status::Corruption("'" + std::string(key) + "': checksum mismatch in chunk at " +
+  return Status::Corruption("'" + KeyText(key) + "': checksum mismatch in chunk at " +
                             DataFileName(c.subfile) + " offset " + std::to_string(c.offset));
 }
 
@@ -35,7 +36,7 @@ Status Store::Rep::ReadValue(const EntryView& e, uint64_t offset, uint64_t len, 
                              const ReadOptions& ro) {
   if (offset > e.size || len > e.size - offset)
     return Status::InvalidArgument("range [" + std::to_string(offset) + ", +" + std::to_string(len) +
-                                   ") passes the end of '" + std::string(e.key) + "' (" +
+                                   ") passes the end of '" + KeyText(e.key) + "' (" +
                                    std::to_string(e.size) + " bytes)");
   if (e.kind == ValueKind::kInline) {
     std::memcpy(dest, e.inline_value.data() + offset, len);
@@ -79,7 +80,7 @@ Status Store::Rep::ReadValue(const EntryView& e, uint64_t offset, uint64_t len, 
   };
   Status s = ReadCoalesced(std::move(ranges), Limits(ro),
                            [this](uint32_t id, File** f) { return DataFile(id, f); }, verify);
-  if (!s.ok()) return s.WithContext("reading '" + std::string(e.key) + "'");
+  if (!s.ok()) return s.WithContext("reading '" + KeyText(e.key) + "'");
   return bad;
 }
 

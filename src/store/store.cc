@@ -20,6 +20,7 @@
 #include "store/store_rep.h"
 #include "store/tag_edit.h"
 #include "store/stream_hub.h"
+#include "store/key_text.h"
 
 namespace cairn {
 
@@ -314,7 +315,7 @@ Status Store::Rep::Resolve(std::string_view key, const ReadOptions& ro, std::str
     s = Table(kSharedNamespace, &t);
     if (!s.ok()) return s;
     ptrdiff_t i = t ? t->Find(key) : -1;
-    if (i < 0) return Status::NotFound("key '" + std::string(key) + "' not in " + Where(kSharedNamespace));
+    if (i < 0) return Status::NotFound("key '" + KeyText(key) + "' not in " + Where(kSharedNamespace));
     *body = t->entries[size_t(i)];
     *dict = &t->names;
     return Status::OK();
@@ -322,7 +323,7 @@ Status Store::Rep::Resolve(std::string_view key, const ReadOptions& ro, std::str
   if (ro.rank < -1) return Status::InvalidArgument("ReadOptions::rank must be -1, kShared or a rank");
   if (ro.rank == -1 || (ro.rank == me && !opt.read_only)) {
     if (!own.Lookup(key, body))
-      return Status::NotFound("key '" + std::string(key) + "' not in " + Where(uint32_t(me)));
+      return Status::NotFound("key '" + KeyText(key) + "' not in " + Where(uint32_t(me)));
     *dict = &static_cast<const NamespaceState&>(own).dict();
     return Status::OK();
   }
@@ -333,7 +334,7 @@ Status Store::Rep::Resolve(std::string_view key, const ReadOptions& ro, std::str
   s = Table(uint32_t(ro.rank), &t);
   if (!s.ok()) return s;
   ptrdiff_t i = t ? t->Find(key) : -1;
-  if (i < 0) return Status::NotFound("key '" + std::string(key) + "' not in " + Where(uint32_t(ro.rank)));
+  if (i < 0) return Status::NotFound("key '" + KeyText(key) + "' not in " + Where(uint32_t(ro.rank)));
   *body = t->entries[size_t(i)];
   *dict = &t->names;
   return Status::OK();
@@ -364,7 +365,7 @@ Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string
   if (value.size() > opt.inline_value_limit) {
     kind = ValueKind::kChunked;
     s = zero_copy ? writer->AppendZeroCopy(value, &chunks) : writer->Append(value, &chunks);
-    if (!s.ok()) return s.WithContext("put '" + std::string(key) + "'");
+    if (!s.ok()) return s.WithContext("put '" + KeyText(key) + "'");
   }
   // Encoded in a reused scratch buffer, then kept in the namespace's arena.
   std::string& body = scratch;
@@ -376,7 +377,7 @@ Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string
 
 Status Store::Rep::RetagInto(NamespaceState* ns, std::string_view key, const TagList& tags) {
   std::string_view old;
-  if (!ns->Lookup(key, &old)) return Status::NotFound("key '" + std::string(key) + "' not found");
+  if (!ns->Lookup(key, &old)) return Status::NotFound("key '" + KeyText(key) + "' not found");
   EntryView e;
   Status s = DecodeEntryBody(old, &e);
   if (!s.ok()) return s;
@@ -690,7 +691,7 @@ Status Store::Delete(std::string_view key) {
   if (s.ok()) s = CheckKey(key);
   if (s.ok()) s = CheckNotReserved(key, "Delete");
   if (!s.ok()) return s;
-  if (!rep_->own.Delete(key)) return Status::NotFound("key '" + std::string(key) + "' not found");
+  if (!rep_->own.Delete(key)) return Status::NotFound("key '" + KeyText(key) + "' not found");
   return Status::OK();
 }
 
@@ -737,7 +738,7 @@ Status Store::Rep::CheckHugeValue(const EntryView& e) {
       it = sizes.emplace(c.subfile, size).first;
     }
     if (c.offset > it->second || c.length > it->second - c.offset)
-      return Status::Corruption("'" + std::string(e.key) + "': chunk at " + DataFileName(c.subfile) + " offset " +
+      return Status::Corruption("'" + KeyText(e.key) + "': chunk at " + DataFileName(c.subfile) + " offset " +
                                 std::to_string(c.offset) + " (" + std::to_string(c.length) +
                                 " bytes) passes the end of the file (" + std::to_string(it->second) + " bytes)");
   }
@@ -748,7 +749,7 @@ Status Store::Rep::Find(std::string_view key, const ReadOptions& ro, EntryView* 
                         const NameDict** dict) {
   std::string_view body;
   Status s = Resolve(key, ro, &body, dict);
-  if (s.ok()) s = DecodeEntryBody(body, e).WithContext("key '" + std::string(key) + "'");
+  if (s.ok()) s = DecodeEntryBody(body, e).WithContext("key '" + KeyText(key) + "'");
   if (s.ok()) s = CheckHugeValue(*e);
   return s;
 }
@@ -767,7 +768,7 @@ Status Store::GetTags(std::string_view key, TagList* tags, const ReadOptions& ro
   Status s = rep_->Find(key, ro, &e, &dict);
   if (s.ok()) {
     s = DecodeTags(e.tags, *dict, tags);
-    if (!s.ok()) s = s.WithContext("tags of '" + std::string(key) + "'");  // the message built on failure only
+    if (!s.ok()) s = s.WithContext("tags of '" + KeyText(key) + "'");  // the message built on failure only
   }
   return s;
 }
@@ -827,7 +828,7 @@ Status Store::GetShared(std::string_view key, std::string* value) {
     std::string_view body;
     if (r->closed) s = Status::InvalidArgument("store is closed");
     else if (!r->shared.Lookup(key, &body))
-      s = Status::NotFound("shared key '" + std::string(key) + "' not in " + r->path);
+      s = Status::NotFound("shared key '" + KeyText(key) + "' not in " + r->path);
     EntryView e;
     if (s.ok()) s = DecodeEntryBody(body, &e);
     if (s.ok()) s = r->CheckHugeValue(e);

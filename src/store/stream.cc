@@ -12,6 +12,7 @@
 #include "store/retention.h"
 #include "store/store_rep.h"
 #include "store/stream_hub.h"
+#include "store/key_text.h"
 
 namespace cairn {
 
@@ -263,7 +264,7 @@ Status Store::OpenWriteStream(std::string_view key, const TagList& tags,
   if (!s.ok()) return s;
   std::shared_ptr<StreamHub> hub = HubOf(rep_.get());
   if (hub->writers.count(key))
-    return Status::InvalidArgument("stream '" + std::string(key) + "' is already open for writing on rank " +
+    return Status::InvalidArgument("stream '" + KeyText(key) + "' is already open for writing on rank " +
                                    std::to_string(rank()) + " of " + rep_->path + "; close it before opening it again");
   auto impl = std::make_unique<StreamWriter::Impl>();
   impl->hub = hub;

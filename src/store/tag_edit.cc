@@ -3,6 +3,7 @@
 #include "format/coding.h"
 #include "format/index_format.h"
 #include "format/tag_codec.h"
+#include "store/key_text.h"
 
 namespace cairn {
 
@@ -13,7 +14,7 @@ constexpr uint64_t kTagIdsFrom = 16;
 
 Status EditTag(NamespaceState* ns, std::string_view key, std::string_view name, const TagValue* value) {
   std::string_view old;
-  if (!ns->Lookup(key, &old)) return Status::NotFound("key '" + std::string(key) + "' not found");
+  if (!ns->Lookup(key, &old)) return Status::NotFound("key '" + KeyText(key) + "' not found");
   EntryView e;
   Status s = DecodeEntryBody(old, &e);
   if (!s.ok()) return s;
@@ -60,7 +61,7 @@ Status EditTag(NamespaceState* ns, std::string_view key, std::string_view name, 
   bool found = false;
   bool absent = ids && known && !has(*ids, id);  // known not to be there
   if (absent && !value)
-    return Status::NotFound("key '" + std::string(key) + "' has no tag '" + std::string(name) + "'");
+    return Status::NotFound("key '" + KeyText(key) + "' has no tag '" + std::string(name) + "'");
   std::vector<uint64_t> seen;  // the ids met by the pass, to start a set
   // A set costs dict()->size() bits: only where that is a few bytes a tag.
   bool collect = !ids && n >= kTagIdsFrom && ns->dict()->size() <= 64 * n;
@@ -86,7 +87,7 @@ Status EditTag(NamespaceState* ns, std::string_view key, std::string_view name, 
       Decoder d(std::string_view(p, size_t(lim - p)));
       TagValue v;
       Status ts = DecodeTagPayload(code, &d, &v);
-      if (!ts.ok()) return ts.WithContext("tags of '" + std::string(key) + "'");
+      if (!ts.ok()) return ts.WithContext("tags of '" + KeyText(key) + "'");
       p = lim - d.remaining();
     }
     if (ok && known && nid == id) {
@@ -96,9 +97,9 @@ Status EditTag(NamespaceState* ns, std::string_view key, std::string_view name, 
     }
     if (ok && collect && nid / 64 < seen.size()) seen[nid / 64] |= uint64_t(1) << (nid % 64);
   }
-  if (!ok || p != lim) return Status::Corruption("key '" + std::string(key) + "': damaged tag list");
+  if (!ok || p != lim) return Status::Corruption("key '" + KeyText(key) + "': damaged tag list");
   if (!value && !found)
-    return Status::NotFound("key '" + std::string(key) + "' has no tag '" + std::string(name) + "'");
+    return Status::NotFound("key '" + KeyText(key) + "' has no tag '" + std::string(name) + "'");
   if (!found) at = end = e.tags.size();  // appended
   std::string tags;
   tags.reserve(e.tags.size() + one.size() + 10);
