@@ -35,9 +35,9 @@ enum class DType : uint8_t {
 };
 
 // Bytes per element of `t` (0 for a code that is not a DType).
-CAIRN_EXPORT size_t DTypeSize(DType t);
+size_t DTypeSize(DType t);
 // "int8" ... "float64" (NumPy's names); "?" for an unknown code.
-CAIRN_EXPORT const char* DTypeName(DType t);
+const char* DTypeName(DType t);
 
 // The most dimensions an array may have.
 constexpr int kMaxArrayDims = 16;
@@ -52,6 +52,11 @@ struct ArrayBlock {
   int rank = 0;                  // the namespace (rank of the revision) holding it
   std::vector<uint64_t> start;   // first global index per dimension (row-major)
   std::vector<uint64_t> count;   // extent per dimension (row-major)
+  // The block's minimum and maximum element, when it was put with
+  // ArrayPutOptions::statistics (NaNs skipped; 64-bit integers rounded to
+  // the nearest double).
+  bool has_statistics = false;
+  double min = 0, max = 0;
 };
 
 // What a revision holds of one array.

@@ -15,6 +15,7 @@
 //            (Ibcast, when there is one)
 #include <cstring>
 
+#include "array/array_commit.h"
 #include "store/crash_point.h"
 #include "store/store_rep.h"
 
@@ -241,7 +242,8 @@ Status Store::Rep::CheckCommittable() {
   Status s = CheckWritable();
   if (s.ok() && unreported && !unreported->reported) s = unreported->outcome;
   unreported.reset();  // returned now, if no Wait returned it before
-  return AgreeStatus(comm.get(), s);
+  // Agreed with the array step in the same reduction (array_commit.h).
+  return AgreeCommittableWithArrays(this, s);
 }
 
 Status Store::CommitAsync(AsyncCommit* handle) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "array/array_commit.h"
 #include "format/checksum.h"
 #include "format/coding.h"
 #include "store/crash_point.h"
@@ -208,6 +209,7 @@ void Store::Rep::DiscardPending() {
   };
   own.Reset(table(uint32_t(rank)));
   if (rank == 0) shared.Reset(table(kSharedNamespace));
+  DiscardPendingArrays(this);
   if (streams) streams->LoseWriters();  // their written bytes shared the failed queue
   // Staged bytes still in the writer's buffer go to the queue first (they
   // belong to dropped puts: written or skipped, nothing refers to them),

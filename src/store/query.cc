@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "array/array_meta.h"
 #include "format/coding.h"
 #include "store/store_rep.h"
 
@@ -184,6 +185,7 @@ Status Store::Query(const std::vector<TagQuery>& all_of, std::vector<std::string
   }
   bool damaged = false;
   auto visit = [&](std::string_view body) {
+    if (IsReservedKey(EntryKey(body))) return;  // the store's array objects
     if (EntryMeets(body, terms, &damaged)) keys->emplace_back(EntryKey(body));
   };
   if (own) {
@@ -194,6 +196,29 @@ Status Store::Query(const std::vector<TagQuery>& all_of, std::vector<std::string
   if (damaged) {
     keys->clear();
     return Status::Corruption(r->Where(uint32_t(own ? me : ro.rank)) + ": a damaged index entry was met by a query");
+  }
+  return Status::OK();
+}
+
+Status QueryTableKeys(const IndexTable& t, const std::vector<TagQuery>& all_of, std::string_view prefix,
+                      std::vector<std::string>* keys) {
+  keys->clear();
+  if (all_of.size() > 64) return Status::InvalidArgument("a query has at most 64 conditions");
+  Status s = ValidateQuery(all_of);
+  if (!s.ok()) return s;
+  std::vector<Term> terms;
+  for (const TagQuery& q : all_of) {
+    uint32_t id;
+    if (!t.names.Find(q.name, &id)) return Status::OK();  // no entry has that tag
+    terms.push_back(Term{&q, id});
+  }
+  bool damaged = false;
+  auto it = std::lower_bound(t.keys.begin(), t.keys.end(), prefix);
+  for (; it != t.keys.end() && it->substr(0, prefix.size()) == prefix; ++it)
+    if (EntryMeets(t.entries[size_t(it - t.keys.begin())], terms, &damaged)) keys->emplace_back(*it);
+  if (damaged) {
+    keys->clear();
+    return Status::Corruption("a damaged index entry was met by a query");
   }
   return Status::OK();
 }

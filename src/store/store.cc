@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "array/array_meta.h"
 #include "format/checksum.h"
 #include "format/coding.h"
 #include "format/subfile_header.h"
@@ -665,6 +666,7 @@ Status Store::Open(const Options& options, const std::string& path, std::unique_
 int Store::rank() const { return rep_->comm->rank(); }
 int Store::size() const { return rep_->comm->size(); }
 uint64_t Store::revision() const { return rep_->current.revision; }
+int Store::writer_ranks() const { return rep_->current.revision == 0 ? size() : int(rep_->current.nranks); }
 IoStats Store::stats() const { return SnapshotStats(rep_->stats); }
 
 Status Store::ListRevisions(std::vector<RevisionInfo>* revisions) {
@@ -676,6 +678,7 @@ Status Store::ListRevisions(std::vector<RevisionInfo>* revisions) {
 
 Status Store::Put(std::string_view key, std::string_view value, const TagList& tags) {
   Status s = rep_->CheckWritable();
+  if (s.ok()) s = CheckNotReserved(key, "Put");
   if (!s.ok()) return s;
   if (rep_->inflight) rep_->Progress(false);
   return rep_->PutInto(&rep_->own, key, value, tags);
@@ -683,6 +686,7 @@ Status Store::Put(std::string_view key, std::string_view value, const TagList& t
 
 Status Store::PutZeroCopy(std::string_view key, std::string_view value, const TagList& tags) {
   Status s = rep_->CheckWritable();
+  if (s.ok()) s = CheckNotReserved(key, "PutZeroCopy");
   if (!s.ok()) return s;
   if (rep_->inflight) rep_->Progress(false);
   return rep_->PutInto(&rep_->own, key, value, tags, true);
@@ -690,6 +694,7 @@ Status Store::PutZeroCopy(std::string_view key, std::string_view value, const Ta
 
 Status Store::PutShared(std::string_view key, std::string_view value, const TagList& tags) {
   Status s = rep_->CheckWritable();
+  if (s.ok()) s = CheckNotReserved(key, "PutShared");
   if (!s.ok()) return s;
   if (rank() != 0) return Status::InvalidArgument("PutShared is for rank 0 only (shared objects are written once)");
   return rep_->PutInto(&rep_->shared, key, value, tags);
@@ -698,6 +703,7 @@ Status Store::PutShared(std::string_view key, std::string_view value, const TagL
 Status Store::Delete(std::string_view key) {
   Status s = rep_->CheckWritable();
   if (s.ok()) s = CheckKey(key);
+  if (s.ok()) s = CheckNotReserved(key, "Delete");
   if (!s.ok()) return s;
   if (!rep_->own.Delete(key)) return Status::NotFound("key '" + std::string(key) + "' not found");
   return Status::OK();
@@ -706,6 +712,7 @@ Status Store::Delete(std::string_view key) {
 Status Store::SetTags(std::string_view key, const TagList& tags) {
   Status s = rep_->CheckWritable();
   if (s.ok()) s = CheckKey(key);
+  if (s.ok()) s = CheckNotReserved(key, "SetTags");
   if (!s.ok()) return s;
   return rep_->RetagInto(&rep_->own, key, tags);
 }
@@ -713,6 +720,7 @@ Status Store::SetTags(std::string_view key, const TagList& tags) {
 Status Store::SetTag(std::string_view key, const Tag& tag) {
   Status s = rep_->CheckWritable();
   if (s.ok()) s = CheckKey(key);
+  if (s.ok()) s = CheckNotReserved(key, "SetTag");
   if (!s.ok()) return s;
   return EditTag(&rep_->own, key, tag.name, &tag.value);
 }
@@ -720,6 +728,7 @@ Status Store::SetTag(std::string_view key, const Tag& tag) {
 Status Store::DeleteTag(std::string_view key, std::string_view name) {
   Status s = rep_->CheckWritable();
   if (s.ok()) s = CheckKey(key);
+  if (s.ok()) s = CheckNotReserved(key, "DeleteTag");
   if (!s.ok()) return s;
   return EditTag(&rep_->own, key, name, nullptr);
 }
@@ -855,6 +864,7 @@ Status Store::List(std::vector<ObjectInfo>* objects, const ReadOptions& ro) {
     if (!s.ok()) return;
     EntryView e;
     s = DecodeEntryBody(body, &e);
+    if (s.ok() && IsReservedKey(e.key)) return;  // the store's array objects
     ObjectInfo o;
     if (s.ok()) s = DecodeTags(e.tags, dict, &o.tags);
     if (!s.ok()) return;

@@ -22,6 +22,7 @@
 namespace cairn {
 
 struct StreamHub;  // store/stream_hub.h
+struct ArrayState;  // array/array_state.h
 
 // A commit between its collective start and its end: the record rank 0
 // will append, and this rank's table, already encoded.
@@ -81,6 +82,7 @@ struct Store::Rep {
   NamespaceState own;     // my namespace (rank r of the revision)
   NamespaceState shared;  // the shared namespace (rank 0)
   std::map<uint32_t, std::shared_ptr<const IndexTable>> tables;  // other namespaces, loaded on demand
+  std::shared_ptr<ArrayState> arrays;  // global arrays: pending puts, decoded descriptors (made on first use)
 
   Status CheckWritable() const;
   // Collective: CheckWritable, and an unreported asynchronous failure,
@@ -148,6 +150,10 @@ struct Store::Rep {
 };
 
 RevisionInfo InfoOf(const RevisionRecord& r);
+// The keys (in key order) of table `t`'s entries that start with `prefix`
+// and meet every condition in `all_of` (query.cc).
+Status QueryTableKeys(const IndexTable& t, const std::vector<TagQuery>& all_of, std::string_view prefix,
+                      std::vector<std::string>* keys);
 std::string DataFileName(uint32_t subfile);
 
 }  // namespace cairn

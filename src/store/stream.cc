@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "array/array_meta.h"
 #include "store/retention.h"
 #include "store/store_rep.h"
 #include "store/stream_hub.h"
@@ -253,6 +254,8 @@ Status Store::OpenWriteStream(std::string_view key, const TagList& tags,
   Status s = rep_->CheckWritable();
   if (!s.ok()) return s;
   if (key.empty() || key.size() > kMaxKeyLength) return Status::InvalidArgument("key must be 1..65535 bytes");
+  s = CheckNotReserved(key, "OpenWriteStream");
+  if (!s.ok()) return s;
   // Bad tags fail here rather than at Close.
   NameDict scratch = *rep_->own.dict();
   std::string tag_bytes;

@@ -1,0 +1,444 @@
+// The commit step of global arrays (array_commit.h; doc/design.md "Global
+// arrays"): what the ranks put is combined on rank 0, checked, and written
+// as descriptors into the shared namespace, before any table of the commit
+// is encoded, so the arrays are part of the same atomic revision.
+#include "array/array_commit.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "array/array_state.h"
+#include "format/coding.h"
+
+namespace cairn {
+
+namespace {
+
+constexpr uint64_t kOkBit = 1ull << 62;        // this rank's status is ok ...
+constexpr uint64_t kNoArraysBit = 1ull << 61;  // ... and it touched no array
+
+void PutTags(std::string* o, const TagList& tags) {
+  PutVarint64(o, tags.size());
+  for (const Tag& t : tags) {
+    PutLengthPrefixed(o, t.name);
+    o->push_back(char(t.value.type_code()));
+    EncodeTagPayload(t.value, o);
+  }
+}
+
+bool GetTags(Decoder* d, TagList* tags) {
+  uint64_t n = d->Varint64();
+  for (uint64_t i = 0; i < n && !d->failed(); i++) {
+    Tag t;
+    t.name = std::string(d->LengthPrefixed());
+    uint8_t code = d->U8();
+    if (d->failed() || !DecodeTagPayload(code, d, &t.value).ok()) return false;
+    tags->push_back(std::move(t));
+  }
+  return !d->failed();
+}
+
+// This rank's array changes of the round.
+std::string EncodeRound(const ArrayState& a) {
+  std::string o;
+  PutVarint64(&o, a.puts.size());
+  for (const auto& [name, p] : a.puts) {
+    PutLengthPrefixed(&o, name);
+    o.push_back(char(p.dtype));
+    o.push_back(char(p.shape.size()));
+    for (uint64_t x : p.shape) PutFixed64(&o, x);
+    PutTags(&o, p.tags);
+    PutVarint64(&o, p.blocks.size());
+    for (const PendingBlock& b : p.blocks) {
+      PutFixed32(&o, b.seq);
+      o.push_back(b.stats ? 1 : 0);
+      for (uint64_t x : b.start) PutFixed64(&o, x);
+      for (uint64_t x : b.count) PutFixed64(&o, x);
+      if (b.stats) {
+        PutFixed64(&o, b.min);
+        PutFixed64(&o, b.max);
+      }
+    }
+  }
+  PutVarint64(&o, a.deletes.size());
+  for (const auto& name : a.deletes) PutLengthPrefixed(&o, name);
+  return o;
+}
+
+std::string Shape(const std::vector<uint64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); i++) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// Rank 0: one array of the round, merged over the ranks.
+struct Merged {
+  ArrayMeta meta;  // dtype, shape and the blocks as listed (irregular form)
+  TagList tags;    // lowest rank's value per name
+  int first_rank = -1;
+  std::vector<uint8_t> has_stats;
+  bool deleted = false;
+  int deleted_by = -1;
+};
+
+// Where blocks a and b (of m's irregular lists) overlap: true if they do.
+bool Overlap(const ArrayMeta& m, uint64_t a, uint64_t b) {
+  size_t nd = m.ndims();
+  for (size_t d = 0; d < nd; d++) {
+    uint64_t sa = m.starts[a * nd + d], ca = m.counts[a * nd + d];
+    uint64_t sb = m.starts[b * nd + d], cb = m.counts[b * nd + d];
+    if (!(sa < sb + cb && sb < sa + ca)) return false;
+  }
+  return true;
+}
+
+std::string BlockText(const ArrayMeta& m, uint64_t i) {
+  size_t nd = m.ndims();
+  std::vector<uint64_t> s(m.starts.begin() + i * nd, m.starts.begin() + (i + 1) * nd);
+  std::vector<uint64_t> c(m.counts.begin() + i * nd, m.counts.begin() + (i + 1) * nd);
+  return "rank " + std::to_string(m.ns[i]) + " block at " + Shape(s) + " of " + Shape(c);
+}
+
+// Makes `m` regular (O(1) bytes of geometry) if its blocks tile a grid of
+// equal cells, each cell exactly once; then they cannot overlap.
+bool MakeRegular(ArrayMeta* m) {
+  size_t nd = m->ndims();
+  uint64_t nb = m->nblocks;
+  if (nb == 0) return false;
+  // The cell shape is the count of the block at the origin.
+  uint64_t origin = nb;
+  for (uint64_t i = 0; i < nb && origin == nb; i++) {
+    bool zero = true;
+    for (size_t d = 0; d < nd && zero; d++) zero = m->starts[i * nd + d] == 0;
+    if (zero) origin = i;
+  }
+  if (origin == nb) return false;
+  std::vector<uint64_t> bs(m->counts.begin() + origin * nd, m->counts.begin() + (origin + 1) * nd);
+  std::vector<uint64_t> grid(nd);
+  uint64_t cells = 1;
+  for (size_t d = 0; d < nd; d++) {
+    if (bs[d] == 0) return false;
+    grid[d] = (m->shape[d] + bs[d] - 1) / bs[d];
+    if (cells > UINT64_MAX / grid[d]) return false;
+    cells *= grid[d];
+  }
+  if (cells != nb) return false;
+  std::vector<uint64_t> at(nb, UINT64_MAX);  // cell -> block
+  for (uint64_t i = 0; i < nb; i++) {
+    uint64_t cell = 0;
+    for (size_t d = 0; d < nd; d++) {
+      uint64_t s = m->starts[i * nd + d], c = m->counts[i * nd + d];
+      if (s % bs[d] != 0 || c != std::min(bs[d], m->shape[d] - s)) return false;
+      cell = cell * grid[d] + s / bs[d];
+    }
+    if (at[cell] != UINT64_MAX) return false;  // two blocks in one cell: the sweep reports it
+    at[cell] = i;
+  }
+  // Blocks renumbered in grid order.
+  std::vector<uint32_t> ns(nb), seq(nb);
+  std::vector<uint64_t> mm(m->stats ? 2 * nb : 0);
+  bool identity = true;
+  for (uint64_t c = 0; c < nb; c++) {
+    ns[c] = m->ns[at[c]];
+    seq[c] = m->seq[at[c]];
+    identity = identity && ns[c] == c && seq[c] == 0;
+    if (m->stats) {
+      mm[2 * c] = m->minmax[2 * at[c]];
+      mm[2 * c + 1] = m->minmax[2 * at[c] + 1];
+    }
+  }
+  m->regular = true;
+  m->identity = identity;
+  m->block_shape = bs;
+  m->grid = grid;
+  m->starts.clear();
+  m->counts.clear();
+  if (identity) {
+    m->ns.clear();
+    m->seq.clear();
+  } else {
+    m->ns = std::move(ns);
+    m->seq = std::move(seq);
+  }
+  m->minmax = std::move(mm);
+  return true;
+}
+
+// Irregular blocks: a sweep along the dimension with the most distinct
+// starts; each block is compared only with the blocks still open there.
+Status CheckNoOverlap(const std::string& name, const ArrayMeta& m) {
+  size_t nd = m.ndims();
+  uint64_t nb = m.nblocks;
+  size_t dim = 0;
+  uint64_t best = 0;
+  std::vector<uint64_t> v(nb);
+  for (size_t d = 0; d < nd; d++) {
+    for (uint64_t i = 0; i < nb; i++) v[i] = m.starts[i * nd + d];
+    std::sort(v.begin(), v.end());
+    uint64_t distinct = uint64_t(std::unique(v.begin(), v.end()) - v.begin());
+    if (distinct > best) best = distinct, dim = d;
+  }
+  std::vector<uint64_t> order(nb);
+  for (uint64_t i = 0; i < nb; i++) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](uint64_t a, uint64_t b) { return m.starts[a * nd + dim] < m.starts[b * nd + dim]; });
+  std::vector<uint64_t> open;
+  for (uint64_t b : order) {
+    uint64_t s = m.starts[b * nd + dim];
+    open.erase(std::remove_if(open.begin(), open.end(),
+                              [&](uint64_t o) { return m.starts[o * nd + dim] + m.counts[o * nd + dim] <= s; }),
+               open.end());
+    for (uint64_t o : open)
+      if (Overlap(m, o, b))
+        return Status::InvalidArgument("array '" + name + "': blocks overlap: " + BlockText(m, o) + " and " +
+                                       BlockText(m, b));
+    open.push_back(b);
+  }
+  return Status::OK();
+}
+
+// Rank 0: combines the ranks' rounds, checks them, and builds the
+// descriptors; *descs gets (name, encoded descriptor, tags) to put, *gone
+// the arrays deleted. Nothing is changed here.
+struct Desc {
+  std::string name, bytes;
+  TagList tags;
+};
+Status CombineRounds(Store::Rep* r, const std::vector<std::string>& rounds, std::vector<Desc>* descs,
+                     std::vector<std::string>* gone) {
+  std::map<std::string, Merged> all;
+  for (size_t rank = 0; rank < rounds.size(); rank++) {
+    Decoder d(rounds[rank]);
+    uint64_t nputs = d.Varint64();
+    for (uint64_t k = 0; k < nputs && !d.failed(); k++) {
+      std::string name(d.LengthPrefixed());
+      DType dtype = DType(d.U8());
+      size_t nd = d.U8();
+      if (nd == 0 || nd > size_t(kMaxArrayDims)) d.Fail();
+      std::vector<uint64_t> shape(d.failed() ? 0 : nd);
+      for (auto& x : shape) x = d.U64();
+      TagList tags;
+      if (!GetTags(&d, &tags)) break;
+      Merged& g = all[name];
+      if (g.first_rank < 0) {
+        g.first_rank = int(rank);
+        g.meta.dtype = dtype;
+        g.meta.shape = shape;
+      } else if (g.meta.dtype != dtype || g.meta.shape != shape) {
+        return Status::InvalidArgument("array '" + name + "': rank " + std::to_string(g.first_rank) + " puts " +
+                                       DTypeName(g.meta.dtype) + " " + Shape(g.meta.shape) + " but rank " +
+                                       std::to_string(rank) + " puts " + DTypeName(dtype) + " " + Shape(shape));
+      }
+      for (Tag& t : tags) {  // ranks come in order: the lowest rank's value stays
+        bool have = false;
+        for (const Tag& o : g.tags) have = have || o.name == t.name;
+        if (!have) g.tags.push_back(std::move(t));
+      }
+      uint64_t nb = d.Varint64();
+      if (nb > d.remaining()) d.Fail();
+      for (uint64_t i = 0; i < nb && !d.failed(); i++) {
+        g.meta.ns.push_back(uint32_t(rank));
+        g.meta.seq.push_back(d.U32());
+        bool st = d.U8() != 0;
+        for (size_t x = 0; x < nd; x++) g.meta.starts.push_back(d.U64());
+        for (size_t x = 0; x < nd; x++) g.meta.counts.push_back(d.U64());
+        g.has_stats.push_back(st);
+        g.meta.minmax.push_back(st ? d.U64() : 0);
+        g.meta.minmax.push_back(st ? d.U64() : 0);
+        g.meta.nblocks++;
+      }
+    }
+    uint64_t ndel = d.Varint64();
+    for (uint64_t k = 0; k < ndel && !d.failed(); k++) {
+      std::string name(d.LengthPrefixed());
+      Merged& g = all[name];
+      if (!g.deleted) g.deleted_by = int(rank);
+      g.deleted = true;
+    }
+    if (d.failed()) return Status::Corruption("array changes of rank " + std::to_string(rank) + " are malformed (internal error)");
+  }
+  for (auto& [name, g] : all) {
+    if (g.deleted && g.first_rank >= 0)
+      return Status::InvalidArgument("array '" + name + "' is put by rank " + std::to_string(g.first_rank) +
+                                     " and deleted by rank " + std::to_string(g.deleted_by) + " in the same commit");
+    if (g.deleted) {
+      gone->push_back(name);
+      continue;
+    }
+    ArrayMeta& m = g.meta;
+    m.stats = m.nblocks > 0 && std::all_of(g.has_stats.begin(), g.has_stats.end(), [](uint8_t x) { return x != 0; });
+    if (!m.stats) m.minmax.clear();
+    for (uint32_t n : m.ns) m.max_ns = std::max(m.max_ns, n);
+    if (!MakeRegular(&m)) {
+      Status s = CheckNoOverlap(name, m);
+      if (!s.ok()) return s;
+    }
+    descs->push_back(Desc{name, EncodeArrayMeta(m), std::move(g.tags)});
+  }
+  // A revision of N ranks continued on M < N: the namespaces M..N-1 are not
+  // carried, so an array not put again must not have blocks there.
+  uint32_t m_ranks = uint32_t(r->comm->size());
+  if (r->current.revision != 0 && r->current.nranks > m_ranks) {
+    std::shared_ptr<const IndexTable> t;
+    Status s = r->Table(kSharedNamespace, &t);
+    if (!s.ok()) return s;
+    if (t) {
+      auto it = std::lower_bound(t->keys.begin(), t->keys.end(), kArrayDescPrefix);
+      for (; it != t->keys.end() && it->substr(0, 2) == kArrayDescPrefix; ++it) {
+        std::string name(it->substr(2));
+        if (all.count(name)) continue;
+        EntryView e;
+        s = DecodeEntryBody(t->entries[size_t(it - t->keys.begin())], &e);
+        std::string bytes(e.size, '\0');
+        if (s.ok()) s = r->ReadValue(e, 0, e.size, bytes.data(), ReadOptions());
+        ArrayMeta m;
+        if (s.ok()) s = DecodeArrayMeta(bytes, r->Where(kSharedNamespace) + " array '" + name + "'", &m);
+        if (!s.ok()) return s;
+        if (m.nblocks > 0 && m.max_ns >= m_ranks)
+          return Status::InvalidArgument(
+              "array '" + name + "' has blocks in namespaces " + std::to_string(m_ranks) + ".." +
+              std::to_string(r->current.nranks - 1) + " of revision " + std::to_string(r->current.revision) +
+              ", which a commit on " + std::to_string(m_ranks) +
+              " ranks does not carry: put it again (read it with GetArray first) or delete it");
+      }
+    }
+  }
+  return Status::OK();
+}
+
+// This rank's block keys of `name` in its committed table, calling fn(key, seq).
+void ForEachCommittedBlock(Store::Rep* r, const std::string& name,
+                           const std::function<void(std::string_view, uint32_t)>& fn) {
+  uint32_t me = uint32_t(r->comm->rank());
+  if (r->current.revision == 0 || me >= r->current.nranks) return;
+  std::shared_ptr<const IndexTable> t;
+  if (!r->Table(me, &t).ok() || !t) return;
+  std::string prefix = ArrayBlockPrefix(name);
+  auto it = std::lower_bound(t->keys.begin(), t->keys.end(), std::string_view(prefix));
+  for (; it != t->keys.end() && it->substr(0, prefix.size()) == prefix; ++it) {
+    uint32_t seq;
+    if (ParseArrayBlockKey(*it, name, &seq)) fn(*it, seq);
+  }
+}
+
+// The round failed: this rank's new block objects go back to what the
+// committed revision holds under their keys.
+void RevertRound(Store::Rep* r, ArrayState* a) {
+  uint32_t me = uint32_t(r->comm->rank());
+  std::shared_ptr<const IndexTable> t;
+  if (r->current.revision != 0 && me < r->current.nranks) (void)r->Table(me, &t);
+  for (const auto& [name, p] : a->puts) {
+    for (const PendingBlock& b : p.blocks) {
+      std::string key = ArrayBlockKey(name, b.seq);
+      ptrdiff_t i = t ? t->Find(key) : -1;
+      if (i >= 0) r->own.Put(key, t->entries[size_t(i)]);
+      else r->own.Delete(key);
+    }
+  }
+  a->puts.clear();
+  a->deletes.clear();
+}
+
+Status CommitArrays(Store::Rep* r, ArrayState* a) {
+  Comm* c = r->comm.get();
+  int rank = c->rank();
+  std::vector<std::string> rounds;
+  c->Gather(EncodeRound(*a), &rounds, 0);
+  std::string out;  // status, then the names of the arrays put or deleted
+  if (rank == 0) {
+    std::vector<Desc> descs;
+    std::vector<std::string> gone;
+    Status s = CombineRounds(r, rounds, &descs, &gone);
+    rounds.clear();
+    // The descriptors go into the shared namespace's pending changes; if
+    // one cannot be written, those already put are taken back.
+    std::vector<std::string> done;
+    for (size_t i = 0; i < descs.size() && s.ok(); i++) {
+      std::string key = ArrayDescKey(descs[i].name);
+      s = r->PutInto(&r->shared, key, descs[i].bytes, descs[i].tags);
+      if (s.ok()) done.push_back(key);
+    }
+    for (size_t i = 0; i < gone.size() && s.ok(); i++) {
+      std::string key = ArrayDescKey(gone[i]);
+      std::string_view old;
+      if (r->shared.Lookup(key, &old)) {  // (not there: deleted by a failed earlier round)
+        r->shared.Delete(key);
+        done.push_back(key);
+      }
+    }
+    if (!s.ok()) {
+      std::shared_ptr<const IndexTable> t;
+      (void)r->Table(kSharedNamespace, &t);
+      for (const std::string& key : done) {
+        ptrdiff_t i = t ? t->Find(key) : -1;
+        if (i >= 0) r->shared.Put(key, t->entries[size_t(i)]);
+        else r->shared.Delete(key);
+      }
+    }
+    PutLengthPrefixed(&out, EncodeStatus(s));
+    if (s.ok()) {
+      for (const Desc& d : descs) PutLengthPrefixed(&out, d.name);
+      for (const std::string& n : gone) PutLengthPrefixed(&out, n);
+    }
+  }
+  c->Bcast(&out, 0);
+  Decoder d(out);
+  Status s = DecodeStatus(std::string(d.LengthPrefixed()));
+  if (!s.ok()) {
+    RevertRound(r, a);
+    return Status(s.code(), s.message() + " (the array puts and deletes since revision " +
+                                std::to_string(r->current.revision) + " were discarded: put them again)");
+  }
+  // Every array put or deleted: this rank's block objects the new
+  // revision does not list are deleted (retention then frees their space).
+  while (d.remaining() > 0 && !d.failed()) {
+    std::string name(d.LengthPrefixed());
+    auto p = a->puts.find(name);
+    uint32_t keep = p == a->puts.end() ? 0 : p->second.next_seq;
+    std::vector<std::string> stale;
+    ForEachCommittedBlock(r, name, [&](std::string_view key, uint32_t seq) {
+      if (seq >= keep) stale.emplace_back(key);
+    });
+    for (const std::string& key : stale) r->own.Delete(key);
+    auto o = a->overlay_seqs.find(name);
+    if (o != a->overlay_seqs.end()) {
+      for (uint32_t seq = keep; seq < o->second; seq++) r->own.Delete(ArrayBlockKey(name, seq));
+      if (keep == 0) a->overlay_seqs.erase(o);
+      else o->second = keep;
+    }
+  }
+  a->puts.clear();
+  a->deletes.clear();
+  return Status::OK();
+}
+
+}  // namespace
+
+Status AgreeCommittableWithArrays(Store::Rep* r, const Status& local) {
+  Comm* c = r->comm.get();
+  ArrayState* a = ArraysOf(r);
+  // One reduction, as AgreeStatus makes: the lowest failing rank, or (all
+  // ok) whether any rank touched an array.
+  uint64_t v = local.ok() ? (kOkBit | (a->touched() ? 0 : kNoArraysBit)) : uint64_t(c->rank());
+  uint64_t m = c->size() == 1 ? v : c->AllreduceMin(v);
+  if (m < kOkBit) {
+    if (c->size() == 1) return local;
+    std::string bytes;
+    if (uint64_t(c->rank()) == m) bytes = EncodeStatus(local);
+    c->Bcast(&bytes, int(m));
+    Status s = DecodeStatus(bytes);
+    return Status(s.code(), "rank " + std::to_string(m) + ": " + s.message());
+  }
+  bool any = (m & kNoArraysBit) == 0;
+  bool shrunk = r->current.revision != 0 && r->current.nranks > uint32_t(c->size());
+  if (!any && !shrunk) return Status::OK();
+  return CommitArrays(r, a);
+}
+
+void DiscardPendingArrays(Store::Rep* r) {
+  if (!r->arrays) return;
+  r->arrays->puts.clear();
+  r->arrays->deletes.clear();
+}
+
+}  // namespace cairn

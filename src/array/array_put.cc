@@ -1,0 +1,184 @@
+// Store::PutArray and Store::DeleteArray: a block is an ordinary object of
+// the caller's namespace under a reserved key (array_meta.h), so it gets
+// chunk checksums, staging, asynchronous commits and retention as every
+// object does; the array's descriptor is made at commit (array_commit.cc).
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "array/array_state.h"
+
+namespace cairn {
+
+ArrayState* ArraysOf(Store::Rep* r) {
+  if (!r->arrays) r->arrays = std::make_shared<ArrayState>();
+  return r->arrays.get();
+}
+
+Status CheckArrayName(std::string_view name) {
+  if (name.empty()) return Status::InvalidArgument("empty array name");
+  if (name.size() > kMaxArrayNameLength)
+    return Status::InvalidArgument("array name longer than " + std::to_string(kMaxArrayNameLength) + " bytes");
+  return Status::OK();
+}
+
+namespace {
+
+template <typename T>
+void MinMax(const void* data, uint64_t n, uint64_t* lo, uint64_t* hi) {
+  // Eight independent lanes without branches, so the compiler vectorizes
+  // the pass; `x < mn ? x : mn` is false for a NaN, which is thus skipped.
+  const T* p = static_cast<const T*>(data);
+  constexpr int kLanes = 8;
+  T mn[kLanes], mx[kLanes];
+  for (int l = 0; l < kLanes; l++) mn[l] = std::numeric_limits<T>::max(), mx[l] = std::numeric_limits<T>::lowest();
+  uint64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; l++) {
+      T x = p[i + l];
+      mn[l] = x < mn[l] ? x : mn[l];
+      mx[l] = x > mx[l] ? x : mx[l];
+    }
+  for (; i < n; i++) {
+    T x = p[i];
+    mn[0] = x < mn[0] ? x : mn[0];
+    mx[0] = x > mx[0] ? x : mx[0];
+  }
+  for (int l = 1; l < kLanes; l++) {
+    mn[0] = mn[l] < mn[0] ? mn[l] : mn[0];
+    mx[0] = mx[l] > mx[0] ? mx[l] : mx[0];
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    bool any = mn[0] <= mx[0];  // false when every element was a NaN
+    double a = any ? double(mn[0]) : std::nan(""), b = any ? double(mx[0]) : std::nan("");
+    std::memcpy(lo, &a, 8);
+    std::memcpy(hi, &b, 8);
+  } else if constexpr (std::is_signed_v<T>) {
+    *lo = uint64_t(int64_t(mn[0]));
+    *hi = uint64_t(int64_t(mx[0]));
+  } else {
+    *lo = uint64_t(mn[0]);
+    *hi = uint64_t(mx[0]);
+  }
+}
+
+void Statistics(DType t, const void* data, uint64_t n, uint64_t* lo, uint64_t* hi) {
+  switch (t) {
+    case DType::kInt8: return MinMax<int8_t>(data, n, lo, hi);
+    case DType::kInt16: return MinMax<int16_t>(data, n, lo, hi);
+    case DType::kInt32: return MinMax<int32_t>(data, n, lo, hi);
+    case DType::kInt64: return MinMax<int64_t>(data, n, lo, hi);
+    case DType::kUInt8: return MinMax<uint8_t>(data, n, lo, hi);
+    case DType::kUInt16: return MinMax<uint16_t>(data, n, lo, hi);
+    case DType::kUInt32: return MinMax<uint32_t>(data, n, lo, hi);
+    case DType::kUInt64: return MinMax<uint64_t>(data, n, lo, hi);
+    case DType::kFloat32: return MinMax<float>(data, n, lo, hi);
+    case DType::kFloat64: return MinMax<double>(data, n, lo, hi);
+  }
+}
+
+std::string ShapeString(const std::vector<uint64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); i++) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+Status Store::PutArray(std::string_view name, DType dtype, const std::vector<uint64_t>& global_shape,
+                       const std::vector<uint64_t>& start, const std::vector<uint64_t>& count,
+                       const void* data, const ArrayPutOptions& opt) {
+  Rep* r = rep_.get();
+  Status s = r->CheckWritable();
+  if (s.ok()) s = CheckArrayName(name);
+  if (!s.ok()) return s;
+  if (r->inflight) r->Progress(false);
+  std::string who = "array '" + std::string(name) + "': ";
+  uint64_t esize = DTypeSize(dtype);
+  if (esize == 0) return Status::InvalidArgument(who + "dtype code " + std::to_string(int(dtype)) + " is not a DType");
+  if (global_shape.empty() || global_shape.size() > size_t(kMaxArrayDims))
+    return Status::InvalidArgument(who + std::to_string(global_shape.size()) + " dimensions (1 to " +
+                                   std::to_string(kMaxArrayDims) + " allowed)");
+  if (opt.order != ArrayOrder::kRowMajor && opt.order != ArrayOrder::kColumnMajor)
+    return Status::InvalidArgument(who + "unknown ArrayOrder");
+  std::vector<uint64_t> shape = RowMajor(global_shape, opt.order);
+  std::vector<uint64_t> st = RowMajor(start, opt.order), ct = RowMajor(count, opt.order);
+  s = CheckBox(shape, st, ct, name);
+  if (!s.ok()) return s;
+  uint64_t elements, total;
+  if (!Product(shape, &total) || total > UINT64_MAX / esize)
+    return Status::InvalidArgument(who + "shape " + ShapeString(shape) + " holds more than 2^64 bytes");
+  Product(ct, &elements);  // inside the shape: cannot overflow
+  if (elements > 0 && data == nullptr) return Status::InvalidArgument(who + "null data for a non-empty box");
+  ArrayState* a = ArraysOf(r);
+  auto it = a->puts.find(std::string(name));
+  if (it != a->puts.end() && (it->second.dtype != dtype || it->second.shape != shape))
+    return Status::InvalidArgument(who + "put as " + DTypeName(dtype) + " " + ShapeString(shape) +
+                                   " but earlier on this rank as " + DTypeName(it->second.dtype) + " " +
+                                   ShapeString(it->second.shape));
+  // Tags are checked here, not first at commit.
+  {
+    NameDict scratch;
+    std::string bytes;
+    s = EncodeTags(opt.tags, &scratch, &bytes);
+    if (!s.ok()) return s.WithContext(who + "tags");
+  }
+  uint32_t seq = it == a->puts.end() ? 0 : it->second.next_seq;
+  PendingBlock b;
+  if (elements > 0) {
+    if (opt.statistics) {
+      b.stats = true;
+      Statistics(dtype, data, elements, &b.min, &b.max);
+    }
+    s = r->PutInto(&r->own, ArrayBlockKey(name, seq),
+                   std::string_view(static_cast<const char*>(data), size_t(elements * esize)), {});
+    if (!s.ok()) return s.WithContext(who + "block");
+  }
+  if (it == a->puts.end()) {
+    it = a->puts.emplace(std::string(name), PendingArray()).first;
+    it->second.dtype = dtype;
+    it->second.shape = shape;
+  }
+  PendingArray& p = it->second;
+  for (const Tag& t : opt.tags) {  // a later put's tag replaces this rank's earlier one
+    bool found = false;
+    for (Tag& o : p.tags)
+      if (o.name == t.name) {
+        o.value = t.value;
+        found = true;
+      }
+    if (!found) p.tags.push_back(t);
+  }
+  if (elements > 0) {
+    b.seq = seq;
+    b.start = std::move(st);
+    b.count = std::move(ct);
+    p.blocks.push_back(std::move(b));
+    p.next_seq = seq + 1;
+    uint32_t& hw = a->overlay_seqs[std::string(name)];
+    hw = std::max(hw, seq + 1);
+  }
+  return Status::OK();
+}
+
+Status Store::DeleteArray(std::string_view name) {
+  Rep* r = rep_.get();
+  Status s = r->CheckWritable();
+  if (s.ok()) s = CheckArrayName(name);
+  if (!s.ok()) return s;
+  ArrayState* a = ArraysOf(r);
+  std::string n(name);
+  bool exists = a->puts.count(n) != 0 || a->deletes.count(n) != 0;
+  if (!exists) {
+    std::shared_ptr<const IndexTable> t;
+    s = r->Table(kSharedNamespace, &t);
+    if (!s.ok()) return s;
+    exists = t && t->Find(ArrayDescKey(name)) >= 0;
+  }
+  if (!exists) return Status::NotFound("array '" + n + "' not in " + r->path + " revision " +
+                                       std::to_string(r->current.revision) + " and not put since");
+  a->deletes.insert(n);
+  return Status::OK();
+}
+
+}  // namespace cairn

@@ -1,0 +1,533 @@
+// Global arrays in one process: every dtype, 1 to 16 dimensions, column-
+// major callers, irregular blocks, read planning (bytes and requests read),
+// zero fill, errors, re-puts and older revisions, corruption, reopen, tags
+// and queries, reserved keys, statistics, and the block index's cost.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "array/array_index.h"
+#include "cairn/store.h"
+#include "cairn/stream.h"
+#include "store_test_util.h"
+#include "test_util.h"
+
+namespace cairn {
+namespace {
+
+using test::MustOpen;
+using test::TempDir;
+
+uint64_t Prod(const std::vector<uint64_t>& v) {
+  uint64_t p = 1;
+  for (uint64_t x : v) p *= x;
+  return p;
+}
+
+// The sub-box (start, count) of a dense row-major array `all` of `shape`.
+std::string Cut(const std::string& all, size_t esize, const std::vector<uint64_t>& shape,
+                const std::vector<uint64_t>& start, const std::vector<uint64_t>& count) {
+  size_t nd = shape.size();
+  std::string out;
+  uint64_t n = Prod(count);
+  std::vector<uint64_t> at(nd, 0);
+  for (uint64_t e = 0; e < n; e++) {
+    uint64_t off = 0;
+    for (size_t d = 0; d < nd; d++) off = off * shape[d] + start[d] + at[d];
+    out.append(all, size_t(off * esize), esize);
+    for (size_t d = nd; d-- > 0;) {
+      if (++at[d] < count[d]) break;
+      at[d] = 0;
+    }
+  }
+  return out;
+}
+
+// A random box inside `shape`.
+void RandomBox(std::mt19937_64& g, const std::vector<uint64_t>& shape, std::vector<uint64_t>* start,
+               std::vector<uint64_t>* count) {
+  start->clear();
+  count->clear();
+  for (uint64_t e : shape) {
+    uint64_t a = g() % e, b = g() % e;
+    if (a > b) std::swap(a, b);
+    start->push_back(a);
+    count->push_back(b - a + 1);
+  }
+}
+
+// Puts `all` (dense, row-major, of `shape`) as two blocks split along
+// dimension 0 at `cut` (irregular), or one block if cut == 0.
+void PutSplit(Store* s, const std::string& name, DType t, const std::vector<uint64_t>& shape, const std::string& all,
+              uint64_t cut, const ArrayPutOptions& o = {}) {
+  size_t es = DTypeSize(t);
+  std::vector<uint64_t> z(shape.size(), 0);
+  if (cut == 0) {
+    ASSERT_TRUE(s->PutArray(name, t, shape, z, shape, all.data(), o).ok());
+    return;
+  }
+  std::vector<uint64_t> c1 = shape, s2 = z, c2 = shape;
+  c1[0] = cut;
+  s2[0] = cut;
+  c2[0] = shape[0] - cut;
+  std::string a = Cut(all, es, shape, z, c1), b = Cut(all, es, shape, s2, c2);
+  Status st = s->PutArray(name, t, shape, s2, c2, b.data(), o);  // later block first
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  st = s->PutArray(name, t, shape, z, c1, a.data(), o);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+}
+
+TEST(Array, EveryDTypeRoundTrips) {
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"));
+  std::vector<DType> types = {DType::kInt8,   DType::kInt16,  DType::kInt32,  DType::kInt64,   DType::kUInt8,
+                              DType::kUInt16, DType::kUInt32, DType::kUInt64, DType::kFloat32, DType::kFloat64};
+  std::vector<uint64_t> shape = {7, 9};
+  std::vector<std::string> data;
+  for (DType t : types) {
+    std::string all = test::Pattern(uint64_t(t), size_t(Prod(shape) * DTypeSize(t)));
+    data.push_back(all);
+    PutSplit(s.get(), DTypeName(t), t, shape, all, 3);
+  }
+  ASSERT_TRUE(s->Commit().ok());
+  for (size_t i = 0; i < types.size(); i++) {
+    ArrayInfo info;
+    ASSERT_TRUE(s->GetArrayInfo(DTypeName(types[i]), &info).ok());
+    EXPECT_EQ(info.dtype, types[i]);
+    EXPECT_EQ(info.shape, shape);
+    std::string out(data[i].size(), '\x55');
+    ASSERT_TRUE(s->GetArray(DTypeName(types[i]), {0, 0}, shape, out.data()).ok());
+    EXPECT_EQ(out, data[i]) << DTypeName(types[i]);
+    std::string part(2 * 4 * DTypeSize(types[i]), '\0');
+    ASSERT_TRUE(s->GetArray(DTypeName(types[i]), {2, 3}, {2, 4}, part.data()).ok());  // crosses the cut
+    EXPECT_EQ(part, Cut(data[i], DTypeSize(types[i]), shape, {2, 3}, {2, 4}));
+  }
+  EXPECT_EQ(std::string(DTypeName(DType(99))), "?");
+  EXPECT_EQ(DTypeSize(DType(0)), 0u);
+}
+
+TEST(Array, OneToSixteenDimensions) {
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"));
+  std::mt19937_64 g(7);
+  std::vector<std::vector<uint64_t>> shapes;
+  std::vector<std::string> data;
+  for (size_t nd = 1; nd <= 9; nd++) {
+    size_t dims = nd == 9 ? 16 : nd;  // 1..8, and the most allowed
+    std::vector<uint64_t> shape;
+    for (size_t d = 0; d < dims; d++) shape.push_back(dims > 8 ? 2 : 2 + g() % (dims > 4 ? 2 : 5));
+    shape[0] = std::max<uint64_t>(shape[0], 3);
+    std::string all = test::Pattern(nd, size_t(Prod(shape) * 4));
+    shapes.push_back(shape);
+    data.push_back(all);
+    PutSplit(s.get(), "d" + std::to_string(dims), DType::kInt32, shape, all, 1);
+  }
+  ASSERT_TRUE(s->Commit().ok());
+  for (size_t i = 0; i < shapes.size(); i++) {
+    std::string name = "d" + std::to_string(shapes[i].size());
+    for (int t = 0; t < 30; t++) {
+      std::vector<uint64_t> st, ct;
+      RandomBox(g, shapes[i], &st, &ct);
+      std::string out(size_t(Prod(ct) * 4), '\0');
+      Status rs = s->GetArray(name, st, ct, out.data());
+      ASSERT_TRUE(rs.ok()) << rs.ToString();
+      ASSERT_EQ(out, Cut(data[i], 4, shapes[i], st, ct)) << name;
+    }
+  }
+  std::vector<uint64_t> seventeen(17, 1);
+  int one = 1;
+  EXPECT_TRUE(s->PutArray("x", DType::kInt32, seventeen, std::vector<uint64_t>(17, 0), seventeen, &one)
+                  .IsInvalidArgument());
+  EXPECT_TRUE(s->PutArray("x", DType::kInt32, {}, {}, {}, &one).IsInvalidArgument());
+}
+
+TEST(Array, ColumnMajorCallers) {
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"));
+  // Fortran a(nx=4, ny=3): a(i, j) = 10 * i + j, first index fastest.
+  const uint64_t nx = 4, ny = 3;
+  std::vector<int64_t> f(nx * ny);
+  for (uint64_t j = 0; j < ny; j++)
+    for (uint64_t i = 0; i < nx; i++) f[j * nx + i] = int64_t(10 * i + j);
+  ArrayPutOptions col;
+  col.order = ArrayOrder::kColumnMajor;
+  // Two blocks, split along the Fortran j dimension: a(:, 1:1) and a(:, 2:3).
+  ASSERT_TRUE(s->PutArray("a", DType::kInt64, {nx, ny}, {0, 0}, {nx, 1}, f.data(), col).ok());
+  ASSERT_TRUE(s->PutArray("a", DType::kInt64, {nx, ny}, {0, 1}, {nx, 2}, f.data() + nx, col).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  ArrayInfo info;
+  ASSERT_TRUE(s->GetArrayInfo("a", &info).ok());
+  EXPECT_EQ(info.shape, (std::vector<uint64_t>{ny, nx}));  // a C reader sees a[ny][nx]
+  std::vector<int64_t> c(nx * ny);
+  ASSERT_TRUE(s->GetArray("a", {0, 0}, {ny, nx}, c.data()).ok());
+  for (uint64_t j = 0; j < ny; j++)
+    for (uint64_t i = 0; i < nx; i++) EXPECT_EQ(c[j * nx + i], int64_t(10 * i + j));
+  // A column-major sub-box a(2:3, 1:3) (0-based start {1, 0}, count {2, 3}).
+  ArrayReadOptions ro;
+  ro.order = ArrayOrder::kColumnMajor;
+  std::vector<int64_t> sub(6);
+  ASSERT_TRUE(s->GetArray("a", {1, 0}, {2, 3}, sub.data(), ro).ok());
+  for (uint64_t j = 0; j < 3; j++)
+    for (uint64_t i = 0; i < 2; i++) EXPECT_EQ(sub[j * 2 + i], int64_t(10 * (i + 1) + j));
+}
+
+TEST(Array, IrregularBlocksZeroFillAndEdges) {
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"));
+  const std::vector<uint64_t> shape = {10, 12};
+  auto val = [](uint64_t i, uint64_t j) { return double(i * 100 + j + 1); };
+  struct B { uint64_t s0, s1, c0, c1; };
+  // Several blocks, of unequal shapes; columns 4..5 of rows 3..9 are covered by none.
+  std::vector<B> blocks = {{0, 0, 3, 5}, {0, 5, 3, 7}, {3, 0, 7, 4}, {3, 6, 7, 6}};
+  for (const B& b : blocks) {
+    std::vector<double> v;
+    for (uint64_t i = 0; i < b.c0; i++)
+      for (uint64_t j = 0; j < b.c1; j++) v.push_back(val(b.s0 + i, b.s1 + j));
+    ASSERT_TRUE(s->PutArray("g", DType::kFloat64, shape, {b.s0, b.s1}, {b.c0, b.c1}, v.data()).ok());
+  }
+  ASSERT_TRUE(s->Commit().ok());
+  ArrayInfo info;
+  ASSERT_TRUE(s->GetArrayInfo("g", &info, true).ok());
+  EXPECT_EQ(info.block_count, 4u);
+  EXPECT_FALSE(info.regular);
+  ASSERT_EQ(info.blocks.size(), 4u);
+  for (const ArrayBlock& b : info.blocks) EXPECT_EQ(b.rank, 0);
+  std::mt19937_64 g(3);
+  for (int t = 0; t < 100; t++) {
+    std::vector<uint64_t> st, ct;
+    RandomBox(g, shape, &st, &ct);
+    std::vector<double> out(Prod(ct), -1);
+    ASSERT_TRUE(s->GetArray("g", st, ct, out.data()).ok());
+    for (uint64_t i = 0; i < ct[0]; i++)
+      for (uint64_t j = 0; j < ct[1]; j++) {
+        uint64_t gi = st[0] + i, gj = st[1] + j;
+        double want = gi >= 3 && (gj == 4 || gj == 5) ? 0.0 : val(gi, gj);
+        ASSERT_EQ(out[i * ct[1] + j], want) << gi << "," << gj;
+      }
+  }
+  // A 2 x 2 grid of equal blocks (the last cut short) is stored as a grid.
+  for (uint64_t bi = 0; bi < 2; bi++)
+    for (uint64_t bj = 0; bj < 2; bj++) {
+      std::vector<uint64_t> st = {bi * 6, bj * 8}, ct = {bi ? 4u : 6u, bj ? 4u : 8u};
+      std::vector<double> v(Prod(ct), double(bi * 2 + bj));
+      ASSERT_TRUE(s->PutArray("r", DType::kFloat64, shape, st, ct, v.data()).ok());
+    }
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->GetArrayInfo("r", &info, true).ok());
+  EXPECT_TRUE(info.regular);
+  EXPECT_EQ(info.block_count, 4u);
+  ASSERT_EQ(info.blocks.size(), 4u);
+  EXPECT_EQ(info.blocks[3].start, (std::vector<uint64_t>{6, 8}));
+  EXPECT_EQ(info.blocks[3].count, (std::vector<uint64_t>{4, 4}));
+  std::vector<double> row(12);
+  ASSERT_TRUE(s->GetArray("r", {7, 0}, {1, 12}, row.data()).ok());
+  for (uint64_t j = 0; j < 12; j++) EXPECT_EQ(row[j], j < 8 ? 2.0 : 3.0);
+}
+
+TEST(Array, SubBoxReadsOnlyWhatItNeeds) {
+  TempDir dir;
+  Options o = test::SmallOptions();
+  o.chunk_size = 4096;
+  auto s = MustOpen(dir.sub("s"), o);
+  // One block of 16 x 64 x 1024 float64 (8 MiB); a row is 8 KiB, two chunks.
+  std::vector<uint64_t> shape = {16, 64, 1024};
+  std::string all = test::Pattern(11, size_t(Prod(shape) * 8));
+  ASSERT_TRUE(s->PutArray("big", DType::kFloat64, shape, {0, 0, 0}, shape, all.data()).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  std::string one(8, '\0');
+  ASSERT_TRUE(s->GetArray("big", {0, 0, 0}, {1, 1, 1}, one.data()).ok());  // descriptor and tables loaded
+  // The second half of 20 rows in each of 4 planes: 80 runs of one chunk each.
+  std::vector<uint64_t> st = {2, 10, 512}, ct = {4, 20, 512};
+  uint64_t want = Prod(ct) * 8;
+  std::string out(size_t(want), '\0');
+  ArrayReadOptions exact;
+  exact.gap_limit = 0;
+  IoStats before = s->stats();
+  ASSERT_TRUE(s->GetArray("big", st, ct, out.data(), exact).ok());
+  IoStats after = s->stats();
+  EXPECT_EQ(out, Cut(all, 8, shape, st, ct));
+  EXPECT_LE(after.read_bytes - before.read_bytes, want * 3 / 2);
+  // The default gap limit (64 KiB) joins the runs of a plane: 4 requests,
+  // still far less than the block.
+  before = s->stats();
+  ASSERT_TRUE(s->GetArray("big", st, ct, out.data()).ok());
+  after = s->stats();
+  EXPECT_EQ(out, Cut(all, 8, shape, st, ct));
+  EXPECT_LE(after.read_requests - before.read_requests, 4u);
+  EXPECT_LT(after.read_bytes - before.read_bytes, all.size() / 8);
+  // Whole trailing extents make one run: 3 planes, one request.
+  before = s->stats();
+  std::string planes(size_t(3 * 64 * 1024 * 8), '\0');
+  ASSERT_TRUE(s->GetArray("big", {5, 0, 0}, {3, 64, 1024}, planes.data(), exact).ok());
+  after = s->stats();
+  EXPECT_EQ(planes, Cut(all, 8, shape, {5, 0, 0}, {3, 64, 1024}));
+  EXPECT_EQ(after.read_requests - before.read_requests, 1u);
+  EXPECT_EQ(after.read_bytes - before.read_bytes, planes.size());
+}
+
+TEST(Array, BadInput) {
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"));
+  double v[8] = {};
+  EXPECT_TRUE(s->PutArray("a", DType(0), {8}, {0}, {8}, v).IsInvalidArgument());
+  EXPECT_TRUE(s->PutArray("a", DType(11), {8}, {0}, {8}, v).IsInvalidArgument());
+  EXPECT_TRUE(s->PutArray("a", DType::kFloat64, {8}, {4}, {5}, v).IsInvalidArgument());
+  EXPECT_TRUE(s->PutArray("a", DType::kFloat64, {8}, {9}, {0}, v).IsInvalidArgument());
+  EXPECT_TRUE(s->PutArray("a", DType::kFloat64, {8}, {0, 0}, {8, 1}, v).IsInvalidArgument());
+  EXPECT_TRUE(s->PutArray("a", DType::kFloat64, {8}, {0}, {8}, nullptr).IsInvalidArgument());
+  EXPECT_TRUE(s->PutArray("", DType::kFloat64, {8}, {0}, {8}, v).IsInvalidArgument());
+  EXPECT_TRUE(s->PutArray(std::string(4097, 'n'), DType::kFloat64, {8}, {0}, {8}, v).IsInvalidArgument());
+  EXPECT_TRUE(s->PutArray(std::string(4096, 'n'), DType::kFloat64, {8}, {0}, {8}, v).ok());
+  EXPECT_TRUE(s->PutArray("huge", DType::kFloat64, {1ull << 40, 1ull << 40}, {0, 0}, {1, 1}, v)
+                  .IsInvalidArgument());
+  ASSERT_TRUE(s->PutArray("a", DType::kFloat64, {8}, {0}, {4}, v).ok());
+  Status st = s->PutArray("a", DType::kFloat32, {8}, {4}, {4}, v);  // dtype differs from this rank's put
+  EXPECT_TRUE(st.IsInvalidArgument());
+  EXPECT_NE(st.message().find("float64"), std::string::npos) << st.ToString();
+  EXPECT_TRUE(s->PutArray("a", DType::kFloat64, {9}, {4}, {4}, v).IsInvalidArgument());
+  ASSERT_TRUE(s->PutArray("a", DType::kFloat64, {8}, {4}, {4}, v).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  std::vector<double> out(8);
+  EXPECT_TRUE(s->GetArray("nope", {0}, {1}, out.data()).IsNotFound());
+  EXPECT_TRUE(s->GetArray("a", {0}, {9}, out.data()).IsInvalidArgument());
+  EXPECT_TRUE(s->GetArray("a", {0, 0}, {1, 1}, out.data()).IsInvalidArgument());
+  EXPECT_TRUE(s->GetArray("a", {0}, {1}, nullptr).IsInvalidArgument());
+  EXPECT_TRUE(s->GetArray("a", {3}, {0}, nullptr).ok());  // an empty box reads nothing
+  EXPECT_TRUE(s->DeleteArray("nope").IsNotFound());
+  ArrayInfo info;
+  EXPECT_TRUE(s->GetArrayInfo("nope", &info).IsNotFound());
+
+  // Overlapping blocks: the commit fails, nothing is made, and the array
+  // puts of the round are dropped (other puts stay pending).
+  uint64_t rev = s->revision();
+  ASSERT_TRUE(s->Put("k", "v").ok());
+  ASSERT_TRUE(s->PutArray("o", DType::kFloat64, {8}, {0}, {5}, v).ok());
+  ASSERT_TRUE(s->PutArray("o", DType::kFloat64, {8}, {4}, {4}, v).ok());
+  ASSERT_TRUE(s->PutArray("a", DType::kFloat64, {8}, {0}, {8}, v).ok());
+  st = s->Commit();
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("overlap"), std::string::npos) << st.ToString();
+  EXPECT_EQ(s->revision(), rev);
+  ASSERT_TRUE(s->Commit().ok());
+  EXPECT_TRUE(s->GetArrayInfo("o", &info).IsNotFound());
+  ASSERT_TRUE(s->GetArrayInfo("a", &info, true).ok());
+  EXPECT_EQ(info.block_count, 2u);  // the dropped re-put of 'a' did not replace it
+  std::string got;
+  EXPECT_TRUE(s->Get("k", &got).ok());
+  // A put and a delete of one array in one round fail the commit.
+  ASSERT_TRUE(s->DeleteArray("a").ok());
+  ASSERT_TRUE(s->PutArray("a", DType::kFloat64, {8}, {0}, {8}, v).ok());
+  st = s->Commit();
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("deleted"), std::string::npos) << st.ToString();
+  ASSERT_TRUE(s->GetArrayInfo("a", &info).ok());
+  // Read-only handles take no array puts.
+  ASSERT_TRUE(s->Close().ok());
+  Options ro = test::SmallOptions();
+  ro.read_only = true;
+  auto r = MustOpen(dir.sub("s"), ro);
+  EXPECT_TRUE(r->PutArray("z", DType::kFloat64, {8}, {0}, {8}, v).IsInvalidArgument());
+  EXPECT_TRUE(r->DeleteArray("a").IsInvalidArgument());
+}
+
+uint64_t Objects(Store* s) {
+  std::vector<RevisionInfo> revs;
+  EXPECT_TRUE(s->ListRevisions(&revs).ok());
+  return revs.back().objects;
+}
+
+TEST(Array, RePutDeleteAndOlderRevisions) {
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"));
+  std::vector<double> a(100), b(100);
+  for (int i = 0; i < 100; i++) a[i] = i, b[i] = -i;
+  for (uint64_t k = 0; k < 4; k++)  // four blocks of 25
+    ASSERT_TRUE(s->PutArray("x", DType::kFloat64, {100}, {25 * k}, {25}, a.data() + 25 * k).ok());
+  uint64_t r1, r2, r3;
+  ASSERT_TRUE(s->Commit(&r1).ok());
+  EXPECT_EQ(Objects(s.get()), 5u);  // four blocks and the descriptor
+  // Put again as one block: the three blocks it no longer needs go.
+  ASSERT_TRUE(s->PutArray("x", DType::kFloat64, {100}, {0}, {100}, b.data()).ok());
+  ASSERT_TRUE(s->Commit(&r2).ok());
+  EXPECT_EQ(Objects(s.get()), 2u);
+  std::vector<double> out(100);
+  ASSERT_TRUE(s->GetArray("x", {0}, {100}, out.data()).ok());
+  EXPECT_EQ(out, b);
+  // Puts not yet committed are not seen.
+  ASSERT_TRUE(s->PutArray("x", DType::kFloat64, {100}, {0}, {100}, a.data()).ok());
+  ASSERT_TRUE(s->GetArray("x", {0}, {100}, out.data()).ok());
+  EXPECT_EQ(out, b);
+  ASSERT_TRUE(s->Close().ok());  // the pending put is discarded
+
+  s = MustOpen(dir.sub("s"));
+  ASSERT_TRUE(s->DeleteArray("x").ok());
+  ASSERT_TRUE(s->Commit(&r3).ok());
+  EXPECT_EQ(Objects(s.get()), 0u);
+  ArrayInfo info;
+  EXPECT_TRUE(s->GetArrayInfo("x", &info).IsNotFound());
+  ASSERT_TRUE(s->Close().ok());
+  // Each older revision reads its own data.
+  Options o = test::SmallOptions();
+  o.read_only = true;
+  o.revision = r1;
+  auto r = MustOpen(dir.sub("s"), o);
+  ASSERT_TRUE(r->GetArray("x", {10}, {50}, out.data()).ok());
+  EXPECT_EQ(std::vector<double>(out.begin(), out.begin() + 50), std::vector<double>(a.begin() + 10, a.begin() + 60));
+  o.revision = r2;
+  r = MustOpen(dir.sub("s"), o);
+  ASSERT_TRUE(r->GetArray("x", {0}, {100}, out.data()).ok());
+  EXPECT_EQ(out, b);
+}
+
+TEST(Array, FlippedByteIsCorruption) {
+  TempDir dir;
+  Options o = test::SmallOptions();
+  o.chunk_size = 4096;
+  auto s = MustOpen(dir.sub("s"), o);
+  std::vector<double> v(4096);  // 32 KiB: 8 chunks
+  for (size_t i = 0; i < v.size(); i++) v[i] = 1e6 + double(i);
+  ASSERT_TRUE(s->PutArray("c", DType::kFloat64, {4096}, {0}, {4096}, v.data()).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->Close().ok());
+  // Find element 3000 in the data file and flip a bit of it.
+  std::string file = dir.sub("s") + "/data.00000", bytes(test::FileSize(file), '\0');
+  FILE* f = fopen(file.c_str(), "rb");
+  ASSERT_EQ(fread(bytes.data(), 1, bytes.size(), f), bytes.size());
+  fclose(f);
+  size_t at = bytes.find(std::string(reinterpret_cast<const char*>(&v[3000]), 8));
+  ASSERT_NE(at, std::string::npos);
+  test::FlipByte(file, at + 3);
+  s = MustOpen(dir.sub("s"), o);
+  std::vector<double> out(10, -1);
+  Status st = s->GetArray("c", {2995}, {10}, out.data());
+  EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+  EXPECT_NE(st.message().find("'c'"), std::string::npos) << st.ToString();
+  // Another chunk still reads.
+  ASSERT_TRUE(s->GetArray("c", {10}, {10}, out.data()).ok());
+  EXPECT_EQ(out[0], 1e6 + 10);
+}
+
+TEST(Array, SurviveReopenTagsAndQueries) {
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"));
+  std::vector<float> v(24, 1.5f);
+  ArrayPutOptions o1;
+  o1.tags = {{"kind", TagValue::String("field")}, {"step", TagValue::Int(5)}};
+  ArrayPutOptions o2;
+  o2.tags = {{"kind", TagValue::String("grid")}};
+  ASSERT_TRUE(s->PutArray("temperature", DType::kFloat32, {4, 6}, {0, 0}, {4, 6}, v.data(), o1).ok());
+  ASSERT_TRUE(s->PutArray("mesh", DType::kFloat32, {24}, {0}, {24}, v.data(), o2).ok());
+  ASSERT_TRUE(s->Put("plain", "object").ok());
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->Close().ok());
+  s = MustOpen(dir.sub("s"));
+  std::vector<ArrayInfo> list;
+  ASSERT_TRUE(s->ListArrays(&list).ok());
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0].name, "mesh");
+  EXPECT_EQ(list[1].name, "temperature");
+  EXPECT_EQ(list[1].shape, (std::vector<uint64_t>{4, 6}));
+  EXPECT_EQ(list[1].tags.size(), 2u);
+  std::vector<std::string> names;
+  ASSERT_TRUE(s->QueryArrays({TagQuery::Equal("kind", TagValue::String("field"))}, &names).ok());
+  EXPECT_EQ(names, std::vector<std::string>{"temperature"});
+  ASSERT_TRUE(s->QueryArrays({TagQuery::Exists("kind")}, &names).ok());
+  EXPECT_EQ(names, (std::vector<std::string>{"mesh", "temperature"}));
+  ASSERT_TRUE(s->QueryArrays({TagQuery::Range("step", TagValue::Int(6), TagValue::Int(9))}, &names).ok());
+  EXPECT_TRUE(names.empty());
+  ASSERT_TRUE(s->QueryArrays({TagQuery::Exists("absent")}, &names).ok());
+  EXPECT_TRUE(names.empty());
+  std::vector<float> out(24);
+  ASSERT_TRUE(s->GetArray("temperature", {0, 0}, {4, 6}, out.data()).ok());
+  EXPECT_EQ(out, v);
+  // Objects and queries show no array objects.
+  std::vector<ObjectInfo> objs;
+  ASSERT_TRUE(s->List(&objs).ok());
+  ASSERT_EQ(objs.size(), 1u);
+  EXPECT_EQ(objs[0].key, "plain");
+  ASSERT_TRUE(s->List(&objs, ReadOptions{ReadOptions::kShared}).ok());
+  EXPECT_TRUE(objs.empty());
+  std::vector<std::string> keys;
+  ASSERT_TRUE(s->Query({}, &keys).ok());
+  EXPECT_EQ(keys, std::vector<std::string>{"plain"});
+  std::vector<QueryHit> hits;
+  ASSERT_TRUE(s->QueryAll({}, &hits).ok());
+  EXPECT_EQ(hits.size(), 1u);
+}
+
+TEST(Array, ReservedKeysAreRefused) {
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"));
+  std::string key("\0Ax", 3);
+  EXPECT_TRUE(s->Put(key, "v").IsInvalidArgument());
+  EXPECT_TRUE(s->PutZeroCopy(key, "v").IsInvalidArgument());
+  EXPECT_TRUE(s->PutShared(key, "v").IsInvalidArgument());
+  EXPECT_TRUE(s->Delete(key).IsInvalidArgument());
+  EXPECT_TRUE(s->SetTags(key, {}).IsInvalidArgument());
+  EXPECT_TRUE(s->SetTag(key, {"t", TagValue::Int(1)}).IsInvalidArgument());
+  EXPECT_TRUE(s->DeleteTag(key, "t").IsInvalidArgument());
+  std::unique_ptr<StreamWriter> w;
+  EXPECT_TRUE(s->OpenWriteStream(key, {}, &w).IsInvalidArgument());
+  EXPECT_TRUE(s->Put(std::string("a\0b", 3), "v").ok());  // a NUL later in a key is fine
+}
+
+TEST(Array, Statistics) {
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"));
+  std::vector<int32_t> a = {5, -3, 7, 2}, b = {100, 40, 60, 80};
+  ArrayPutOptions st;
+  st.statistics = true;
+  ASSERT_TRUE(s->PutArray("s", DType::kInt32, {8}, {0}, {4}, a.data(), st).ok());
+  ASSERT_TRUE(s->PutArray("s", DType::kInt32, {8}, {4}, {4}, b.data(), st).ok());
+  ASSERT_TRUE(s->PutArray("n", DType::kInt32, {8}, {0}, {4}, a.data()).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  ArrayInfo info;
+  ASSERT_TRUE(s->GetArrayInfo("s", &info, true).ok());
+  ASSERT_EQ(info.blocks.size(), 2u);
+  EXPECT_TRUE(info.blocks[0].has_statistics);
+  EXPECT_EQ(info.blocks[0].min, -3);
+  EXPECT_EQ(info.blocks[0].max, 7);
+  EXPECT_EQ(info.blocks[1].min, 40);
+  EXPECT_EQ(info.blocks[1].max, 100);
+  ASSERT_TRUE(s->GetArrayInfo("n", &info, true).ok());
+  EXPECT_FALSE(info.blocks[0].has_statistics);
+}
+
+// The index examines the blocks near the box, not all of them.
+TEST(Array, IndexExaminesFewBlocks) {
+  ArrayMeta m;
+  m.shape = {1000, 1000};
+  // 100 x 100 blocks of uneven widths (not a regular grid).
+  std::vector<uint64_t> edges;
+  for (uint64_t i = 0; i <= 100; i++) edges.push_back(i == 100 ? 1000 : i * 10 + (i % 3 == 1 ? 3 : 0));
+  for (uint64_t i = 0; i < 100; i++)
+    for (uint64_t j = 0; j < 100; j++) {
+      m.starts.insert(m.starts.end(), {edges[i], edges[j]});
+      m.counts.insert(m.counts.end(), {edges[i + 1] - edges[i], edges[j + 1] - edges[j]});
+      m.ns.push_back(0);
+      m.seq.push_back(uint32_t(i * 100 + j));
+      m.nblocks++;
+    }
+  ArrayIndex idx(&m);
+  uint64_t qs[2] = {500, 500}, qc[2] = {15, 15};
+  std::vector<uint64_t> hits;
+  uint64_t examined = idx.ForEachOverlap(qs, qc, [&](uint64_t b) { hits.push_back(b); });
+  EXPECT_GE(hits.size(), 4u);
+  EXPECT_LE(hits.size(), 9u);
+  EXPECT_LE(examined, 400u);  // a few slabs of 100, not 10,000
+  for (uint64_t b : hits) {
+    uint64_t s0 = m.starts[2 * b], c0 = m.counts[2 * b], s1 = m.starts[2 * b + 1], c1 = m.counts[2 * b + 1];
+    EXPECT_TRUE(s0 < 515 && 500 < s0 + c0 && s1 < 515 && 500 < s1 + c1);
+  }
+  // Brute force agrees.
+  uint64_t brute = 0;
+  for (uint64_t b = 0; b < m.nblocks; b++) {
+    uint64_t s0 = m.starts[2 * b], c0 = m.counts[2 * b], s1 = m.starts[2 * b + 1], c1 = m.counts[2 * b + 1];
+    brute += s0 < 515 && 500 < s0 + c0 && s1 < 515 && 500 < s1 + c1;
+  }
+  EXPECT_EQ(hits.size(), brute);
+}
+
+}  // namespace
+}  // namespace cairn

@@ -1,0 +1,231 @@
+// Global arrays under mpiexec (run with 1, 2, 3 and 4 ranks): irregular
+// blocks, a rank that puts none, random sub-box reads on every rank,
+// asynchronous commits, and checks that fail the commit on every rank.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+
+#include "cairn/store.h"
+#include "mpi_main.h"
+
+namespace cairn {
+namespace {
+
+int Rank() { int r; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
+int Size() { int n; MPI_Comm_size(MPI_COMM_WORLD, &n); return n; }
+
+const std::vector<uint64_t> kShape = {13, 17, 11};
+
+double F(uint64_t i, uint64_t j, uint64_t k) { return double(i) * 10000 + double(j) * 100 + double(k) + 0.5; }
+
+// The blocks rank `r` of `n` puts: ranks 0..p-1 (p = n-1 when n > 1: the
+// last rank puts none) own uneven slabs of dimension 0, each cut in two
+// along dimension 1 at a rank-dependent point.
+struct Box {
+  std::vector<uint64_t> start, count;
+};
+std::vector<Box> BlocksOf(int r, int n) {
+  int p = n > 1 ? n - 1 : 1;
+  if (r >= p) return {};
+  auto edge = [&](int i) { return uint64_t(i) * uint64_t(i) * kShape[0] / uint64_t(p * p); };
+  uint64_t a = edge(r), b = edge(r + 1);
+  if (a == b) return {};
+  uint64_t cut = std::min<uint64_t>(3 + uint64_t(r), kShape[1] - 1);
+  return {Box{{a, 0, 0}, {b - a, cut, kShape[2]}}, Box{{a, cut, 0}, {b - a, kShape[1] - cut, kShape[2]}}};
+}
+
+std::vector<double> Fill(const Box& b, double add = 0) {
+  std::vector<double> v;
+  for (uint64_t i = 0; i < b.count[0]; i++)
+    for (uint64_t j = 0; j < b.count[1]; j++)
+      for (uint64_t k = 0; k < b.count[2]; k++)
+        v.push_back(F(b.start[0] + i, b.start[1] + j, b.start[2] + k) + add);
+  return v;
+}
+
+class MpiArray : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::SharedTempDir(MPI_COMM_WORLD); }
+  void TearDown() override {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (Rank() == 0) std::filesystem::remove_all(dir_);
+  }
+  std::string Path() const { return dir_ + "/store"; }
+  static Options Small() {
+    Options o;
+    o.extent_size = 64 << 10;
+    o.chunk_size = 4096;
+    o.write_buffer_size = 8192;
+    o.inline_value_limit = 64;
+    o.sync = false;
+    return o;
+  }
+  std::unique_ptr<Store> Open(Options o = Small()) {
+    std::unique_ptr<Store> s;
+    Status st = Store::Open(o, Path(), MPI_COMM_WORLD, &s);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return s;
+  }
+  void PutMine(Store* s, const std::string& name, double add = 0) {
+    for (const Box& b : BlocksOf(Rank(), Size())) {
+      std::vector<double> v = Fill(b, add);
+      ASSERT_TRUE(s->PutArray(name, DType::kFloat64, kShape, b.start, b.count, v.data()).ok());
+    }
+  }
+  // Random sub-boxes (each rank its own) compared with the formula.
+  void CheckRandomBoxes(Store* s, const std::string& name, double add, int boxes = 40) {
+    std::mt19937_64 g(1234 + uint64_t(Rank()));
+    for (int t = 0; t < boxes; t++) {
+      Box q;
+      for (size_t d = 0; d < 3; d++) {
+        uint64_t a = g() % kShape[d], b = g() % kShape[d];
+        if (a > b) std::swap(a, b);
+        q.start.push_back(a);
+        q.count.push_back(b - a + 1);
+      }
+      std::vector<double> out(q.count[0] * q.count[1] * q.count[2], -1);
+      Status st = s->GetArray(name, q.start, q.count, out.data());
+      ASSERT_TRUE(st.ok()) << st.ToString();
+      ASSERT_EQ(out, Fill(q, add)) << "box " << q.start[0] << "," << q.start[1] << "," << q.start[2];
+    }
+  }
+  std::string dir_;
+};
+
+TEST_F(MpiArray, IrregularBlocksReadAnywhere) {
+  auto s = Open();
+  PutMine(s.get(), "u");
+  uint64_t rev = 0;
+  ASSERT_TRUE(s->Commit(&rev).ok());
+  CheckRandomBoxes(s.get(), "u", 0);
+  std::vector<double> all(13 * 17 * 11);
+  ASSERT_TRUE(s->GetArray("u", {0, 0, 0}, kShape, all.data()).ok());
+  EXPECT_EQ(all, Fill(Box{{0, 0, 0}, kShape}));
+  ArrayInfo info;
+  ASSERT_TRUE(s->GetArrayInfo("u", &info, true).ok());
+  uint64_t want = 0;
+  for (int r = 0; r < Size(); r++) want += BlocksOf(r, Size()).size();
+  EXPECT_EQ(info.block_count, want);
+  EXPECT_EQ(info.blocks.size(), want);
+  EXPECT_EQ(info.shape, kShape);
+  EXPECT_EQ(info.dtype, DType::kFloat64);
+  for (const ArrayBlock& b : info.blocks) EXPECT_LT(b.rank, std::max(1, Size() - 1));
+  std::vector<ArrayInfo> list;
+  ASSERT_TRUE(s->ListArrays(&list).ok());
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].name, "u");
+  // The user's namespace shows no array objects.
+  std::vector<ObjectInfo> objs;
+  ASSERT_TRUE(s->List(&objs).ok());
+  EXPECT_TRUE(objs.empty());
+  ASSERT_TRUE(s->Close().ok());
+
+  // Read-only, on the same rank count: every rank reads every block.
+  Options ro = Small();
+  ro.read_only = true;
+  auto r = Open(ro);
+  CheckRandomBoxes(r.get(), "u", 0, 20);
+  EXPECT_EQ(r->writer_ranks(), Size());
+}
+
+TEST_F(MpiArray, AsyncCommitAndRePut) {
+  auto s = Open();
+  PutMine(s.get(), "a");
+  AsyncCommit h;
+  ASSERT_TRUE(s->CommitAsync(&h).ok());
+  // Put again while it is in flight: a new round, read after its commit.
+  PutMine(s.get(), "a", 1.0);
+  uint64_t first = 0;
+  ASSERT_TRUE(h.Wait(&first).ok());
+  CheckRandomBoxes(s.get(), "a", 0, 10);
+  AsyncCommit h2;
+  ASSERT_TRUE(s->CommitAsync(&h2).ok());
+  uint64_t second = 0;
+  ASSERT_TRUE(h2.Wait(&second).ok());
+  CheckRandomBoxes(s.get(), "a", 1.0, 20);
+  // A regular decomposition: one slab of dimension 0 per rank (the last
+  // rank's cut short), stored as a grid.
+  uint64_t slab = (kShape[0] + uint64_t(Size()) - 1) / uint64_t(Size());
+  uint64_t a = std::min<uint64_t>(kShape[0], slab * uint64_t(Rank()));
+  uint64_t b = std::min<uint64_t>(kShape[0], a + slab);
+  if (b > a) {
+    Box box{{a, 0, 0}, {b - a, kShape[1], kShape[2]}};
+    std::vector<double> v = Fill(box, 2.0);
+    ASSERT_TRUE(s->PutArray("a", DType::kFloat64, kShape, box.start, box.count, v.data()).ok());
+  }
+  ASSERT_TRUE(s->Commit().ok());
+  ArrayInfo info;
+  ASSERT_TRUE(s->GetArrayInfo("a", &info, true).ok());
+  uint64_t nonempty = 0;
+  for (int r = 0; r < Size(); r++) nonempty += std::min<uint64_t>(kShape[0], slab * uint64_t(r)) < kShape[0];
+  EXPECT_EQ(info.block_count, nonempty);
+  EXPECT_TRUE(info.regular);
+  CheckRandomBoxes(s.get(), "a", 2.0, 20);
+  ASSERT_TRUE(s->Close().ok());
+  // The older revisions still read their own data.
+  Options o = Small();
+  o.read_only = true;
+  o.revision = first;
+  auto r = Open(o);
+  CheckRandomBoxes(r.get(), "a", 0, 10);
+  ASSERT_TRUE(r->Close().ok());
+  o.revision = second;
+  r = Open(o);
+  CheckRandomBoxes(r.get(), "a", 1.0, 10);
+}
+
+TEST_F(MpiArray, MismatchFailsOnEveryRank) {
+  auto s = Open();
+  ASSERT_TRUE(s->Put("obj", "value").ok());
+  ASSERT_TRUE(s->Commit().ok());
+  uint64_t rev = s->revision();
+  // The last rank disagrees on the dtype (at 1 rank: two blocks overlap).
+  double v[4] = {1, 2, 3, 4};
+  if (Size() == 1) {
+    ASSERT_TRUE(s->PutArray("m", DType::kFloat64, {8}, {0}, {4}, v).ok());
+    ASSERT_TRUE(s->PutArray("m", DType::kFloat64, {8}, {2}, {4}, v).ok());
+  } else if (Rank() == Size() - 1) {
+    ASSERT_TRUE(s->PutArray("m", DType::kInt64, {uint64_t(4 * Size())}, {uint64_t(4 * Rank())}, {4}, v).ok());
+  } else {
+    ASSERT_TRUE(s->PutArray("m", DType::kFloat64, {uint64_t(4 * Size())}, {uint64_t(4 * Rank())}, {4}, v).ok());
+  }
+  Status st = s->Commit();
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("'m'"), std::string::npos) << st.ToString();
+  EXPECT_EQ(s->revision(), rev);
+  ArrayInfo info;
+  EXPECT_TRUE(s->GetArrayInfo("m", &info).IsNotFound());
+  // Overlap across ranks: every rank puts the same box.
+  ASSERT_TRUE(s->PutArray("o", DType::kFloat64, {8}, {0}, {4}, v).ok());
+  if (Size() == 1) {
+    ASSERT_TRUE(s->PutArray("o", DType::kFloat64, {8}, {3}, {4}, v).ok());
+  }
+  st = s->Commit();
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("overlap"), std::string::npos) << st.ToString();
+  // The dropped puts are gone; a good round commits.
+  ASSERT_TRUE(s->PutArray("m", DType::kFloat64, {uint64_t(4 * Size())}, {uint64_t(4 * Rank())}, {4}, v).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  std::vector<double> out(4 * size_t(Size()));
+  ASSERT_TRUE(s->GetArray("m", {0}, {out.size()}, out.data()).ok());
+  for (size_t i = 0; i < out.size(); i++) EXPECT_EQ(out[i], v[i % 4]);
+  EXPECT_TRUE(s->GetArrayInfo("o", &info).IsNotFound());
+  std::string got;
+  EXPECT_TRUE(s->Get("obj", &got).ok());
+  // One rank deletes the array: it is gone for all.
+  if (Rank() == 0) {
+    ASSERT_TRUE(s->DeleteArray("m").ok());
+  }
+  ASSERT_TRUE(s->Commit().ok());
+  EXPECT_TRUE(s->GetArrayInfo("m", &info).IsNotFound());
+  std::vector<ArrayInfo> list;
+  ASSERT_TRUE(s->ListArrays(&list).ok());
+  EXPECT_TRUE(list.empty());
+}
+
+}  // namespace
+}  // namespace cairn
+CAIRN_MPI_TEST_MAIN
