@@ -9,3 +9,8 @@ source scripts/mpi_env.sh
 scripts/build.sh
 cd build
 ctest --output-on-failure --timeout 900 "$@"
+# The long form also builds and runs the collective tests against MPICH
+# (a second build of the library: minutes; README "The two commands").
+if [[ ${CAIRN_LONG_TESTS:-0} == 1 ]]; then
+  ../scripts/test_mpich.sh
+fi
