@@ -14,7 +14,7 @@ install(TARGETS cairn_lib EXPORT cairnTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES
-  include/cairn/cairn.h include/cairn/export.h include/cairn/iostream.h
+  include/cairn/array.h include/cairn/cairn.h include/cairn/export.h include/cairn/iostream.h
   include/cairn/options.h include/cairn/status.h include/cairn/store.h
   include/cairn/stream.h include/cairn/tags.h
   ${PROJECT_BINARY_DIR}/include/cairn/version.h

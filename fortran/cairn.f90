@@ -22,17 +22,40 @@
 ! message to stderr and stops the program (error stop; mpiexec then ends
 ! the other ranks).
 !
-! Collective: cairn_open, cairn_commit, cairn_pin, cairn_unpin, cairn_drop,
-! cairn_close (every rank, same order). Everything else is local. The
-! communicator is an integer handle (`use mpi`: MPI_COMM_WORLD; mpi_f08:
-! comm%MPI_VAL). A store is used by one thread at a time.
+! Collective: cairn_open, cairn_commit, cairn_commit_async, cairn_get_shared,
+! cairn_query_all, cairn_pin, cairn_unpin, cairn_drop, cairn_close (every
+! rank, same order). Everything else is local. The communicator is an
+! integer handle (`use mpi`: MPI_COMM_WORLD; mpi_f08: comm%MPI_VAL). A
+! store, and its streams and async handles, are used by one thread at a
+! time. Lists the module returns (keys, names, revisions) are allocatable
+! arrays the caller owns; nothing needs freeing by hand.
 !
-! Not covered here yet (use the C API through your own interfaces): tag
-! queries, streams, asynchronous commits, shared objects; global arrays do
-! not exist yet in any API.
+! Streams, async commits and shared objects take arrays of any rank (or a
+! scalar) of integer(int8/int16/int32/int64) or real(real32/real64):
+!   call cairn_stream_open_write(st, "log", s); call cairn_stream_write(s, x)
+!   call cairn_stream_close(s)
+!   call cairn_commit_async(st, h); ...; call cairn_async_wait(h, rev)
+!   if (rank == 0) call cairn_put_shared(st, "config", params)
+!   call cairn_get_shared(st, "config", params)        ! collective
+!
+! Queries take an array of conditions:
+!   call cairn_query(st, [cairn_tag_equals("units", "K"), &
+!                         cairn_tag_between("step", 10, 20)], keys, rank=2)
+!
+! Global arrays (see include/cairn/array.h): every rank puts the blocks it
+! has, any rank of any later job reads any box. Arrays of any rank of
+! integer(int8 .. int64) or real(real32/real64), in Fortran (column-major)
+! order; global_shape and start are integer(int32) or integer(int64) arrays
+! in Fortran order, and start is 0-based (as in HDF5 and ADIOS2); the
+! block's extent is shape(data):
+!   call cairn_put_array(st, "u", [nx, ny], [0, y0], u(:, y0+1:y0+ny), &
+!                        tags=[cairn_tag("units", "K")])
+!   call cairn_get_array(st, "u", [0, 0], whole)    ! whole(nx, ny)
+!   call cairn_array_info(st, "u", dtype=dt, shape=sh, blocks=nb)
+! A C program reads what Fortran wrote as u(nx, ny) as u[ny][nx].
 module cairn
   use, intrinsic :: iso_c_binding
-  use, intrinsic :: iso_fortran_env, only: error_unit, int64
+  use, intrinsic :: iso_fortran_env, only: error_unit, int8, int16, int32, int64, real32, real64
   implicit none
   private
 
@@ -286,6 +309,354 @@ module cairn
       integer(c_size_t) :: c_strlen
     end function
   end interface
+
+  ! --- Added with the C API's streams, async commits, shared objects,
+  ! queries and global arrays (see the header of this file) ---
+  integer, parameter, public :: CAIRN_SEEK_SET = 0, CAIRN_SEEK_CUR = 1, CAIRN_SEEK_END = 2
+  ! Element types of global arrays (cairn_array_info's dtype).
+  integer, parameter, public :: CAIRN_INT8 = 1, CAIRN_INT16 = 2, CAIRN_INT32 = 3, CAIRN_INT64 = 4, &
+      CAIRN_UINT8 = 5, CAIRN_UINT16 = 6, CAIRN_UINT32 = 7, CAIRN_UINT64 = 8, CAIRN_FLOAT32 = 9, &
+      CAIRN_FLOAT64 = 10
+
+  ! A stream (cairn_stream_open_write/read to cairn_stream_close).
+  type, public :: cairn_stream
+    type(c_ptr) :: ptr = c_null_ptr
+  end type cairn_stream
+  ! An asynchronous commit in flight (cairn_commit_async to cairn_async_wait).
+  type, public :: cairn_async
+    type(c_ptr) :: ptr = c_null_ptr
+  end type cairn_async
+  ! A tag to give an array: cairn_tag(name, value), value integer(4),
+  ! integer(8), real(8) or character(*).
+  type, public :: cairn_tag
+    private
+    character(len=:), allocatable :: name, text
+    integer(c_int) :: type = 0
+    integer(c_int64_t) :: i = 0
+    real(c_double) :: d = 0
+  end type cairn_tag
+  ! One condition of a query: cairn_tag_exists, cairn_tag_equals,
+  ! cairn_tag_between, cairn_tag_prefix, cairn_tag_matches make them.
+  type, public :: cairn_condition
+    private
+    character(len=:), allocatable :: name
+    integer(c_int) :: op = 0
+    type(cairn_tag) :: value, upper
+  end type cairn_condition
+
+  public :: cairn_writer_ranks, cairn_tag_names, cairn_query, cairn_query_all, &
+      cairn_tag_exists, cairn_tag_equals, cairn_tag_between, cairn_tag_prefix, cairn_tag_matches, &
+      cairn_stream_open_write, cairn_stream_open_read, cairn_stream_write, cairn_stream_read, &
+      cairn_stream_seek, cairn_stream_tell, cairn_stream_size, cairn_stream_flush, cairn_stream_close, &
+      cairn_commit_async, cairn_async_test, cairn_async_wait, cairn_put_shared, cairn_get_shared, &
+      cairn_put_array, cairn_get_array, cairn_delete_array, cairn_array_info, cairn_list_arrays, &
+      cairn_query_arrays
+
+  ! cairn_tag(name, value): a tag of an array.
+  interface cairn_tag
+    module procedure make_tag_i4, &
+      make_tag_i8, &
+      make_tag_r8, &
+      make_tag_str
+  end interface cairn_tag
+  ! The object's tag `name` equals value (numbers compare by value).
+  interface cairn_tag_equals
+    module procedure eq_i4, &
+      eq_i8, &
+      eq_r8, &
+      eq_str
+  end interface cairn_tag_equals
+  ! The object's tag `name` is a number within [lo, hi].
+  interface cairn_tag_between
+    module procedure between_i4, &
+      between_i8, &
+      between_r8
+  end interface cairn_tag_between
+  ! Writes an array (or scalar) of any kind, contiguous or not, at the
+  ! stream's position.
+  interface cairn_stream_write
+    module procedure sw_i1, &
+      sw_i2, &
+      sw_i4, &
+      sw_i8, &
+      sw_r4, &
+      sw_r8
+  end interface cairn_stream_write
+  ! Reads size(data) elements from the position; with `got`, a short read
+  ! at the end is not an error (got = bytes read).
+  interface cairn_stream_read
+    module procedure sr_i1, &
+      sr_i2, &
+      sr_i4, &
+      sr_i8, &
+      sr_r4, &
+      sr_r8
+  end interface cairn_stream_read
+  ! Rank 0 only: stores a shared object (any kind, any rank of array).
+  interface cairn_put_shared
+    module procedure ps_i1, &
+      ps_i2, &
+      ps_i4, &
+      ps_i8, &
+      ps_r4, &
+      ps_r8
+  end interface cairn_put_shared
+  ! Collective: reads a shared object into an array of exactly its size.
+  interface cairn_get_shared
+    module procedure gs_i1, &
+      gs_i2, &
+      gs_i4, &
+      gs_i8, &
+      gs_r4, &
+      gs_r8
+  end interface cairn_get_shared
+  ! Local: puts one block of a global array (see the header of this file).
+  interface cairn_put_array
+    module procedure pa_i1_4, &
+      pa_i1_8, &
+      pa_i2_4, &
+      pa_i2_8, &
+      pa_i4_4, &
+      pa_i4_8, &
+      pa_i8_4, &
+      pa_i8_8, &
+      pa_r4_4, &
+      pa_r4_8, &
+      pa_r8_4, &
+      pa_r8_8
+  end interface cairn_put_array
+  ! Local: reads the box of size shape(data) at `start` of a global array.
+  interface cairn_get_array
+    module procedure ga_i1_4, &
+      ga_i1_8, &
+      ga_i2_4, &
+      ga_i2_8, &
+      ga_i4_4, &
+      ga_i4_8, &
+      ga_i8_4, &
+      ga_i8_8, &
+      ga_r4_4, &
+      ga_r4_8, &
+      ga_r8_4, &
+      ga_r8_8
+  end interface cairn_get_array
+
+  type, bind(C) :: c_query
+    type(c_ptr) :: name = c_null_ptr
+    integer(c_int) :: op = 0
+    type(c_tag) :: value, upper
+  end type c_query
+  type, bind(C) :: c_hit
+    integer(c_int) :: rank
+    type(c_ptr) :: key
+    integer(c_size_t) :: key_len
+  end type c_hit
+  type, bind(C) :: c_array_info
+    type(c_ptr) :: name
+    integer(c_size_t) :: name_len
+    integer(c_int) :: dtype, ndims
+    type(c_ptr) :: shape
+    integer(c_int64_t) :: elements, block_count
+    integer(c_int) :: regular
+    type(c_ptr) :: tags
+    integer(c_size_t) :: ntags
+    type(c_ptr) :: blocks
+  end type c_array_info
+  type, bind(C) :: c_name
+    type(c_ptr) :: name
+    integer(c_size_t) :: name_len
+  end type c_name
+
+  integer(c_int), parameter :: FLAG_COLUMN_MAJOR = 1, FLAG_STATISTICS = 256
+
+  interface
+    function c_writer_ranks(store) bind(C, name="cairn_writer_ranks")
+      import :: c_ptr, c_int
+      type(c_ptr), value :: store
+      integer(c_int) :: c_writer_ranks
+    end function
+    function c_get_tags(store, key, rank, tags, n) bind(C, name="cairn_get_tags")
+      import :: c_ptr, c_char, c_int, c_size_t
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: key(*)
+      integer(c_int), value :: rank
+      type(c_ptr), intent(out) :: tags
+      integer(c_size_t), intent(out) :: n
+      integer(c_int) :: c_get_tags
+    end function
+    function c_query_c(store, conds, nconds, rank, hits, n) bind(C, name="cairn_query")
+      import :: c_ptr, c_int, c_size_t, c_query
+      type(c_ptr), value :: store
+      type(c_query), intent(in) :: conds(*)
+      integer(c_size_t), value :: nconds
+      integer(c_int), value :: rank
+      type(c_ptr), intent(out) :: hits
+      integer(c_size_t), intent(out) :: n
+      integer(c_int) :: c_query_c
+    end function
+    function c_query_all(store, conds, nconds, hits, n) bind(C, name="cairn_query_all")
+      import :: c_ptr, c_int, c_size_t, c_query
+      type(c_ptr), value :: store
+      type(c_query), intent(in) :: conds(*)
+      integer(c_size_t), value :: nconds
+      type(c_ptr), intent(out) :: hits
+      integer(c_size_t), intent(out) :: n
+      integer(c_int) :: c_query_all
+    end function
+    function c_stream_open_write(store, key, tags, ntags, stream) bind(C, name="cairn_stream_open_write")
+      import :: c_ptr, c_char, c_int, c_size_t
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: key(*)
+      type(c_ptr), value :: tags
+      integer(c_size_t), value :: ntags
+      type(c_ptr), intent(out) :: stream
+      integer(c_int) :: c_stream_open_write
+    end function
+    function c_stream_open_read(store, key, rank, stream) bind(C, name="cairn_stream_open_read")
+      import :: c_ptr, c_char, c_int
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: key(*)
+      integer(c_int), value :: rank
+      type(c_ptr), intent(out) :: stream
+      integer(c_int) :: c_stream_open_read
+    end function
+    function c_stream_write(stream, data, len) bind(C, name="cairn_stream_write")
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: stream, data
+      integer(c_size_t), value :: len
+      integer(c_int) :: c_stream_write
+    end function
+    function c_stream_read(stream, buf, len, got) bind(C, name="cairn_stream_read")
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: stream, buf
+      integer(c_size_t), value :: len
+      integer(c_size_t), intent(out) :: got
+      integer(c_int) :: c_stream_read
+    end function
+    function c_stream_seek(stream, offset, whence) bind(C, name="cairn_stream_seek")
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: stream
+      integer(c_int64_t), value :: offset
+      integer(c_int), value :: whence
+      integer(c_int) :: c_stream_seek
+    end function
+    function c_stream_tell(stream, pos) bind(C, name="cairn_stream_tell")
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: stream
+      integer(c_int64_t), intent(out) :: pos
+      integer(c_int) :: c_stream_tell
+    end function
+    function c_stream_size(stream, size) bind(C, name="cairn_stream_size")
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: stream
+      integer(c_int64_t), intent(out) :: size
+      integer(c_int) :: c_stream_size
+    end function
+    function c_stream_flush(stream) bind(C, name="cairn_stream_flush")
+      import :: c_ptr, c_int
+      type(c_ptr), value :: stream
+      integer(c_int) :: c_stream_flush
+    end function
+    function c_stream_close(stream) bind(C, name="cairn_stream_close")
+      import :: c_ptr, c_int
+      type(c_ptr), value :: stream
+      integer(c_int) :: c_stream_close
+    end function
+    function c_commit_async(store, handle) bind(C, name="cairn_commit_async")
+      import :: c_ptr, c_int
+      type(c_ptr), value :: store
+      type(c_ptr), intent(out) :: handle
+      integer(c_int) :: c_commit_async
+    end function
+    function c_async_test(handle, done) bind(C, name="cairn_async_test")
+      import :: c_ptr, c_int
+      type(c_ptr), value :: handle
+      integer(c_int), intent(out) :: done
+      integer(c_int) :: c_async_test
+    end function
+    function c_async_wait(handle, rev) bind(C, name="cairn_async_wait")
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: handle
+      integer(c_int64_t), intent(out) :: rev
+      integer(c_int) :: c_async_wait
+    end function
+    subroutine c_async_free(handle) bind(C, name="cairn_async_free")
+      import :: c_ptr
+      type(c_ptr), value :: handle
+    end subroutine
+    function c_put_shared(store, key, value, len) bind(C, name="cairn_put_shared")
+      import :: c_ptr, c_char, c_int, c_size_t
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: key(*)
+      type(c_ptr), value :: value
+      integer(c_size_t), value :: len
+      integer(c_int) :: c_put_shared
+    end function
+    function c_get_shared(store, key, buf, cap, size) bind(C, name="cairn_get_shared")
+      import :: c_ptr, c_char, c_int, c_size_t, c_int64_t
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: key(*)
+      type(c_ptr), value :: buf
+      integer(c_size_t), value :: cap
+      integer(c_int64_t), intent(out) :: size
+      integer(c_int) :: c_get_shared
+    end function
+    function c_put_array(store, name, dtype, ndims, shape, start, count, data, flags, tags, ntags) &
+        bind(C, name="cairn_put_array")
+      import :: c_ptr, c_char, c_int, c_int64_t, c_size_t, c_tag
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), value :: dtype, ndims
+      integer(c_int64_t), intent(in) :: shape(*), start(*), count(*)
+      type(c_ptr), value :: data
+      integer(c_int), value :: flags
+      type(c_tag), intent(in) :: tags(*)
+      integer(c_size_t), value :: ntags
+      integer(c_int) :: c_put_array
+    end function
+    function c_get_array(store, name, ndims, start, count, out, cap, flags) bind(C, name="cairn_get_array")
+      import :: c_ptr, c_char, c_int, c_int64_t, c_size_t
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), value :: ndims
+      integer(c_int64_t), intent(in) :: start(*), count(*)
+      type(c_ptr), value :: out
+      integer(c_size_t), value :: cap
+      integer(c_int), value :: flags
+      integer(c_int) :: c_get_array
+    end function
+    function c_delete_array(store, name) bind(C, name="cairn_delete_array")
+      import :: c_ptr, c_char, c_int
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int) :: c_delete_array
+    end function
+    function c_array_info_c(store, name, with_blocks, info) bind(C, name="cairn_array_info")
+      import :: c_ptr, c_char, c_int
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), value :: with_blocks
+      type(c_ptr), intent(out) :: info
+      integer(c_int) :: c_array_info_c
+    end function
+    function c_list_arrays(store, arrays, n) bind(C, name="cairn_list_arrays")
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: store
+      type(c_ptr), intent(out) :: arrays
+      integer(c_size_t), intent(out) :: n
+      integer(c_int) :: c_list_arrays
+    end function
+    function c_query_arrays(store, conds, nconds, names, n) bind(C, name="cairn_query_arrays")
+      import :: c_ptr, c_int, c_size_t, c_query
+      type(c_ptr), value :: store
+      type(c_query), intent(in) :: conds(*)
+      integer(c_size_t), value :: nconds
+      type(c_ptr), intent(out) :: names
+      integer(c_size_t), intent(out) :: n
+      integer(c_int) :: c_query_arrays
+    end function
+  end interface
+
 
   ! The message of the last failure of a call through this module.
   character(len=:), allocatable :: last_msg
@@ -1036,5 +1407,1095 @@ contains
     integer, intent(out), optional :: ierr
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
   end subroutine get_i8_3
+
+  ! --- strings for C: tags and conditions ---
+
+  ! Bytes a tag's strings take in a C buffer (NUL-terminated).
+  integer function tag_bytes(t)
+    type(cairn_tag), intent(in) :: t
+    tag_bytes = 2
+    if (allocated(t%name)) tag_bytes = tag_bytes + len(t%name)
+    if (allocated(t%text)) tag_bytes = tag_bytes + len(t%text)
+  end function tag_bytes
+
+  ! Copies s and a NUL into buf at pos (advanced); p gets its address.
+  subroutine put_str(buf, pos, s, p)
+    character(kind=c_char), intent(inout), target :: buf(:)
+    integer, intent(inout) :: pos
+    character(*), intent(in) :: s
+    type(c_ptr), intent(out) :: p
+    integer :: k
+    do k = 1, len(s)
+      buf(pos + k - 1) = s(k:k)
+    end do
+    buf(pos + len(s)) = c_null_char
+    p = c_loc(buf(pos))
+    pos = pos + len(s) + 1
+  end subroutine put_str
+
+  ! A tag as C sees it; its strings go into buf (which must outlive ct).
+  subroutine tag_to_c(t, buf, pos, ct)
+    type(cairn_tag), intent(in) :: t
+    character(kind=c_char), intent(inout), target :: buf(:)
+    integer, intent(inout) :: pos
+    type(c_tag), intent(out) :: ct
+    ct%type = t%type
+    ct%i = t%i
+    ct%u = t%i
+    ct%d = t%d
+    if (allocated(t%name)) then
+      call put_str(buf, pos, t%name, ct%name)
+    else
+      call put_str(buf, pos, "", ct%name)
+    end if
+    if (allocated(t%text)) then
+      call put_str(buf, pos, t%text, ct%data)
+      ct%len = len(t%text, c_size_t)
+    end if
+  end subroutine tag_to_c
+
+  ! Conditions as C sees them, their strings in buf (allocated here).
+  subroutine conds_to_c(conds, cq, buf)
+    type(cairn_condition), intent(in) :: conds(:)
+    type(c_query), allocatable, intent(out) :: cq(:)
+    character(kind=c_char), allocatable, target, intent(inout) :: buf(:)
+    integer :: k, n, pos
+    n = 1
+    do k = 1, size(conds)
+      n = n + len(conds(k)%name) + 1 + tag_bytes(conds(k)%value) + tag_bytes(conds(k)%upper)
+    end do
+    allocate(buf(n), cq(max(size(conds), 1)))
+    pos = 1
+    do k = 1, size(conds)
+      call put_str(buf, pos, conds(k)%name, cq(k)%name)
+      cq(k)%op = conds(k)%op
+      call tag_to_c(conds(k)%value, buf, pos, cq(k)%value)
+      call tag_to_c(conds(k)%upper, buf, pos, cq(k)%upper)
+    end do
+  end subroutine conds_to_c
+
+  ! n C strings (address, length) as a character array padded to the longest.
+  subroutine to_strings(ptrs, lens, out)
+    type(c_ptr), intent(in) :: ptrs(:)
+    integer(c_size_t), intent(in) :: lens(:)
+    character(len=:), allocatable, intent(out) :: out(:)
+    integer :: k
+    integer(c_size_t) :: longest
+    longest = 0
+    if (size(lens) > 0) longest = maxval(lens)
+    allocate(character(len=longest) :: out(size(ptrs)))
+    do k = 1, size(ptrs)
+      out(k) = fstr(ptrs(k), lens(k))
+    end do
+  end subroutine to_strings
+
+  ! --- tags given to arrays, and query conditions ---
+
+  function make_tag_i4(name, value) result(t)
+    character(*), intent(in) :: name
+    integer(int32), intent(in) :: value
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = TAG_INT32
+    t%i = value
+  end function make_tag_i4
+
+  function make_tag_i8(name, value) result(t)
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: value
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = TAG_INT64
+    t%i = value
+  end function make_tag_i8
+
+  function make_tag_r8(name, value) result(t)
+    character(*), intent(in) :: name
+    real(real64), intent(in) :: value
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = TAG_FLOAT64
+    t%d = value
+  end function make_tag_r8
+
+  function make_tag_str(name, value) result(t)
+    character(*), intent(in) :: name, value
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = TAG_STRING
+    t%text = value
+  end function make_tag_str
+
+  ! The object has a tag `name`.
+  function cairn_tag_exists(name) result(c)
+    character(*), intent(in) :: name
+    type(cairn_condition) :: c
+    c%name = name
+    c%op = 0
+  end function cairn_tag_exists
+
+  function eq_i4(name, value) result(c)
+    character(*), intent(in) :: name
+    integer(int32), intent(in) :: value
+    type(cairn_condition) :: c
+    c%name = name
+    c%op = 1
+    c%value = make_tag_i4("", value)
+  end function eq_i4
+
+  function eq_i8(name, value) result(c)
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: value
+    type(cairn_condition) :: c
+    c%name = name
+    c%op = 1
+    c%value = make_tag_i8("", value)
+  end function eq_i8
+
+  function eq_r8(name, value) result(c)
+    character(*), intent(in) :: name
+    real(real64), intent(in) :: value
+    type(cairn_condition) :: c
+    c%name = name
+    c%op = 1
+    c%value = make_tag_r8("", value)
+  end function eq_r8
+
+  function eq_str(name, value) result(c)
+    character(*), intent(in) :: name, value
+    type(cairn_condition) :: c
+    c%name = name
+    c%op = 1
+    c%value = make_tag_str("", value)
+  end function eq_str
+
+  function between_i4(name, lo, hi) result(c)
+    character(*), intent(in) :: name
+    integer(int32), intent(in) :: lo, hi
+    type(cairn_condition) :: c
+    c%name = name
+    c%op = 2
+    c%value = make_tag_i4("", lo)
+    c%upper = make_tag_i4("", hi)
+  end function between_i4
+
+  function between_i8(name, lo, hi) result(c)
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: lo, hi
+    type(cairn_condition) :: c
+    c%name = name
+    c%op = 2
+    c%value = make_tag_i8("", lo)
+    c%upper = make_tag_i8("", hi)
+  end function between_i8
+
+  function between_r8(name, lo, hi) result(c)
+    character(*), intent(in) :: name
+    real(real64), intent(in) :: lo, hi
+    type(cairn_condition) :: c
+    c%name = name
+    c%op = 2
+    c%value = make_tag_r8("", lo)
+    c%upper = make_tag_r8("", hi)
+  end function between_r8
+
+  ! The object's tag `name` is a string starting with prefix.
+  function cairn_tag_prefix(name, prefix) result(c)
+    character(*), intent(in) :: name, prefix
+    type(cairn_condition) :: c
+    c%name = name
+    c%op = 3
+    c%value = make_tag_str("", prefix)
+  end function cairn_tag_prefix
+
+  ! The object's tag `name` is a string matching pattern (* and ?).
+  function cairn_tag_matches(name, pattern) result(c)
+    character(*), intent(in) :: name, pattern
+    type(cairn_condition) :: c
+    c%name = name
+    c%op = 4
+    c%value = make_tag_str("", pattern)
+  end function cairn_tag_matches
+
+  ! --- reading tags back, queries, writer ranks ---
+
+  ! Local. How many ranks wrote the revision the store shows (its
+  ! namespaces are 0 .. cairn_writer_ranks - 1); differs from cairn_size
+  ! after a restart on another rank count.
+  integer function cairn_writer_ranks(store)
+    type(cairn_store), intent(in) :: store
+    cairn_writer_ranks = c_writer_ranks(store%ptr)
+  end function cairn_writer_ranks
+
+  ! Local. The names of key's tags (namespace `rank`, default own), in the
+  ! order they were written, padded to the longest.
+  subroutine cairn_tag_names(store, key, names, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    character(len=:), allocatable, intent(out) :: names(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    type(c_ptr) :: p
+    integer(c_size_t) :: n
+    type(c_tag), pointer :: t(:)
+    integer(c_size_t), allocatable :: lens(:)
+    integer :: rc, k
+    call check(c_get_tags(store%ptr, cstr(key), rank_of(rank), p, n), "cairn_tag_names('" // key // "')", rc)
+    if (rc /= CAIRN_OK) then
+      allocate(character(len=0) :: names(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    allocate(lens(n))
+    if (n > 0) then
+      call c_f_pointer(p, t, [n])
+      do k = 1, int(n)
+        lens(k) = c_strlen(t(k)%name)
+      end do
+      call to_strings(t%name, lens, names)
+    else
+      allocate(character(len=0) :: names(0))
+    end if
+    call c_free(p)
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine cairn_tag_names
+
+  ! Keys of hits, as query results (padded), and their ranks.
+  subroutine hits_to_keys(p, n, keys, ranks)
+    type(c_ptr), intent(in) :: p
+    integer(c_size_t), intent(in) :: n
+    character(len=:), allocatable, intent(out) :: keys(:)
+    integer, allocatable, intent(out), optional :: ranks(:)
+    type(c_hit), pointer :: h(:)
+    if (present(ranks)) allocate(ranks(n))
+    if (n == 0) then
+      allocate(character(len=0) :: keys(0))
+      return
+    end if
+    call c_f_pointer(p, h, [n])
+    call to_strings(h%key, h%key_len, keys)
+    if (present(ranks)) ranks = h%rank
+  end subroutine hits_to_keys
+
+  ! Local. The keys (in key order) of namespace `rank` (default own) whose
+  ! objects meet every condition (none: every object), padded.
+  subroutine cairn_query(store, conds, keys, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    type(cairn_condition), intent(in) :: conds(:)
+    character(len=:), allocatable, intent(out) :: keys(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    type(c_query), allocatable :: cq(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    type(c_ptr) :: p
+    integer(c_size_t) :: n
+    integer :: rc
+    call conds_to_c(conds, cq, buf)
+    call check(c_query_c(store%ptr, cq, size(conds, kind=c_size_t), rank_of(rank), p, n), "cairn_query", rc)
+    if (rc /= CAIRN_OK) then
+      allocate(character(len=0) :: keys(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    call hits_to_keys(p, n, keys)
+    call c_free(p)
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine cairn_query
+
+  ! Collective. The query over every rank's namespace: every rank gets the
+  ! keys of all, ordered by rank then key, and (optional) their ranks.
+  subroutine cairn_query_all(store, conds, keys, ranks, ierr)
+    type(cairn_store), intent(in) :: store
+    type(cairn_condition), intent(in) :: conds(:)
+    character(len=:), allocatable, intent(out) :: keys(:)
+    integer, allocatable, intent(out), optional :: ranks(:)
+    integer, intent(out), optional :: ierr
+    type(c_query), allocatable :: cq(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    type(c_ptr) :: p
+    integer(c_size_t) :: n
+    integer :: rc
+    call conds_to_c(conds, cq, buf)
+    call check(c_query_all(store%ptr, cq, size(conds, kind=c_size_t), p, n), "cairn_query_all", rc)
+    if (rc /= CAIRN_OK) then
+      allocate(character(len=0) :: keys(0))
+      if (present(ranks)) allocate(ranks(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    call hits_to_keys(p, n, keys, ranks)
+    call c_free(p)
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine cairn_query_all
+
+  ! --- streams ---
+
+  ! Local. Opens a stream that becomes object `key` of the caller's
+  ! namespace when closed (pending for the next commit).
+  subroutine cairn_stream_open_write(store, key, stream, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    type(cairn_stream), intent(out) :: stream
+    integer, intent(out), optional :: ierr
+    call check(c_stream_open_write(store%ptr, cstr(key), c_null_ptr, 0_c_size_t, stream%ptr), &
+               "cairn_stream_open_write('" // key // "')", ierr)
+  end subroutine cairn_stream_open_write
+
+  ! Local. Opens object `key` of namespace `rank` (default own) for reading.
+  subroutine cairn_stream_open_read(store, key, stream, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    type(cairn_stream), intent(out) :: stream
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    call check(c_stream_open_read(store%ptr, cstr(key), rank_of(rank), stream%ptr), &
+               "cairn_stream_open_read('" // key // "')", ierr)
+  end subroutine cairn_stream_open_read
+
+  subroutine stream_write_bytes(stream, p, n, ierr)
+    type(cairn_stream), intent(in) :: stream
+    type(c_ptr), intent(in) :: p
+    integer(c_size_t), intent(in) :: n
+    integer, intent(out), optional :: ierr
+    call check(c_stream_write(stream%ptr, p, n), "cairn_stream_write", ierr)
+  end subroutine stream_write_bytes
+
+  subroutine stream_read_bytes(stream, p, n, got, ierr)
+    type(cairn_stream), intent(in) :: stream
+    type(c_ptr), intent(in) :: p
+    integer(c_size_t), intent(in) :: n
+    integer(int64), intent(out), optional :: got
+    integer, intent(out), optional :: ierr
+    integer(c_size_t) :: g
+    integer :: rc
+    g = 0
+    call check(c_stream_read(stream%ptr, p, n, g), "cairn_stream_read", rc)
+    if (present(got)) got = int(g, int64)
+    if (rc /= CAIRN_OK) then
+      call fail(rc, last_msg, ierr)
+    else if (g /= n .and. .not. present(got)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_stream_read: the stream ended after " // &
+                itoa(int(g, int64)) // " of " // itoa(int(n, int64)) // " bytes", ierr)
+    else if (present(ierr)) then
+      ierr = CAIRN_OK
+    end if
+  end subroutine stream_read_bytes
+
+  ! Local. Moves the position to offset (bytes) from whence: CAIRN_SEEK_SET
+  ! (default), CAIRN_SEEK_CUR or CAIRN_SEEK_END.
+  subroutine cairn_stream_seek(stream, offset, whence, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in) :: offset
+    integer, intent(in), optional :: whence
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: w
+    w = CAIRN_SEEK_SET
+    if (present(whence)) w = int(whence, c_int)
+    call check(c_stream_seek(stream%ptr, offset, w), "cairn_stream_seek", ierr)
+  end subroutine cairn_stream_seek
+
+  ! The position in bytes (-1 for a stream not open).
+  integer(int64) function cairn_stream_tell(stream)
+    type(cairn_stream), intent(in) :: stream
+    integer(c_int64_t) :: v
+    cairn_stream_tell = -1
+    if (c_stream_tell(stream%ptr, v) == CAIRN_OK) cairn_stream_tell = v
+  end function cairn_stream_tell
+
+  ! The size in bytes (-1 for a stream not open).
+  integer(int64) function cairn_stream_size(stream)
+    type(cairn_stream), intent(in) :: stream
+    integer(c_int64_t) :: v
+    cairn_stream_size = -1
+    if (c_stream_size(stream%ptr, v) == CAIRN_OK) cairn_stream_size = v
+  end function cairn_stream_size
+
+  ! Writers: hands the gathered bytes to the store (not durable).
+  subroutine cairn_stream_flush(stream, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer, intent(out), optional :: ierr
+    call check(c_stream_flush(stream%ptr), "cairn_stream_flush", ierr)
+  end subroutine cairn_stream_flush
+
+  ! Ends the stream (a writer's object is then pending for the next commit).
+  subroutine cairn_stream_close(stream, ierr)
+    type(cairn_stream), intent(inout) :: stream
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc
+    rc = c_stream_close(stream%ptr)
+    stream%ptr = c_null_ptr
+    call check(rc, "cairn_stream_close", ierr)
+  end subroutine cairn_stream_close
+
+  ! --- asynchronous commits ---
+
+  ! Collective. Starts a commit of every rank's changes; returns once the
+  ! values put so far are captured. Finish it with cairn_async_wait.
+  subroutine cairn_commit_async(store, handle, ierr)
+    type(cairn_store), intent(in) :: store
+    type(cairn_async), intent(out) :: handle
+    integer, intent(out), optional :: ierr
+    call check(c_commit_async(store%ptr, handle%ptr), "cairn_commit_async", ierr)
+  end subroutine cairn_commit_async
+
+  ! Local, never blocks: done = .true. once the commit finished (ierr then
+  ! gives its outcome).
+  subroutine cairn_async_test(handle, done, ierr)
+    type(cairn_async), intent(in) :: handle
+    logical, intent(out) :: done
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: d
+    d = 0
+    call check(c_async_test(handle%ptr, d), "cairn_async_test", ierr)
+    done = d /= 0
+  end subroutine cairn_async_test
+
+  ! Waits for the commit, gives its revision, and frees the handle.
+  subroutine cairn_async_wait(handle, revision, ierr)
+    type(cairn_async), intent(inout) :: handle
+    integer(int64), intent(out), optional :: revision
+    integer, intent(out), optional :: ierr
+    integer(c_int64_t) :: rev
+    integer(c_int) :: rc
+    rev = 0
+    rc = c_async_wait(handle%ptr, rev)
+    call c_async_free(handle%ptr)
+    handle%ptr = c_null_ptr
+    if (present(revision)) revision = rev
+    call check(rc, "cairn_async_wait", ierr)
+  end subroutine cairn_async_wait
+
+  ! --- shared objects ---
+
+  subroutine put_shared_bytes(store, key, p, n, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    type(c_ptr), intent(in) :: p
+    integer(c_size_t), intent(in) :: n
+    integer, intent(out), optional :: ierr
+    call check(c_put_shared(store%ptr, cstr(key), p, n), "cairn_put_shared('" // key // "')", ierr)
+  end subroutine put_shared_bytes
+
+  subroutine get_shared_bytes(store, key, p, n, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    type(c_ptr), intent(in) :: p
+    integer(c_size_t), intent(in) :: n
+    integer, intent(out), optional :: ierr
+    integer(c_int64_t) :: size
+    integer :: rc
+    size = 0
+    call check(c_get_shared(store%ptr, cstr(key), p, n, size), "cairn_get_shared('" // key // "')", rc)
+    if (rc /= CAIRN_OK) then
+      call fail(rc, last_msg, ierr)
+    else if (size /= n) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_shared('" // key // "'): the value has " // &
+                itoa(size) // " bytes, the array " // itoa(int(n, int64)), ierr)
+    else if (present(ierr)) then
+      ierr = CAIRN_OK
+    end if
+  end subroutine get_shared_bytes
+
+  ! --- global arrays ---
+
+  subroutine put_array_c(store, name, dtype, gshape, start, count, p, statistics, tags, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer(int64), intent(in) :: gshape(:), start(:), count(:)
+    type(c_ptr), intent(in) :: p
+    logical, intent(in), optional :: statistics
+    type(cairn_tag), intent(in), optional :: tags(:)
+    integer, intent(out), optional :: ierr
+    type(c_tag), allocatable :: ct(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer(c_int) :: flags
+    integer :: k, n, pos
+    if (size(gshape) /= size(count) .or. size(start) /= size(count)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_array('" // name // "'): global_shape has " // &
+                itoa(size(gshape, kind=int64)) // " dimensions, start " // itoa(size(start, kind=int64)) // &
+                ", the data " // itoa(size(count, kind=int64)), ierr)
+      return
+    end if
+    flags = FLAG_COLUMN_MAJOR
+    if (present(statistics)) then
+      if (statistics) flags = ior(flags, FLAG_STATISTICS)
+    end if
+    n = 1
+    k = 0
+    if (present(tags)) then
+      k = size(tags)
+      do pos = 1, k
+        n = n + tag_bytes(tags(pos))
+      end do
+    end if
+    allocate(ct(max(k, 1)), buf(n))
+    pos = 1
+    do n = 1, k
+      call tag_to_c(tags(n), buf, pos, ct(n))
+    end do
+    call check(c_put_array(store%ptr, cstr(name), dtype, size(count, kind=c_int), gshape, start, count, p, &
+                           flags, ct, int(k, c_size_t)), "cairn_put_array('" // name // "')", ierr)
+  end subroutine put_array_c
+
+  subroutine get_array_c(store, name, start, count, p, cap, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: start(:), count(:)
+    type(c_ptr), intent(in) :: p
+    integer(c_size_t), intent(in) :: cap
+    integer, intent(out), optional :: ierr
+    if (size(start) /= size(count)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_array('" // name // "'): start has " // &
+                itoa(size(start, kind=int64)) // " dimensions, the data " // itoa(size(count, kind=int64)), ierr)
+      return
+    end if
+    call check(c_get_array(store%ptr, cstr(name), size(count, kind=c_int), start, count, p, cap, &
+                           FLAG_COLUMN_MAJOR), "cairn_get_array('" // name // "')", ierr)
+  end subroutine get_array_c
+
+  ! Local. The array's element type (CAIRN_INT8 ... CAIRN_FLOAT64), its
+  ! global shape in Fortran order, and how many blocks it has.
+  subroutine cairn_array_info(store, name, dtype, shape, blocks, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer, intent(out), optional :: dtype
+    integer(int64), allocatable, intent(out), optional :: shape(:)
+    integer(int64), intent(out), optional :: blocks
+    integer, intent(out), optional :: ierr
+    type(c_ptr) :: p
+    type(c_array_info), pointer :: info
+    integer(c_int64_t), pointer :: sh(:)
+    integer :: rc
+    call check(c_array_info_c(store%ptr, cstr(name), 0_c_int, p), "cairn_array_info('" // name // "')", rc)
+    if (rc /= CAIRN_OK) then
+      if (present(shape)) allocate(shape(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    call c_f_pointer(p, info)
+    call c_f_pointer(info%shape, sh, [info%ndims])
+    if (present(dtype)) dtype = info%dtype
+    if (present(shape)) shape = sh(info%ndims:1:-1)
+    if (present(blocks)) blocks = info%block_count
+    call c_free(p)
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine cairn_array_info
+
+  ! Local. The names of the arrays of the store's revision, in name order
+  ! (padded to the longest).
+  subroutine cairn_list_arrays(store, names, ierr)
+    type(cairn_store), intent(in) :: store
+    character(len=:), allocatable, intent(out) :: names(:)
+    integer, intent(out), optional :: ierr
+    type(c_ptr) :: p
+    integer(c_size_t) :: n
+    type(c_array_info), pointer :: a(:)
+    integer :: rc
+    call check(c_list_arrays(store%ptr, p, n), "cairn_list_arrays", rc)
+    if (rc /= CAIRN_OK .or. n == 0) then
+      allocate(character(len=0) :: names(0))
+      if (rc /= CAIRN_OK) then
+        call fail(rc, last_msg, ierr)
+      else if (present(ierr)) then
+        ierr = CAIRN_OK
+      end if
+      return
+    end if
+    call c_f_pointer(p, a, [n])
+    call to_strings(a%name, a%name_len, names)
+    call c_free(p)
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine cairn_list_arrays
+
+  ! Local. The names of the arrays whose tags meet every condition.
+  subroutine cairn_query_arrays(store, conds, names, ierr)
+    type(cairn_store), intent(in) :: store
+    type(cairn_condition), intent(in) :: conds(:)
+    character(len=:), allocatable, intent(out) :: names(:)
+    integer, intent(out), optional :: ierr
+    type(c_query), allocatable :: cq(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    type(c_ptr) :: p
+    integer(c_size_t) :: n
+    type(c_name), pointer :: nm(:)
+    integer :: rc
+    call conds_to_c(conds, cq, buf)
+    call check(c_query_arrays(store%ptr, cq, size(conds, kind=c_size_t), p, n), "cairn_query_arrays", rc)
+    if (rc /= CAIRN_OK .or. n == 0) then
+      allocate(character(len=0) :: names(0))
+      if (rc /= CAIRN_OK) then
+        call fail(rc, last_msg, ierr)
+      else if (present(ierr)) then
+        ierr = CAIRN_OK
+      end if
+      return
+    end if
+    call c_f_pointer(p, nm, [n])
+    call to_strings(nm%name, nm%name_len, names)
+    call c_free(p)
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine cairn_query_arrays
+
+  ! Local. The array is absent from the next revision.
+  subroutine cairn_delete_array(store, name, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer, intent(out), optional :: ierr
+    call check(c_delete_array(store%ptr, cstr(name)), "cairn_delete_array('" // name // "')", ierr)
+  end subroutine cairn_delete_array
+
+  ! --- one specific procedure per kind (any rank of array: assumed rank) ---
+
+
+  subroutine sw_i1(stream, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int8), intent(in), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_write_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sw_i1
+
+  subroutine sr_i1(stream, data, got, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int8), intent(inout), target, contiguous :: data(..)
+    integer(int64), intent(out), optional :: got
+    integer, intent(out), optional :: ierr
+    call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
+  end subroutine sr_i1
+
+  subroutine ps_i1(store, key, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int8), intent(in), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ps_i1
+
+  subroutine gs_i1(store, key, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int8), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine gs_i1
+
+  subroutine pa_i1_4(store, name, global_shape, start, data, statistics, tags, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int32), intent(in) :: global_shape(:), start(:)
+    integer(int8), intent(in), target, contiguous :: data(..)
+    logical, intent(in), optional :: statistics
+    type(cairn_tag), intent(in), optional :: tags(:)
+    integer, intent(out), optional :: ierr
+    call put_array_c(store, name, 1_c_int, int(global_shape, int64), int(start, int64), &
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+  end subroutine pa_i1_4
+
+  subroutine ga_i1_4(store, name, start, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int32), intent(in) :: start(:)
+    integer(int8), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ga_i1_4
+
+  subroutine pa_i1_8(store, name, global_shape, start, data, statistics, tags, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: global_shape(:), start(:)
+    integer(int8), intent(in), target, contiguous :: data(..)
+    logical, intent(in), optional :: statistics
+    type(cairn_tag), intent(in), optional :: tags(:)
+    integer, intent(out), optional :: ierr
+    call put_array_c(store, name, 1_c_int, int(global_shape, int64), int(start, int64), &
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+  end subroutine pa_i1_8
+
+  subroutine ga_i1_8(store, name, start, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: start(:)
+    integer(int8), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ga_i1_8
+
+  subroutine sw_i2(stream, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int16), intent(in), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_write_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sw_i2
+
+  subroutine sr_i2(stream, data, got, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int16), intent(inout), target, contiguous :: data(..)
+    integer(int64), intent(out), optional :: got
+    integer, intent(out), optional :: ierr
+    call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
+  end subroutine sr_i2
+
+  subroutine ps_i2(store, key, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int16), intent(in), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ps_i2
+
+  subroutine gs_i2(store, key, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int16), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine gs_i2
+
+  subroutine pa_i2_4(store, name, global_shape, start, data, statistics, tags, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int32), intent(in) :: global_shape(:), start(:)
+    integer(int16), intent(in), target, contiguous :: data(..)
+    logical, intent(in), optional :: statistics
+    type(cairn_tag), intent(in), optional :: tags(:)
+    integer, intent(out), optional :: ierr
+    call put_array_c(store, name, 2_c_int, int(global_shape, int64), int(start, int64), &
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+  end subroutine pa_i2_4
+
+  subroutine ga_i2_4(store, name, start, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int32), intent(in) :: start(:)
+    integer(int16), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ga_i2_4
+
+  subroutine pa_i2_8(store, name, global_shape, start, data, statistics, tags, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: global_shape(:), start(:)
+    integer(int16), intent(in), target, contiguous :: data(..)
+    logical, intent(in), optional :: statistics
+    type(cairn_tag), intent(in), optional :: tags(:)
+    integer, intent(out), optional :: ierr
+    call put_array_c(store, name, 2_c_int, int(global_shape, int64), int(start, int64), &
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+  end subroutine pa_i2_8
+
+  subroutine ga_i2_8(store, name, start, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: start(:)
+    integer(int16), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ga_i2_8
+
+  subroutine sw_i4(stream, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int32), intent(in), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_write_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sw_i4
+
+  subroutine sr_i4(stream, data, got, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int32), intent(inout), target, contiguous :: data(..)
+    integer(int64), intent(out), optional :: got
+    integer, intent(out), optional :: ierr
+    call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
+  end subroutine sr_i4
+
+  subroutine ps_i4(store, key, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int32), intent(in), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ps_i4
+
+  subroutine gs_i4(store, key, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int32), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine gs_i4
+
+  subroutine pa_i4_4(store, name, global_shape, start, data, statistics, tags, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int32), intent(in) :: global_shape(:), start(:)
+    integer(int32), intent(in), target, contiguous :: data(..)
+    logical, intent(in), optional :: statistics
+    type(cairn_tag), intent(in), optional :: tags(:)
+    integer, intent(out), optional :: ierr
+    call put_array_c(store, name, 3_c_int, int(global_shape, int64), int(start, int64), &
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+  end subroutine pa_i4_4
+
+  subroutine ga_i4_4(store, name, start, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int32), intent(in) :: start(:)
+    integer(int32), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ga_i4_4
+
+  subroutine pa_i4_8(store, name, global_shape, start, data, statistics, tags, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: global_shape(:), start(:)
+    integer(int32), intent(in), target, contiguous :: data(..)
+    logical, intent(in), optional :: statistics
+    type(cairn_tag), intent(in), optional :: tags(:)
+    integer, intent(out), optional :: ierr
+    call put_array_c(store, name, 3_c_int, int(global_shape, int64), int(start, int64), &
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+  end subroutine pa_i4_8
+
+  subroutine ga_i4_8(store, name, start, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: start(:)
+    integer(int32), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ga_i4_8
+
+  subroutine sw_i8(stream, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_write_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sw_i8
+
+  subroutine sr_i8(stream, data, got, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(inout), target, contiguous :: data(..)
+    integer(int64), intent(out), optional :: got
+    integer, intent(out), optional :: ierr
+    call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
+  end subroutine sr_i8
+
+  subroutine ps_i8(store, key, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(in), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ps_i8
+
+  subroutine gs_i8(store, key, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine gs_i8
+
+  subroutine pa_i8_4(store, name, global_shape, start, data, statistics, tags, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int32), intent(in) :: global_shape(:), start(:)
+    integer(int64), intent(in), target, contiguous :: data(..)
+    logical, intent(in), optional :: statistics
+    type(cairn_tag), intent(in), optional :: tags(:)
+    integer, intent(out), optional :: ierr
+    call put_array_c(store, name, 4_c_int, int(global_shape, int64), int(start, int64), &
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+  end subroutine pa_i8_4
+
+  subroutine ga_i8_4(store, name, start, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int32), intent(in) :: start(:)
+    integer(int64), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ga_i8_4
+
+  subroutine pa_i8_8(store, name, global_shape, start, data, statistics, tags, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: global_shape(:), start(:)
+    integer(int64), intent(in), target, contiguous :: data(..)
+    logical, intent(in), optional :: statistics
+    type(cairn_tag), intent(in), optional :: tags(:)
+    integer, intent(out), optional :: ierr
+    call put_array_c(store, name, 4_c_int, int(global_shape, int64), int(start, int64), &
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+  end subroutine pa_i8_8
+
+  subroutine ga_i8_8(store, name, start, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: start(:)
+    integer(int64), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ga_i8_8
+
+  subroutine sw_r4(stream, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    real(real32), intent(in), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_write_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sw_r4
+
+  subroutine sr_r4(stream, data, got, ierr)
+    type(cairn_stream), intent(in) :: stream
+    real(real32), intent(inout), target, contiguous :: data(..)
+    integer(int64), intent(out), optional :: got
+    integer, intent(out), optional :: ierr
+    call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
+  end subroutine sr_r4
+
+  subroutine ps_r4(store, key, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    real(real32), intent(in), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ps_r4
+
+  subroutine gs_r4(store, key, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    real(real32), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine gs_r4
+
+  subroutine pa_r4_4(store, name, global_shape, start, data, statistics, tags, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int32), intent(in) :: global_shape(:), start(:)
+    real(real32), intent(in), target, contiguous :: data(..)
+    logical, intent(in), optional :: statistics
+    type(cairn_tag), intent(in), optional :: tags(:)
+    integer, intent(out), optional :: ierr
+    call put_array_c(store, name, 9_c_int, int(global_shape, int64), int(start, int64), &
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+  end subroutine pa_r4_4
+
+  subroutine ga_r4_4(store, name, start, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int32), intent(in) :: start(:)
+    real(real32), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ga_r4_4
+
+  subroutine pa_r4_8(store, name, global_shape, start, data, statistics, tags, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: global_shape(:), start(:)
+    real(real32), intent(in), target, contiguous :: data(..)
+    logical, intent(in), optional :: statistics
+    type(cairn_tag), intent(in), optional :: tags(:)
+    integer, intent(out), optional :: ierr
+    call put_array_c(store, name, 9_c_int, int(global_shape, int64), int(start, int64), &
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+  end subroutine pa_r4_8
+
+  subroutine ga_r4_8(store, name, start, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: start(:)
+    real(real32), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ga_r4_8
+
+  subroutine sw_r8(stream, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    real(real64), intent(in), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_write_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sw_r8
+
+  subroutine sr_r8(stream, data, got, ierr)
+    type(cairn_stream), intent(in) :: stream
+    real(real64), intent(inout), target, contiguous :: data(..)
+    integer(int64), intent(out), optional :: got
+    integer, intent(out), optional :: ierr
+    call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
+  end subroutine sr_r8
+
+  subroutine ps_r8(store, key, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    real(real64), intent(in), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ps_r8
+
+  subroutine gs_r8(store, key, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    real(real64), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine gs_r8
+
+  subroutine pa_r8_4(store, name, global_shape, start, data, statistics, tags, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int32), intent(in) :: global_shape(:), start(:)
+    real(real64), intent(in), target, contiguous :: data(..)
+    logical, intent(in), optional :: statistics
+    type(cairn_tag), intent(in), optional :: tags(:)
+    integer, intent(out), optional :: ierr
+    call put_array_c(store, name, 10_c_int, int(global_shape, int64), int(start, int64), &
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+  end subroutine pa_r8_4
+
+  subroutine ga_r8_4(store, name, start, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int32), intent(in) :: start(:)
+    real(real64), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ga_r8_4
+
+  subroutine pa_r8_8(store, name, global_shape, start, data, statistics, tags, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: global_shape(:), start(:)
+    real(real64), intent(in), target, contiguous :: data(..)
+    logical, intent(in), optional :: statistics
+    type(cairn_tag), intent(in), optional :: tags(:)
+    integer, intent(out), optional :: ierr
+    call put_array_c(store, name, 10_c_int, int(global_shape, int64), int(start, int64), &
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+  end subroutine pa_r8_8
+
+  subroutine ga_r8_8(store, name, start, data, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int64), intent(in) :: start(:)
+    real(real64), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine ga_r8_8
 
 end module cairn

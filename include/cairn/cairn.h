@@ -19,8 +19,9 @@
  * Memory: cairn copies what it is given (keys, values, tags) before a call
  * returns, except where a function says otherwise. What a function returns
  * through a pointer-to-pointer (tag lists, object lists, query hits,
- * revision lists) is one block allocated by cairn, owned by the caller, and
- * released with cairn_free; everything it points to lives in that block. */
+ * revision lists, array descriptions) is one block allocated by cairn, owned
+ * by the caller, and released with cairn_free; everything it points to
+ * lives in that block. */
 #ifndef CAIRN_CAIRN_H_
 #define CAIRN_CAIRN_H_
 
@@ -199,7 +200,8 @@ const char* cairn_version(int* major, int* minor, int* patch);
  * Static strings; any thread. */
 const char* cairn_code_name(int code);
 /* Frees a block returned by cairn_get_tags, cairn_get_tag, cairn_list,
- * cairn_query, cairn_query_all or cairn_list_revisions. NULL is ignored. */
+ * cairn_query, cairn_query_all, cairn_list_revisions, cairn_array_info,
+ * cairn_list_arrays or cairn_query_arrays. NULL is ignored. Any thread. */
 void cairn_free(void* block);
 
 /* The `rank` argument of the reads: the caller's namespace, or the shared
@@ -302,7 +304,113 @@ int cairn_list_revisions(cairn_store_t* store, cairn_revision_info_t** revisions
  * instead of probing rank by rank. */
 int cairn_revision_ranks(cairn_store_t* store, uint64_t rev, uint32_t* ranks);
 
-/* Global arrays (issue 12) are not in the C API yet: the C++ API has none. */
+/* Local. How many ranks wrote the revision the store shows: its
+ * namespaces are 0 .. cairn_writer_ranks()-1, each readable by any rank.
+ * It differs from cairn_size after a restart on another rank count; for a
+ * store with no revision yet it is cairn_size. -1 for a NULL store. */
+int cairn_writer_ranks(const cairn_store_t* store);
+
+/* ---- Global arrays (see include/cairn/array.h) ----
+ *
+ * A typed N-d array every rank puts blocks of (several or none) and any
+ * rank of any later job reads any sub-box of, whatever the rank counts.
+ * Shapes, starts and counts are arrays of ndims uint64_t, 0-based. In
+ * CAIRN_ROW_MAJOR order the last index varies fastest; a Fortran caller
+ * passes CAIRN_COLUMN_MAJOR, and its shape, start and count (first index
+ * fastest) are then taken in reverse: what a Fortran code writes as
+ * a(nx, ny) a C code reads as a[ny][nx]. */
+
+/* Element types (the values of cairn::DType, the numeric tag codes). */
+enum {
+  CAIRN_INT8 = 1, CAIRN_INT16 = 2, CAIRN_INT32 = 3, CAIRN_INT64 = 4,
+  CAIRN_UINT8 = 5, CAIRN_UINT16 = 6, CAIRN_UINT32 = 7, CAIRN_UINT64 = 8,
+  CAIRN_FLOAT32 = 9, CAIRN_FLOAT64 = 10
+};
+/* Flags of the array calls: the element order of the caller's indices and
+ * buffer (one of the first two), and for cairn_put_array, optionally
+ * CAIRN_ARRAY_STATISTICS: record each block's minimum and maximum (costs a
+ * pass over the data; off by default). */
+enum { CAIRN_ROW_MAJOR = 0, CAIRN_COLUMN_MAJOR = 1, CAIRN_ARRAY_STATISTICS = 0x100 };
+/* The most dimensions an array may have (cairn::kMaxArrayDims). */
+#define CAIRN_MAX_ARRAY_DIMS 16
+
+/* Any thread. Bytes per element of dtype (0 if it is not a CAIRN_INT8 ..
+ * CAIRN_FLOAT64 code); its NumPy name ("int8" ... "float64", "?" for an
+ * unknown code; static). */
+size_t cairn_dtype_size(int dtype);
+const char* cairn_dtype_name(int dtype);
+
+/* Local. Puts one block of array `name`: the box of count[] elements at
+ * start[] of an array of global_shape[] (ndims each) and type dtype; data
+ * holds prod(count) elements, dense, in the order flags give. data is
+ * copied (or written) before the call returns; tags are the array's (where
+ * two ranks give the same tag name, the lowest rank's value is kept). The
+ * first put of an array since the last commit, on any rank, starts it
+ * anew: the next revision holds exactly the blocks put since then.
+ * CAIRN_INVALID_ARGUMENT (nothing stored) for a bad name, dtype, ndims or
+ * box, or a dtype or shape that differs from this rank's earlier put; the
+ * next cairn_commit fails on every rank if ranks disagree or blocks
+ * overlap (Store::PutArray). */
+int cairn_put_array(cairn_store_t* store, const char* name, int dtype, int ndims,
+                    const uint64_t* global_shape, const uint64_t* start, const uint64_t* count,
+                    const void* data, int flags, const cairn_tag_t* tags, size_t ntags);
+/* Local. Reads the box (start, count; ndims each, in the order flags give)
+ * of array `name`, as the store's revision holds it, into out: prod(count)
+ * elements, dense, in that order; cap is out's size in bytes. Any rank,
+ * any rank count. Only the bytes the box needs are read and verified;
+ * elements no block covers read as zero. CAIRN_NOT_FOUND without such an
+ * array; CAIRN_INVALID_ARGUMENT if ndims differs from the array's, the box
+ * passes its shape, or cap is below prod(count) x cairn_dtype_size (nothing
+ * is read then). */
+int cairn_get_array(cairn_store_t* store, const char* name, int ndims, const uint64_t* start,
+                    const uint64_t* count, void* out, size_t cap, int flags);
+/* Local. The array `name` is absent from the next revision. CAIRN_NOT_FOUND
+ * if the store's revision has none and none was put since. */
+int cairn_delete_array(cairn_store_t* store, const char* name);
+
+/* One block of an array: the namespace (writer rank) holding it, and its
+ * start and count (ndims each, row-major). */
+typedef struct {
+  int rank;
+  const uint64_t* start;
+  const uint64_t* count;
+} cairn_array_block_t;
+
+/* What the store's revision holds of one array. Shape and block indices
+ * are row-major (reverse them for Fortran order). */
+typedef struct {
+  const char* name;        /* NUL-terminated, name_len bytes */
+  size_t name_len;
+  int dtype;               /* CAIRN_INT8 .. CAIRN_FLOAT64 */
+  int ndims;
+  const uint64_t* shape;   /* ndims entries */
+  uint64_t elements;       /* product of shape */
+  uint64_t block_count;
+  int regular;             /* 1: a regular grid of blocks, stored in O(1) */
+  const cairn_tag_t* tags;
+  size_t ntags;
+  const cairn_array_block_t* blocks; /* with_blocks: block_count entries; else NULL */
+} cairn_array_info_t;
+
+/* Local. Dtype, shape, tags and block count of array `name` (with
+ * with_blocks != 0, every block too: O(blocks) memory). *info gets one
+ * block freed with cairn_free. CAIRN_NOT_FOUND without such an array. */
+int cairn_array_info(cairn_store_t* store, const char* name, int with_blocks,
+                     cairn_array_info_t** info);
+/* Local. Every array of the store's revision in name order (blocks NULL):
+ * *arrays gets *narrays entries (NULL when 0), one block freed with
+ * cairn_free. */
+int cairn_list_arrays(cairn_store_t* store, cairn_array_info_t** arrays, size_t* narrays);
+/* One name, as cairn_query_arrays returns it. */
+typedef struct {
+  const char* name;  /* NUL-terminated, name_len bytes */
+  size_t name_len;
+} cairn_name_t;
+/* Local. The names, in name order, of the arrays whose tags meet every one
+ * of the nconds conditions (none: every array). *names gets *nnames
+ * entries (NULL when 0), one block freed with cairn_free. */
+int cairn_query_arrays(cairn_store_t* store, const cairn_query_t* conds, size_t nconds,
+                       cairn_name_t** names, size_t* nnames);
 
 CAIRN_API_END
 #ifdef __cplusplus

@@ -13,38 +13,7 @@
 
 using namespace cairn_capi;
 
-namespace {
-
-// Lays out one block: `head` bytes of fixed records, then byte payloads
-// appended one by one (each NUL-terminated, 8-byte aligned). Two passes:
-// Reserve() every payload to learn the size, then Allocate(), then Add()
-// them in the same order.
-class Block {
- public:
-  explicit Block(size_t head) : head_(Align(head)), size_(head_) {}
-  void Reserve(size_t n) { size_ += Align(n + 1); }
-  // false if out of memory.
-  bool Allocate() {
-    base_ = static_cast<char*>(std::calloc(1, size_ ? size_ : 1));
-    next_ = head_;
-    return base_ != nullptr;
-  }
-  char* base() const { return base_; }
-  // Copies n bytes (plus a NUL) into the block and returns where.
-  const char* Add(const void* p, size_t n) {
-    char* at = base_ + next_;
-    if (n) std::memcpy(at, p, n);
-    at[n] = '\0';
-    next_ += Align(n + 1);
-    return at;
-  }
-
- private:
-  static size_t Align(size_t n) { return (n + 7) & ~size_t(7); }
-  size_t head_, size_;
-  size_t next_ = 0;
-  char* base_ = nullptr;
-};
+namespace cairn_capi {
 
 int OutOfMemory(const char* what) {
   return Code(cairn::Status::IOError(std::string(what) + ": out of memory"));
@@ -74,6 +43,10 @@ void FillTag(Block* b, const cairn::Tag& t, cairn_tag_t* out) {
   out->len = bytes.size();
 }
 
+}  // namespace cairn_capi
+
+namespace {
+
 cairn::ReadOptions AtRank(int rank) {
   cairn::ReadOptions ro;
   ro.rank = rank;
@@ -89,6 +62,10 @@ bool ToValue(const cairn_tag_t& t, cairn::TagValue* v) {
   *v = one[0].value;
   return true;
 }
+
+}  // namespace
+
+namespace cairn_capi {
 
 bool ToQueries(const cairn_query_t* conds, size_t n, std::vector<cairn::TagQuery>* out,
                std::string* why) {
@@ -136,6 +113,10 @@ bool ToQueries(const cairn_query_t* conds, size_t n, std::vector<cairn::TagQuery
   }
   return true;
 }
+
+}  // namespace cairn_capi
+
+namespace {
 
 int PackHits(const std::vector<cairn::QueryHit>& hits, cairn_hit_t** out, size_t* n) {
   Block b(hits.size() * sizeof(cairn_hit_t));

@@ -2,7 +2,11 @@
 // Status -> code/message conversion (the message is per thread).
 #pragma once
 
+#include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cairn/cairn.h"
 #include "cairn/status.h"
@@ -22,5 +26,45 @@ int Code(const cairn::Status& s);
 int Invalid(const char* msg);
 // Converts C tags; false for a NULL name or an unknown type.
 bool ToTags(const cairn_tag_t* tags, size_t n, cairn::TagList* out);
+// Converts C query conditions; false (and *why) for a bad one.
+bool ToQueries(const cairn_query_t* conds, size_t n, std::vector<cairn::TagQuery>* out,
+               std::string* why);
+// Records "IOError: <what>: out of memory" and returns CAIRN_IO_ERROR.
+int OutOfMemory(const char* what);
+
+// Lays out one block: `head` bytes of fixed records, then byte payloads
+// appended one by one (each NUL-terminated, 8-byte aligned). Two passes:
+// Reserve() every payload to learn the size, then Allocate(), then Add()
+// them in the same order.
+class Block {
+ public:
+  explicit Block(size_t head) : head_(Align(head)), size_(head_) {}
+  void Reserve(size_t n) { size_ += Align(n + 1); }
+  // false if out of memory.
+  bool Allocate() {
+    base_ = static_cast<char*>(std::calloc(1, size_ ? size_ : 1));
+    next_ = head_;
+    return base_ != nullptr;
+  }
+  char* base() const { return base_; }
+  // Copies n bytes (plus a NUL) into the block and returns where.
+  const char* Add(const void* p, size_t n) {
+    char* at = base_ + next_;
+    if (n) std::memcpy(at, p, n);
+    at[n] = '\0';
+    next_ += Align(n + 1);
+    return at;
+  }
+
+ private:
+  static size_t Align(size_t n) { return (n + 7) & ~size_t(7); }
+  size_t head_, size_;
+  size_t next_ = 0;
+  char* base_ = nullptr;
+};
+
+// The bytes a tag adds to a Block, and the tag filled from them.
+void ReserveTag(Block* b, const cairn::Tag& t);
+void FillTag(Block* b, const cairn::Tag& t, cairn_tag_t* out);
 
 }  // namespace cairn_capi

@@ -215,7 +215,12 @@ class MpiComm final : public Comm {
   Status CreateCounters(bool host, uint64_t initial) override {
     // MPI_Win_allocate (not Win_create) lets OpenMPI pick its shared-memory
     // one-sided component, whose atomics need no progress from the target.
-    MPI_Aint bytes = host ? sizeof(uint64_t) : 0;
+    // Every rank allocates a counter's bytes, hosts or not: MPICH 4.0's
+    // shared-memory windows address the targets wrongly when some ranks
+    // give size 0 (the counters of two data files became one, so each
+    // file grew by the runs the other took; mpi_retention_test's
+    // SeparateCountersPerDataFile).
+    MPI_Aint bytes = sizeof(uint64_t);
     void* base = nullptr;
     Arrive(comm_, timeout_s_, "window allocation (extent counters)");
     int rc = MPI_Win_allocate(bytes, sizeof(uint64_t), MPI_INFO_NULL, comm_, &base, &win_);

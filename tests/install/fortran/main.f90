@@ -1,6 +1,7 @@
 ! A Fortran program using an installed cairn through `use cairn`: arrays of
 ! several kinds and ranks, tags, a neighbour's namespace, an error returned
-! through ierr, key and revision listings. Usage: user_f STORE_DIR.
+! through ierr, key and revision listings, and a global array (each rank a
+! column slab, a neighbour's slab read back). Usage: user_f STORE_DIR.
 program user_f
   use mpi
   use cairn
@@ -32,6 +33,7 @@ program user_f
   call cairn_put(st, "x", x)
   call cairn_set_tag(st, "grid", "step", 42_int64)
   call cairn_set_tag(st, "grid", "units", "kelvin")
+  call cairn_put_array(st, "global", [3, 4 * nranks], [0, 4 * rank], grid)
   call cairn_commit(st, rev)
 
   call cairn_get(st, "grid", back, rank=peer)
@@ -44,6 +46,9 @@ program user_f
   call cairn_get_tag(st, "grid", "step", step, rank=peer)
   call cairn_get_tag(st, "grid", "units", units)
   if (step /= 42 .or. units /= "kelvin") bad = 4
+  back = 0
+  call cairn_get_array(st, "global", [0, 4 * peer], back)
+  if (any(back /= reshape([(real(i + 100 * peer, real64), i = 1, 12)], [3, 4]))) bad = 10
   call cairn_get_size(st, "grid", nbytes)
   if (nbytes /= 96) bad = 5
   ! Errors come back through ierr, with a message naming the key.

@@ -1,0 +1,280 @@
+/* The C API of global arrays under mpiexec (1, 2, 3 and 4 ranks): a 2-D
+ * float64 array in irregular row slabs (rank 1 puts none from 3 ranks on),
+ * read whole and as a sub-box crossing blocks on every rank; the same
+ * values put column-major (Fortran order) and read row-major; a 1-D array
+ * of every dtype; tags on arrays, info with and without blocks, the list,
+ * queries, delete, writer ranks, a read-only reopen, and the errors (small
+ * buffer, wrong ndims, unknown dtype or flags, absent array). Exits
+ * non-zero on any rank's failure. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cairn/cairn.h"
+
+static int failures = 0;
+#define CHECK(cond)                                                              \
+  do {                                                                           \
+    if (!(cond)) {                                                               \
+      fprintf(stderr, "%s:%d: %s failed (%s)\n", __FILE__, __LINE__, #cond,     \
+              cairn_last_error());                                               \
+      failures++;                                                                \
+    }                                                                            \
+  } while (0)
+
+enum { NY = 5, NX = 7, PER = 4 };
+
+static double value_at(uint64_t y, uint64_t x) { return (double)(y * 100 + x) + 0.25; }
+
+/* Rows [*y0, *y0 + *ny) of rank `rank` among `size`: rank 0 has rows 0-1,
+ * rank 1 none (unless it is the last), rank r >= 2 row r, and the last rank
+ * every row from its first to the end. */
+static void rows_of(int rank, int size, uint64_t* y0, uint64_t* ny) {
+  *y0 = rank == 0 ? 0 : rank == 1 ? 2 : (uint64_t)rank;
+  if (*y0 > NY) *y0 = NY;
+  *ny = rank == 0 ? 2 : rank == 1 ? 0 : *y0 < NY ? 1 : 0;
+  if (rank == size - 1) *ny = NY - *y0;
+}
+
+static void put_grids(cairn_store_t* s, int rank, int size) {
+  uint64_t y0, ny;
+  rows_of(rank, size, &y0, &ny);
+  double* slab = malloc(sizeof(double) * NX * (ny ? ny : 1));
+  int32_t* fslab = malloc(sizeof(int32_t) * NX * (ny ? ny : 1));
+  for (uint64_t y = 0; y < ny; y++)
+    for (uint64_t x = 0; x < NX; x++) {
+      slab[y * NX + x] = value_at(y0 + y, x);
+      /* Fortran's f(x, y) is at x + y * NX: the same memory as C's [y][x]. */
+      fslab[y * NX + x] = (int32_t)(value_at(y0 + y, x));
+    }
+  uint64_t shape[2] = {NY, NX}, start[2] = {y0, 0}, count[2] = {ny, NX};
+  cairn_tag_t tags[2] = {{"units", CAIRN_TAG_STRING, 0, 0, 0, "K", 1},
+                         {"step", CAIRN_TAG_INT64, 12, 0, 0, NULL, 0}};
+  if (ny)
+    CHECK(cairn_put_array(s, "grid", CAIRN_FLOAT64, 2, shape, start, count, slab, CAIRN_ROW_MAJOR,
+                          rank == 0 ? tags : NULL, rank == 0 ? 2 : 0) == CAIRN_OK);
+  /* Column-major: shape (NX, NY), start (0, y0), count (NX, ny). */
+  uint64_t fshape[2] = {NX, NY}, fstart[2] = {0, y0}, fcount[2] = {NX, ny};
+  if (ny)
+    CHECK(cairn_put_array(s, "fgrid", CAIRN_INT32, 2, fshape, fstart, fcount, fslab,
+                          CAIRN_COLUMN_MAJOR | CAIRN_ARRAY_STATISTICS, NULL, 0) == CAIRN_OK);
+  free(slab);
+  free(fslab);
+
+  /* Every dtype: PER elements per rank of a 1-D array of PER x size. */
+  for (int d = CAIRN_INT8; d <= CAIRN_FLOAT64; d++) {
+    char name[32];
+    snprintf(name, sizeof name, "d_%s", cairn_dtype_name(d));
+    size_t es = cairn_dtype_size(d);
+    unsigned char bytes[PER * 8];
+    for (size_t i = 0; i < PER * es; i++) bytes[i] = (unsigned char)(rank * 37 + d * 11 + (int)i);
+    uint64_t sh = PER * (uint64_t)size, st = PER * (uint64_t)rank, ct = PER;
+    CHECK(cairn_put_array(s, name, d, 1, &sh, &st, &ct, bytes, CAIRN_ROW_MAJOR, NULL, 0) == CAIRN_OK);
+  }
+}
+
+static void check_grids(cairn_store_t* s, int size) {
+  /* The whole grid, row-major, on every rank. */
+  double all[NY * NX];
+  uint64_t start[2] = {0, 0}, count[2] = {NY, NX};
+  memset(all, 0, sizeof all);
+  CHECK(cairn_get_array(s, "grid", 2, start, count, all, sizeof all, CAIRN_ROW_MAJOR) == CAIRN_OK);
+  int bad = 0;
+  for (uint64_t y = 0; y < NY; y++)
+    for (uint64_t x = 0; x < NX; x++) bad += all[y * NX + x] != value_at(y, x);
+  CHECK(bad == 0);
+  /* A sub-box crossing the blocks: rows 1..3, columns 2..5. */
+  double box[3 * 4];
+  uint64_t bs[2] = {1, 2}, bc[2] = {3, 4};
+  CHECK(cairn_get_array(s, "grid", 2, bs, bc, box, sizeof box, CAIRN_ROW_MAJOR) == CAIRN_OK);
+  bad = 0;
+  for (uint64_t y = 0; y < 3; y++)
+    for (uint64_t x = 0; x < 4; x++) bad += box[y * 4 + x] != value_at(1 + y, 2 + x);
+  CHECK(bad == 0);
+  /* The same box in column-major order: indices and buffer transposed. */
+  double fbox[4 * 3];
+  uint64_t fbs[2] = {2, 1}, fbc[2] = {4, 3};
+  CHECK(cairn_get_array(s, "grid", 2, fbs, fbc, fbox, sizeof fbox, CAIRN_COLUMN_MAJOR) == CAIRN_OK);
+  CHECK(memcmp(fbox, box, sizeof box) == 0);
+  /* What Fortran put as f(NX, NY) reads in C as [NY][NX]. */
+  int32_t f[NY * NX];
+  CHECK(cairn_get_array(s, "fgrid", 2, start, count, f, sizeof f, CAIRN_ROW_MAJOR) == CAIRN_OK);
+  bad = 0;
+  for (uint64_t y = 0; y < NY; y++)
+    for (uint64_t x = 0; x < NX; x++) bad += f[y * NX + x] != (int32_t)value_at(y, x);
+  CHECK(bad == 0);
+
+  /* Every dtype, every rank's part, read by every rank. */
+  for (int d = CAIRN_INT8; d <= CAIRN_FLOAT64; d++) {
+    char name[32];
+    snprintf(name, sizeof name, "d_%s", cairn_dtype_name(d));
+    size_t es = cairn_dtype_size(d);
+    unsigned char* got = malloc(PER * es * (size_t)size);
+    uint64_t st = 0, ct = PER * (uint64_t)size;
+    CHECK(cairn_get_array(s, name, 1, &st, &ct, got, PER * es * (size_t)size, 0) == CAIRN_OK);
+    bad = 0;
+    for (int r = 0; r < size; r++)
+      for (size_t i = 0; i < PER * es; i++)
+        bad += got[(size_t)r * PER * es + i] != (unsigned char)(r * 37 + d * 11 + (int)i);
+    CHECK(bad == 0);
+    free(got);
+  }
+
+  /* Info: dtype, shape, tags, blocks. */
+  cairn_array_info_t* info = NULL;
+  CHECK(cairn_array_info(s, "grid", 1, &info) == CAIRN_OK && info);
+  if (info) {
+    uint64_t blocks = 0;  /* ranks that own rows */
+    for (int r = 0; r < size; r++) {
+      uint64_t y0, ny;
+      rows_of(r, size, &y0, &ny);
+      blocks += ny > 0;
+    }
+    CHECK(strcmp(info->name, "grid") == 0 && info->name_len == 4 && info->dtype == CAIRN_FLOAT64);
+    CHECK(info->ndims == 2 && info->shape[0] == NY && info->shape[1] == NX && info->elements == NY * NX);
+    CHECK(info->block_count == blocks && info->blocks != NULL);
+    CHECK(info->ntags == 2 && info->tags && strcmp(info->tags[0].name, "units") == 0 &&
+          strcmp((const char*)info->tags[0].data, "K") == 0 && info->tags[1].i == 12);
+    uint64_t rows = 0;
+    for (uint64_t b = 0; b < info->block_count && info->blocks; b++) {
+      const cairn_array_block_t* k = &info->blocks[b];
+      uint64_t y0, ny;
+      rows_of(k->rank, size, &y0, &ny);
+      CHECK(k->start[0] == y0 && k->count[0] == ny && k->start[1] == 0 && k->count[1] == NX);
+      rows += k->count[0];
+    }
+    CHECK(rows == NY);
+  }
+  cairn_free(info);
+  info = NULL;
+  CHECK(cairn_array_info(s, "fgrid", 0, &info) == CAIRN_OK && info);
+  if (info) {
+    /* Shapes are row-major whatever order the array was put in. */
+    CHECK(info->dtype == CAIRN_INT32 && info->ndims == 2 && info->shape[0] == NY && info->shape[1] == NX);
+    CHECK(info->blocks == NULL && info->ntags == 0 && info->tags == NULL);
+  }
+  cairn_free(info);
+
+  /* The list, in name order: d_float32 ... d_uint8, fgrid, grid. */
+  cairn_array_info_t* arrays = NULL;
+  size_t n = 0;
+  CHECK(cairn_list_arrays(s, &arrays, &n) == CAIRN_OK && n == 12 && arrays);
+  if (arrays && n == 12) {
+    CHECK(strcmp(arrays[0].name, "d_float32") == 0 && arrays[0].dtype == CAIRN_FLOAT32);
+    CHECK(strcmp(arrays[10].name, "fgrid") == 0 && strcmp(arrays[11].name, "grid") == 0);
+    CHECK(arrays[11].ntags == 2 && arrays[11].blocks == NULL && arrays[11].shape[1] == NX);
+  }
+  cairn_free(arrays);
+
+  /* Queries on the arrays' tags. */
+  cairn_query_t q;
+  memset(&q, 0, sizeof q);
+  q.name = "units";
+  q.op = CAIRN_QUERY_EQUAL;
+  q.value.type = CAIRN_TAG_STRING;
+  q.value.data = "K";
+  q.value.len = 1;
+  cairn_name_t* names = NULL;
+  CHECK(cairn_query_arrays(s, &q, 1, &names, &n) == CAIRN_OK && n == 1 && names &&
+        strcmp(names[0].name, "grid") == 0 && names[0].name_len == 4);
+  cairn_free(names);
+  q.value.data = "C";
+  names = (cairn_name_t*)&q;
+  CHECK(cairn_query_arrays(s, &q, 1, &names, &n) == CAIRN_OK && n == 0 && names == NULL);
+  CHECK(cairn_query_arrays(s, NULL, 0, &names, &n) == CAIRN_OK && n == 12);
+  cairn_free(names);
+
+  /* Errors. */
+  double small[4];
+  CHECK(cairn_get_array(s, "grid", 2, start, count, small, sizeof small, 0) == CAIRN_INVALID_ARGUMENT);
+  CHECK(strstr(cairn_last_error(), "too small") != NULL && strstr(cairn_last_error(), "grid") != NULL);
+  CHECK(cairn_get_array(s, "grid", 3, start, count, all, sizeof all, 0) == CAIRN_INVALID_ARGUMENT);
+  CHECK(cairn_get_array(s, "grid", 2, start, count, all, sizeof all, 0x40) == CAIRN_INVALID_ARGUMENT);
+  uint64_t past[2] = {NY, NX};
+  CHECK(cairn_get_array(s, "grid", 2, past, count, all, sizeof all, 0) == CAIRN_INVALID_ARGUMENT);
+  CHECK(cairn_get_array(s, "absent", 2, start, count, all, sizeof all, 0) == CAIRN_NOT_FOUND);
+  CHECK(strstr(cairn_last_error(), "absent") != NULL);
+  CHECK(cairn_array_info(s, "absent", 0, &info) == CAIRN_NOT_FOUND && info == NULL);
+  CHECK(cairn_get_array(s, "grid", 0, start, count, all, sizeof all, 0) == CAIRN_INVALID_ARGUMENT);
+  CHECK(cairn_get_array(s, "grid", CAIRN_MAX_ARRAY_DIMS + 1, start, count, all, sizeof all, 0) ==
+        CAIRN_INVALID_ARGUMENT);
+  CHECK(cairn_array_info(NULL, "grid", 0, &info) == CAIRN_INVALID_ARGUMENT);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  char dir[256] = {0};
+  if (rank == 0) {
+    const char* base = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/cairn-capi-array-XXXXXX", base ? base : "/tmp");
+    if (!mkdtemp(dir)) MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  char path[300];
+  snprintf(path, sizeof path, "%s/store", dir);
+
+  /* dtypes. */
+  CHECK(cairn_dtype_size(CAIRN_INT8) == 1 && cairn_dtype_size(CAIRN_UINT16) == 2 &&
+        cairn_dtype_size(CAIRN_FLOAT32) == 4 && cairn_dtype_size(CAIRN_INT64) == 8 &&
+        cairn_dtype_size(CAIRN_FLOAT64) == 8 && cairn_dtype_size(0) == 0 && cairn_dtype_size(11) == 0);
+  CHECK(strcmp(cairn_dtype_name(CAIRN_UINT32), "uint32") == 0 && strcmp(cairn_dtype_name(99), "?") == 0);
+
+  cairn_store_t* s = NULL;
+  CHECK(cairn_open(path, MPI_COMM_WORLD, NULL, &s) == CAIRN_OK);
+  CHECK(cairn_writer_ranks(s) == size && cairn_writer_ranks(NULL) == -1);
+
+  /* Bad puts store nothing. */
+  uint64_t sh[2] = {4, 4}, st[2] = {0, 0}, ct[2] = {1, 1};
+  double one = 1;
+  CHECK(cairn_put_array(s, "bad", 42, 2, sh, st, ct, &one, 0, NULL, 0) == CAIRN_INVALID_ARGUMENT);
+  CHECK(strstr(cairn_last_error(), "dtype") != NULL);
+  CHECK(cairn_put_array(s, "bad", CAIRN_FLOAT64, 0, sh, st, ct, &one, 0, NULL, 0) == CAIRN_INVALID_ARGUMENT);
+  CHECK(cairn_put_array(s, "bad", CAIRN_FLOAT64, 2, sh, st, ct, &one, 0x8, NULL, 0) == CAIRN_INVALID_ARGUMENT);
+  CHECK(cairn_put_array(s, "bad", CAIRN_FLOAT64, 2, NULL, st, ct, &one, 0, NULL, 0) == CAIRN_INVALID_ARGUMENT);
+  uint64_t out[2] = {4, 3};
+  CHECK(cairn_put_array(s, "bad", CAIRN_FLOAT64, 2, sh, out, ct, &one, 0, NULL, 0) == CAIRN_INVALID_ARGUMENT);
+  cairn_tag_t badtag = {NULL, CAIRN_TAG_INT8, 0, 0, 0, NULL, 0};
+  CHECK(cairn_put_array(s, "bad", CAIRN_FLOAT64, 2, sh, st, ct, &one, 0, &badtag, 1) == CAIRN_INVALID_ARGUMENT);
+
+  put_grids(s, rank, size);
+  uint64_t rev = 0;
+  CHECK(cairn_commit(s, &rev) == CAIRN_OK && rev == 1);
+  check_grids(s, size);
+
+  /* Delete one array; the next revision has the others. */
+  CHECK(cairn_delete_array(s, "fgrid") == CAIRN_OK);
+  CHECK(cairn_delete_array(s, "never") == CAIRN_NOT_FOUND);
+  CHECK(cairn_commit(s, &rev) == CAIRN_OK && rev == 2);
+  cairn_array_info_t* info = NULL;
+  CHECK(cairn_array_info(s, "fgrid", 0, &info) == CAIRN_NOT_FOUND);
+  CHECK(cairn_close(s) == CAIRN_OK);
+
+  /* Read-only reopen of revision 1: everything as it was. */
+  cairn_options_t o;
+  cairn_options_init(&o);
+  o.read_only = 1;
+  o.create_if_missing = 0;
+  o.revision = 1;
+  s = NULL;
+  CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_OK);
+  CHECK(cairn_writer_ranks(s) == size);
+  if (s) check_grids(s, size);
+  CHECK(cairn_close(s) == CAIRN_OK);
+
+  int worst = 0;
+  MPI_Allreduce(&failures, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) worst = 1;
+    printf("capi_array_test: %s\n", worst ? "FAILED" : "passed");
+  }
+  MPI_Finalize();
+  return worst != 0;
+}

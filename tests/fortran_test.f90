@@ -1,0 +1,352 @@
+! The Fortran module `cairn` under mpiexec (1, 2, 3 and 4 ranks): every
+! wrapper the module has beyond put/get (those are in the install test's
+! user_f): tags read back by name, queries (own, another rank's,
+! collective), revisions with writer counts, pin/unpin/drop, streams,
+! asynchronous commits, shared objects, and global arrays of every kind
+! in Fortran order (irregular blocks, a rank with none at 3 ranks and
+! more, sub-boxes across blocks, both index kinds), with their info, list,
+! tags, queries and delete, and errors through ierr. Prints each failed
+! check's number and exits non-zero on any rank's failure.
+program fortran_test
+  use mpi
+  use cairn
+  use, intrinsic :: iso_fortran_env, only: int8, int16, int32, int64, real32, real64
+  use, intrinsic :: iso_c_binding, only: c_int
+  implicit none
+  integer, parameter :: NX = 6, NY = 7
+  character(len=512) :: dir
+  type(cairn_store) :: st
+  integer :: rank, nranks, peer, ierr, bad, anybad, i, j
+  integer(int64) :: rev, rev2
+
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, nranks, ierr)
+  peer = mod(rank + 1, nranks)
+  bad = 0
+  if (rank == 0) then
+    call get_environment_variable("TMPDIR", dir)
+    if (len_trim(dir) == 0) dir = "/tmp"
+    write(dir, '(a,a,i0)') trim(dir), "/cairn-fortran-test-", getpid_()
+  end if
+  call MPI_Bcast(dir, len(dir), MPI_CHARACTER, 0, MPI_COMM_WORLD, ierr)
+
+  call cairn_open(st, trim(dir), MPI_COMM_WORLD)
+  call check(cairn_writer_ranks(st) == nranks, 1)
+  call objects_and_queries()
+  call streams_async_shared()
+  call revisions()
+  call arrays()
+  call cairn_close(st)
+
+  ! A read-only reopen sees the arrays as committed.
+  call cairn_open(st, trim(dir), MPI_COMM_WORLD, read_only=.true.)
+  call read_arrays(200)
+  call cairn_close(st)
+
+  call MPI_Allreduce(bad, anybad, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  if (rank == 0) then
+    call execute_command_line("rm -rf '" // trim(dir) // "'")
+    if (anybad /= 0) then
+      print '(a)', "fortran_test: FAILED"
+    else
+      print '(a,i0,a)', "fortran_test: ", nranks, " ranks: passed"
+    end if
+  end if
+  call MPI_Finalize(ierr)
+  if (anybad /= 0) stop 1
+
+contains
+
+  integer function getpid_()
+    interface
+      integer(c_int) function c_getpid() bind(C, name="getpid")
+        import :: c_int
+      end function
+    end interface
+    getpid_ = c_getpid()
+  end function getpid_
+
+  subroutine check(ok, id)
+    logical, intent(in) :: ok
+    integer, intent(in) :: id
+    if (ok) return
+    write(*, '(a,i0,a,i0,a,a)') "fortran_test: rank ", rank, ": check ", id, " failed; last error: ", &
+        cairn_last_error()
+    bad = 1
+  end subroutine check
+
+  ! Tags read back, queries on one namespace and on all.
+  subroutine objects_and_queries()
+    character(len=:), allocatable :: names(:), keys(:)
+    integer, allocatable :: ranks(:)
+    real(real64) :: x(4)
+    x = rank
+    call cairn_put(st, "field", x)
+    call cairn_put(st, "other", x(1:2))
+    call cairn_set_tag(st, "field", "step", 40 + rank)
+    call cairn_set_tag(st, "field", "units", "kelvin")
+    call cairn_set_tag(st, "field", "dt", 0.5_real64)
+    call cairn_set_tag(st, "other", "units", "metre")
+    call cairn_commit(st, rev)
+    call check(rev == 1, 10)
+
+    call cairn_tag_names(st, "field", names, rank=peer)
+    call check(size(names) == 3, 11)
+    if (size(names) == 3) call check(names(1) == "step" .and. names(2) == "units" .and. names(3) == "dt", 12)
+    call cairn_tag_names(st, "absent", names, ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND .and. size(names) == 0, 13)
+
+    call cairn_query(st, [cairn_tag_equals("units", "kelvin")], keys)
+    call check(size(keys) == 1, 14)
+    if (size(keys) == 1) call check(keys(1) == "field", 15)
+    call cairn_query(st, [cairn_tag_between("step", 40 + peer, 40 + peer)], keys, rank=peer)
+    call check(size(keys) == 1, 16)
+    call cairn_query(st, [cairn_tag_between("step", 40_int64 + peer + 1, 1000_int64)], keys, rank=peer)
+    call check(size(keys) == 0, 17)
+    call cairn_query(st, [cairn_tag_prefix("units", "me")], keys)
+    call check(size(keys) == 1, 18)
+    if (size(keys) == 1) call check(keys(1) == "other", 19)
+    call cairn_query(st, [cairn_tag_matches("units", "*e*"), cairn_tag_exists("dt")], keys)
+    call check(size(keys) == 1, 20)
+    call cairn_query(st, [cairn_tag_equals("dt", 0.5_real64), cairn_tag_equals("step", int(40 + rank, int64))], keys)
+    call check(size(keys) == 1, 21)
+    call cairn_query(st, [cairn_condition ::], keys)
+    call check(size(keys) == 2, 22)
+    if (size(keys) == 2) call check(keys(1) == "field " .and. keys(2) == "other", 23)
+    call cairn_query(st, [cairn_tag_exists("step")], keys, rank=nranks + 5, ierr=ierr)
+    call check(ierr /= CAIRN_OK .and. size(keys) == 0, 24)
+    ! Collective: every rank's "field", by rank.
+    call cairn_query_all(st, [cairn_tag_exists("step")], keys, ranks)
+    call check(size(keys) == nranks, 25)
+    if (size(keys) == nranks) call check(all(ranks == [(i, i = 0, nranks - 1)]) .and. all(keys == "field"), 26)
+  end subroutine objects_and_queries
+
+  ! A stream written in two kinds, read back with a seek; an asynchronous
+  ! commit; shared objects of two kinds.
+  subroutine streams_async_shared()
+    type(cairn_stream) :: s
+    type(cairn_async) :: h
+    integer(int32) :: head(3), head_back(3)
+    real(real32) :: body(2, 5), body_back(2, 5)
+    integer(int8) :: tail(3)
+    integer(int64) :: got, params(4), params_back(4)
+    real(real64) :: coef(2, 2), coef_back(2, 2)
+    logical :: done
+    integer :: spins
+    head = [1, 2, 3] * (rank + 1)
+    body = reshape([(real(i, real32), i = 1, 10)], [2, 5])
+    call cairn_stream_open_write(st, "log.bin", s)
+    call cairn_stream_write(s, head)
+    call cairn_stream_write(s, body(:, 2:5:2))         ! a section: copied
+    call cairn_stream_flush(s)
+    call check(cairn_stream_tell(s) == 12 + 16, 30)
+    call cairn_stream_write(s, body(:, 5))
+    call check(cairn_stream_size(s) == 12 + 24, 31)
+    call cairn_stream_close(s)
+    params = [10, 20, 30, 40]
+    coef = reshape([1.5_real64, 2.5_real64, 3.5_real64, 4.5_real64], [2, 2])
+    if (rank == 0) then
+      call cairn_put_shared(st, "params", params)
+      call cairn_put_shared(st, "coef", coef)
+    end if
+
+    call cairn_commit_async(st, h)
+    spins = 0
+    done = .false.
+    do while (.not. done .and. spins < 100000000)
+      call cairn_async_test(h, done)
+      spins = spins + 1
+    end do
+    call check(done, 32)
+    call cairn_async_wait(h, rev)
+    call check(rev == 2, 33)
+
+    call cairn_stream_open_read(st, "log.bin", s, rank=peer)
+    call cairn_stream_read(s, head_back)
+    call check(all(head_back == [1, 2, 3] * (peer + 1)), 34)
+    call cairn_stream_seek(s, 8_int64, CAIRN_SEEK_CUR)    ! skip body(:, 2)
+    call cairn_stream_read(s, body_back(:, 1:2))
+    call check(all(body_back(:, 1) == body(:, 4)) .and. all(body_back(:, 2) == body(:, 5)), 35)
+    call cairn_stream_read(s, tail, got)                  ! at the end: a short read
+    call check(got == 0, 36)
+    call cairn_stream_seek(s, -2_int64, CAIRN_SEEK_END)
+    call cairn_stream_read(s, tail, ierr=ierr)            ! without got, an error
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "ended") > 0, 37)
+    call cairn_stream_close(s)
+    call cairn_stream_open_read(st, "absent", s, ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND, 38)
+
+    call cairn_get_shared(st, "params", params_back)
+    call cairn_get_shared(st, "coef", coef_back)
+    call check(all(params_back == params) .and. all(coef_back == coef), 39)
+    call cairn_get_shared(st, "params", params_back(1:2), ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 40)
+  end subroutine streams_async_shared
+
+  ! Revisions with their writer counts, pin/unpin/drop.
+  subroutine revisions()
+    integer(int64), allocatable :: revs(:)
+    integer, allocatable :: ranks(:)
+    integer :: writers
+    call cairn_revisions(st, revs, ranks)
+    call check(size(revs) == 2, 50)
+    if (size(revs) == 2) call check(revs(2) == 2 .and. all(ranks == nranks), 51)
+    call cairn_revision_ranks(st, 1_int64, writers)
+    call check(writers == nranks, 52)
+    call cairn_pin(st, 1_int64)
+    call cairn_drop(st, 1_int64, ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 53)
+    call cairn_unpin(st, 1_int64)
+    call cairn_drop(st, 1_int64)
+    call cairn_revisions(st, revs)
+    call check(size(revs) == 1, 54)
+  end subroutine revisions
+
+  ! Columns [c0, c0 + nc) of the NX x NY grid that `r` puts: rank 0 three,
+  ! rank 1 none (unless last), rank r >= 2 one, the last rank the rest.
+  subroutine cols_of(r, c0, nc)
+    integer, intent(in) :: r
+    integer, intent(out) :: c0, nc
+    if (r == 0) then
+      c0 = 0
+      nc = 3
+    else if (r == 1) then
+      c0 = 3
+      nc = 0
+    else
+      c0 = min(r + 1, NY)
+      nc = merge(1, 0, c0 < NY)
+    end if
+    if (r == nranks - 1) nc = NY - c0
+  end subroutine cols_of
+
+  real(real64) function val(x, y)
+    integer, intent(in) :: x, y   ! 1-based
+    val = x + 100 * y
+  end function val
+
+  subroutine arrays()
+    real(real64) :: g(NX, NY)
+    integer :: c0, nc, dt, nblocks, r, c1, n1
+    integer(int64), allocatable :: sh(:)
+    integer(int64) :: blocks
+    integer(int8) :: i1(NX, NY)
+    character(len=:), allocatable :: names(:)
+    do j = 1, NY
+      do i = 1, NX
+        g(i, j) = val(i, j)
+      end do
+    end do
+    call cols_of(rank, c0, nc)
+    if (nc > 0) then
+      call cairn_put_array(st, "g8", [NX, NY], [0, c0], g(:, c0 + 1:c0 + nc), &
+                           tags=[cairn_tag("units", "K"), cairn_tag("step", 7)])
+      call cairn_put_array(st, "g4", [int(NX, int64), int(NY, int64)], [0_int64, int(c0, int64)], &
+                           real(g(:, c0 + 1:c0 + nc), real32), statistics=.true.)
+      call cairn_put_array(st, "i1", [NX, NY], [0, c0], int(mod(int(g(:, c0 + 1:c0 + nc)), 100), int8))
+      call cairn_put_array(st, "i2", [NX, NY], [0, c0], int(g(:, c0 + 1:c0 + nc), int16), &
+                           tags=[cairn_tag("units", "count")])
+      call cairn_put_array(st, "i4", [NX, NY], [0, c0], int(g(:, c0 + 1:c0 + nc), int32))
+      call cairn_put_array(st, "i8", [NX, NY], [0, c0], int(g(:, c0 + 1:c0 + nc), int64) * 10000000000_int64)
+    end if
+    ! A 3-D array: a slab per rank along the last axis, and a 1-D one.
+    call cairn_put_array(st, "cube", [2, 3, nranks], [0, 0, rank], &
+                         reshape([(real(i + 10 * rank, real64), i = 1, 6)], [2, 3, 1]))
+    call cairn_put_array(st, "line", [2 * nranks], [2 * rank], [rank, -rank])
+    ! Errors: dimensions that disagree, an array of no dimensions.
+    call cairn_put_array(st, "bad", [NX, NY, 1], [0, 0], g, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "bad") > 0, 60)
+    call cairn_put_array(st, "bad", [NX], [NX], g(:, 1), ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 61)
+    call cairn_commit(st, rev)
+    call check(rev == 3, 62)
+
+    call read_arrays(100)
+    call cairn_get_array(st, "i1", [0, 0], i1)
+    call check(all(i1 == int(mod(int(g), 100), int8)), 76)
+    call cairn_array_info(st, "g8", dtype=dt, shape=sh, blocks=blocks)
+    nblocks = 0
+    do r = 0, nranks - 1
+      call cols_of(r, c1, n1)
+      if (n1 > 0) nblocks = nblocks + 1
+    end do
+    call check(dt == CAIRN_FLOAT64 .and. blocks == nblocks, 63)
+    call check(size(sh) == 2, 64)
+    if (size(sh) == 2) call check(sh(1) == NX .and. sh(2) == NY, 65)
+    call cairn_array_info(st, "i2", dtype=dt)
+    call check(dt == CAIRN_INT16, 66)
+    call cairn_array_info(st, "absent", dtype=dt, ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND, 67)
+    call cairn_list_arrays(st, names)
+    call check(size(names) == 8, 68)
+    if (size(names) == 8) call check(names(1) == "cube" .and. names(8) == "line", 69)
+    call cairn_query_arrays(st, [cairn_tag_equals("units", "K")], names)
+    call check(size(names) == 1, 70)
+    if (size(names) == 1) call check(names(1) == "g8", 71)
+    call cairn_query_arrays(st, [cairn_tag_exists("units")], names)
+    call check(size(names) == 2, 72)
+    call cairn_query_arrays(st, [cairn_tag_equals("step", 7)], names)
+    call check(size(names) == 1, 73)
+
+    call cairn_delete_array(st, "i1")
+    call cairn_delete_array(st, "never", ierr)
+    call check(ierr == CAIRN_NOT_FOUND, 74)
+    call cairn_commit(st, rev2)
+    call cairn_list_arrays(st, names)
+    call check(size(names) == 7, 75)
+  end subroutine arrays
+
+  ! Every rank reads the whole arrays and boxes across blocks (checks base+).
+  subroutine read_arrays(base)
+    integer, intent(in) :: base
+    real(real64) :: g(NX, NY), box(3, 4), cube(2, 3, nranks), wide(2 * NX, NY)
+    real(real32) :: g4(NX, NY)
+    integer(int16) :: i2(NX, NY)
+    integer(int32) :: i4(2, NY), line(2 * nranks)
+    integer(int64) :: i8(NX, NY)
+    integer :: x, y, r
+    logical :: ok
+    g = -1
+    call cairn_get_array(st, "g8", [0, 0], g)
+    ok = .true.
+    do y = 1, NY
+      do x = 1, NX
+        ok = ok .and. g(x, y) == val(x, y)
+      end do
+    end do
+    call check(ok, base + 1)
+    ! A box crossing every block: x 2..4, y 3..6 (0-based start 1, 2).
+    call cairn_get_array(st, "g8", [1_int64, 2_int64], box)
+    call check(all(box == g(2:4, 3:6)), base + 2)
+    call cairn_get_array(st, "g4", [0, 0], g4)
+    call check(all(g4 == real(g, real32)), base + 3)
+    call cairn_get_array(st, "i2", [0, 0], i2)
+    call check(all(i2 == int(g, int16)), base + 4)
+    call cairn_get_array(st, "i4", [3, 0], i4)             ! rows 4..5, every column
+    call check(all(i4 == int(g(4:5, :), int32)), base + 5)
+    call cairn_get_array(st, "i8", [0, 0], i8)
+    call check(all(i8 == int(g, int64) * 10000000000_int64), base + 6)
+    call cairn_get_array(st, "cube", [0, 0, 0], cube)
+    ok = .true.
+    do r = 0, nranks - 1
+      ok = ok .and. all(cube(:, :, r + 1) == reshape([(real(i + 10 * r, real64), i = 1, 6)], [2, 3]))
+    end do
+    call check(ok, base + 7)
+    call cairn_get_array(st, "line", [0], line)
+    call check(all(line(1::2) == [(r, r = 0, nranks - 1)]) .and. all(line(2::2) == -line(1::2)), base + 8)
+    ! A section of the caller's array is filled through a copy.
+    wide = 0
+    call cairn_get_array(st, "g8", [0, 0], wide(1:2 * NX:2, :), ierr)
+    call check(ierr == CAIRN_OK .and. all(wide(1:2 * NX:2, :) == g) .and. all(wide(2:2 * NX:2, :) == 0), base + 9)
+    ! Errors: a box past the shape, wrong dimensions, an absent array.
+    call cairn_get_array(st, "g8", [NX, 0], box, ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, base + 10)
+    call cairn_get_array(st, "g8", [0], box, ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, base + 11)
+    call cairn_get_array(st, "absent", [0, 0], box, ierr)
+    call check(ierr == CAIRN_NOT_FOUND .and. index(cairn_last_error(), "absent") > 0, base + 12)
+  end subroutine read_arrays
+
+end program fortran_test
