@@ -283,6 +283,10 @@ TEST(Array, BadInput) {
   EXPECT_TRUE(s->PutArray(std::string(4096, 'n'), DType::kFloat64, {8}, {0}, {8}, v).ok());
   EXPECT_TRUE(s->PutArray("huge", DType::kFloat64, {1ull << 40, 1ull << 40}, {0, 0}, {1, 1}, v)
                   .IsInvalidArgument());
+  // A zero extent makes an empty array whatever the order of its
+  // dimensions (it used to overflow when the zero came last).
+  EXPECT_TRUE(s->PutArray("empty1", DType::kFloat64, {0, 1ull << 40, 1ull << 40}, {0, 0, 0}, {0, 0, 0}, v).ok());
+  EXPECT_TRUE(s->PutArray("empty2", DType::kFloat64, {1ull << 40, 1ull << 40, 0}, {0, 0, 0}, {0, 0, 0}, v).ok());
   ASSERT_TRUE(s->PutArray("a", DType::kFloat64, {8}, {0}, {4}, v).ok());
   Status st = s->PutArray("a", DType::kFloat32, {8}, {4}, {4}, v);  // dtype differs from this rank's put
   EXPECT_TRUE(st.IsInvalidArgument());

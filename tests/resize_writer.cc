@@ -250,8 +250,12 @@ int main(int argc, char** argv) {
         PutRevision(s.get(), g_rank, size, rev);
         uint64_t got = 0;
         Status st = CommitNow(s.get(), async, &got);
-        if (!st.IsInvalidArgument() || st.message().find("field") == std::string::npos)
-          Fail("a commit on " + std::to_string(size) + " ranks that does not put array 'field' again: " + st.ToString());
+        // Both arrays left behind are named by the one failed commit.
+        if (!st.IsInvalidArgument() || st.message().find("'field'") == std::string::npos ||
+            st.message().find("'field2'") == std::string::npos)
+          Fail("a commit on " + std::to_string(size) + " ranks that puts neither array 'field' nor 'field2' again: " + st.ToString());
+        // 'field2' is deleted (by one rank: enough), 'field' put again below.
+        if (g_rank == 0) Ok(s->DeleteArray("field2"), "DeleteArray field2");
       }
       PutRevision(s.get(), g_rank, size, rev);
       if (mode == "array-put" || mode == "array-stale") {
@@ -268,6 +272,10 @@ int main(int argc, char** argv) {
           rows = want;
         }
         Ok(s->PutArray("field", cairn::DType::kInt32, {16, 5}, {r0, 0}, {r1 - r0, 5}, rows.data()), "PutArray");
+        // A second array, 'field2' (the same rows flattened), left behind
+        // by array-stale with 'field'.
+        if (mode == "array-put")
+          Ok(s->PutArray("field2", cairn::DType::kInt32, {80}, {r0 * 5}, {(r1 - r0) * 5}, rows.data()), "PutArray field2");
       }
       // Pending: the job's ranks show their new values, namespaces no
       // rank owns (a restart on fewer ranks) still the base's.
@@ -285,6 +293,10 @@ int main(int argc, char** argv) {
       if (!s->List(&none, ro).IsInvalidArgument()) Fail("after the commit, namespace " + std::to_string(size) + " is listed");
       CheckQueryAll(s.get(), rev, Range(0, size), "after the commit");
       for (int ns = 0; ns < size; ns++) CheckNamespace(s.get(), ns, rev);
+      if (mode == "array-stale") {
+        cairn::ArrayInfo gone;
+        if (!s->GetArrayInfo("field2", &gone).IsNotFound()) Fail("deleted array 'field2' is still in the new revision");
+      }
       if (mode == "array-put" || mode == "array-stale") {
         cairn::ArrayInfo info;
         if (Ok(s->GetArrayInfo("field", &info, true), "GetArrayInfo")) {

@@ -293,12 +293,16 @@ class Store {
   // then by every rank; an array no rank put is carried as it was.
   // InvalidArgument (nothing stored) for an empty name or one over 4096
   // bytes, a dtype that is not a DType, 0 or more than kMaxArrayDims
-  // dimensions, a box outside global_shape, a data pointer that is null
+  // dimensions, a global shape whose bytes pass 2^64 (byte offsets are
+  // 64-bit), a box outside global_shape, a data pointer that is null
   // with a non-empty box, or a dtype or shape that differs from this rank's
   // earlier put of the same array. Across ranks, Commit checks that every
   // rank's puts of an array agree in dtype and shape and that its blocks do
   // not overlap; if not, the commit fails on every rank with
-  // InvalidArgument naming the array and the ranks, and nothing is made.
+  // InvalidArgument naming the array and the ranks, and nothing is made:
+  // the round's array puts and deletes are dropped (put them again), the
+  // other puts stay pending, with or without staging. CommitAsync returns
+  // that error itself, before anything starts.
   Status PutArray(std::string_view name, DType dtype, const std::vector<uint64_t>& global_shape,
                   const std::vector<uint64_t>& start, const std::vector<uint64_t>& count,
                   const void* data, const ArrayPutOptions& opt = {});

@@ -278,6 +278,7 @@ Status CombineRounds(Store::Rep* r, const std::vector<std::string>& rounds, std:
   // A revision of N ranks continued on M < N: the namespaces M..N-1 are not
   // carried, so an array not put again must not have blocks there.
   uint32_t m_ranks = uint32_t(r->comm->size());
+  std::vector<std::string> left;  // arrays the commit cannot carry
   if (r->current.revision != 0 && r->current.nranks > m_ranks) {
     std::shared_ptr<const IndexTable> t;
     Status s = r->Table(kSharedNamespace, &t);
@@ -294,14 +295,22 @@ Status CombineRounds(Store::Rep* r, const std::vector<std::string>& rounds, std:
         ArrayMeta m;
         if (s.ok()) s = DecodeArrayMeta(bytes, r->Where(kSharedNamespace) + " array '" + name + "'", &m);
         if (!s.ok()) return s;
-        if (m.nblocks > 0 && m.max_ns >= m_ranks)
-          return Status::InvalidArgument(
-              "array '" + name + "' has blocks in namespaces " + std::to_string(m_ranks) + ".." +
-              std::to_string(r->current.nranks - 1) + " of revision " + std::to_string(r->current.revision) +
-              ", which a commit on " + std::to_string(m_ranks) +
-              " ranks does not carry: put it again (read it with GetArray first) or delete it");
+        if (m.nblocks > 0 && m.max_ns >= m_ranks) left.push_back("'" + name + "'");
       }
     }
+  }
+  // Every such array is named at once, so that one failed commit tells the
+  // user all they must put again or delete.
+  if (!left.empty()) {
+    std::string names;
+    for (size_t i = 0; i < left.size() && i < 20; i++) names += (i ? ", " : "") + left[i];
+    if (left.size() > 20) names += " and " + std::to_string(left.size() - 20) + " more";
+    return Status::InvalidArgument(
+        std::string(left.size() == 1 ? "array " : "arrays ") + names + (left.size() == 1 ? " has" : " have") +
+        " blocks in namespaces " + std::to_string(m_ranks) + ".." + std::to_string(r->current.nranks - 1) +
+        " of revision " + std::to_string(r->current.revision) + ", which a commit on " +
+        std::to_string(m_ranks) + " ranks does not carry: put " + (left.size() == 1 ? "it" : "each") +
+        " again (read it with GetArray first) or delete it");
   }
   return Status::OK();
 }

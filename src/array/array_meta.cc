@@ -72,8 +72,15 @@ bool ParseArrayBlockKey(std::string_view key, std::string_view name, uint32_t* s
 
 bool Product(const std::vector<uint64_t>& v, uint64_t* out) {
   uint64_t p = 1;
+  // A zero extent makes the product 0 whatever the others are (the order
+  // of the dimensions must not decide whether {2^40, 2^40, 0} overflows).
+  for (uint64_t x : v)
+    if (x == 0) {
+      *out = 0;
+      return true;
+    }
   for (uint64_t x : v) {
-    if (x != 0 && p > UINT64_MAX / x) return false;
+    if (p > UINT64_MAX / x) return false;
     p *= x;
   }
   *out = p;
