@@ -589,5 +589,41 @@ TEST(Array, IndexExaminesFewBlocks) {
   EXPECT_EQ(hits.size(), brute);
 }
 
+// One long block does not make every block before it a candidate: 100,000
+// one-row blocks in columns 0..9 and one block of every row in columns
+// 10..19 (a running maximum of ends would examine half of the blocks for
+// a query in the middle; the max tree examines the two that reach it).
+TEST(Array, IndexIgnoresBlocksThatEndBeforeTheBox) {
+  ArrayMeta m;
+  const uint64_t rows = 100000;
+  m.shape = {rows, 20};
+  for (uint64_t i = 0; i < rows; i++) {
+    m.starts.insert(m.starts.end(), {i, 0});
+    m.counts.insert(m.counts.end(), {1, 10});
+    m.ns.push_back(0);
+    m.seq.push_back(uint32_t(i));
+    m.nblocks++;
+  }
+  m.starts.insert(m.starts.end(), {0, 10});
+  m.counts.insert(m.counts.end(), {rows, 10});
+  m.ns.push_back(0);
+  m.seq.push_back(uint32_t(rows));
+  m.nblocks++;
+  ArrayIndex idx(&m);
+  for (uint64_t col : {0u, 15u}) {
+    uint64_t qs[2] = {rows / 2, col}, qc[2] = {1, 1};
+    std::vector<uint64_t> hits;
+    uint64_t examined = idx.ForEachOverlap(qs, qc, [&](uint64_t b) { hits.push_back(b); });
+    ASSERT_EQ(hits.size(), 1u) << col;
+    EXPECT_EQ(hits[0], col == 0 ? rows / 2 : rows) << col;
+    EXPECT_LE(examined, 4u) << col;
+  }
+  // A box of 100 rows finds its 100 row blocks and the long one.
+  uint64_t qs[2] = {1000, 5}, qc[2] = {100, 10};
+  uint64_t n = 0, examined = idx.ForEachOverlap(qs, qc, [&](uint64_t) { n++; });
+  EXPECT_EQ(n, 101u);
+  EXPECT_LE(examined, 110u);
+}
+
 }  // namespace
 }  // namespace cairn

@@ -28,13 +28,27 @@ ArrayIndex::ArrayIndex(const ArrayMeta* m) : m_(m) {
   std::sort(order_.begin(), order_.end(), [&](uint64_t a, uint64_t b) {
     return m->starts[a * nd + dim_] < m->starts[b * nd + dim_];
   });
-  maxend_.resize(m->nblocks);
-  uint64_t mx = 0;
+  leaves_ = 1;
+  while (leaves_ < m->nblocks) leaves_ *= 2;
+  tree_.assign(2 * leaves_, 0);  // padding leaves end at 0: never visited
   for (uint64_t i = 0; i < m->nblocks; i++) {
     uint64_t b = order_[i];
-    mx = std::max(mx, m->starts[b * nd + dim_] + m->counts[b * nd + dim_]);
-    maxend_[i] = mx;
+    tree_[leaves_ + i] = m->starts[b * nd + dim_] + m->counts[b * nd + dim_];
   }
+  for (size_t n = leaves_; n-- > 1;) tree_[n] = std::max(tree_[2 * n], tree_[2 * n + 1]);
+}
+
+void ArrayIndex::Visit(size_t node, size_t nl, size_t nr, size_t hi, uint64_t lo,
+                       const std::function<void(size_t)>& at) const {
+  // [nl, nr) are the leaves under `node`.
+  if (nl >= hi || tree_[node] <= lo) return;
+  if (nr - nl == 1) {
+    at(nl);
+    return;
+  }
+  size_t mid = nl + (nr - nl) / 2;
+  Visit(2 * node, nl, mid, hi, lo, at);
+  Visit(2 * node + 1, mid, nr, hi, lo, at);
 }
 
 uint64_t ArrayIndex::ForEachOverlap(const uint64_t* qs, const uint64_t* qc,
@@ -73,8 +87,8 @@ uint64_t ArrayIndex::ForEachOverlap(const uint64_t* qs, const uint64_t* qc,
   auto it = std::partition_point(order_.begin(), order_.end(), [&](uint64_t b) {
     return m.starts[b * nd + dim_] < qhi;
   });
-  // ... walked back while some block at or before can still reach the box.
-  for (size_t i = size_t(it - order_.begin()); i-- > 0 && maxend_[i] > qlo;) {
+  // ... of which the tree yields those whose end passes the box's start.
+  Visit(1, 0, leaves_, size_t(it - order_.begin()), qlo, [&](size_t i) {
     uint64_t b = order_[i];
     examined++;
     bool hit = true;
@@ -83,7 +97,7 @@ uint64_t ArrayIndex::ForEachOverlap(const uint64_t* qs, const uint64_t* qc,
       hit = c > 0 && s < qs[d] + qc[d] && qs[d] < s + c;
     }
     if (hit) fn(b);
-  }
+  });
   return examined;
 }
 
