@@ -1,5 +1,7 @@
 #include "comm/comm.h"
 
+#include <cstdint>
+
 namespace cairn {
 namespace {
 
@@ -62,9 +64,14 @@ Status DecodeStatus(const std::string& b) {
 
 Status AgreeStatus(Comm* comm, const Status& local) {
   if (comm->size() == 1) return local;
-  uint64_t me = local.ok() ? UINT64_MAX : uint64_t(comm->rank());
+  // "Ok" is INT64_MAX, not UINT64_MAX: MPICH 4.0.2 reduces MPI_UINT64_T
+  // with MPI_MIN as if signed, so UINT64_MAX (-1) won over every failing
+  // rank and a failure on one rank was agreed as OK (mpi_bad_input_test
+  // under scripts/test_mpich.sh). Values below 2^63 reduce alike in both.
+  constexpr uint64_t kOk = uint64_t(INT64_MAX);
+  uint64_t me = local.ok() ? kOk : uint64_t(comm->rank());
   uint64_t first = comm->AllreduceMin(me);
-  if (first == UINT64_MAX) return Status::OK();
+  if (first == kOk) return Status::OK();
   std::string bytes;
   if (uint64_t(comm->rank()) == first) bytes = EncodeStatus(local);
   comm->Bcast(&bytes, int(first));
