@@ -95,7 +95,18 @@ typedef struct {
 /* The message of the last failed call on this thread ("" if none). */
 const char* cairn_last_error(void);
 
-/* Collective. Opens the store at `path` over `comm`. opts may be NULL. */
+/* Collective. Opens the store at `path` over `comm`. opts may be NULL.
+ * Any number of ranks may open a revision written by another number, read-
+ * only or read-write (Options::read_only in cairn/options.h): every
+ * namespace of the revision stays readable by rank number, and after a
+ * read-write open on M ranks the next commit has M namespaces: objects of
+ * namespaces M.. are not carried (read them and put them first), and an
+ * array with blocks there must be put again or deleted, or that commit
+ * fails with CAIRN_INVALID_ARGUMENT naming it (the other puts stay
+ * pending). On a read-only store every write call (put, delete, commit,
+ * pin, ...) returns CAIRN_INVALID_ARGUMENT. A rank number that names no
+ * namespace of the revision (cairn_get, cairn_list, cairn_query ...) is
+ * CAIRN_INVALID_ARGUMENT; a missing key, array or tag is CAIRN_NOT_FOUND. */
 int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cairn_store_t** store);
 /* The same with a Fortran communicator handle (MPI_Fint). */
 int cairn_open_f(const char* path, MPI_Fint comm, const cairn_options_t* opts, cairn_store_t** store);
@@ -274,8 +285,13 @@ typedef struct {
  * entries, one block freed with cairn_free. */
 int cairn_query(cairn_store_t* store, const cairn_query_t* conds, size_t nconds, int rank,
                 cairn_hit_t** hits, size_t* nhits);
-/* Collective. Every rank queries its own namespace; every rank receives the
- * union, ordered by rank then key (freed with cairn_free). */
+/* Collective. Runs cairn_query over every namespace of the view and gives
+ * every rank the union, ordered by rank then key (freed with cairn_free).
+ * A writable store queries each rank's own namespace (with its uncommitted
+ * changes) and, after an open on fewer ranks than wrote the revision, the
+ * namespaces no rank owns (rank r takes r + size, r + 2 size, ...); a
+ * read-only one covers every namespace of the revision on any number of
+ * ranks (Store::QueryAll). */
 int cairn_query_all(cairn_store_t* store, const cairn_query_t* conds, size_t nconds,
                     cairn_hit_t** hits, size_t* nhits);
 
@@ -287,8 +303,10 @@ typedef struct {
   uint64_t parent;      /* the revision it was built on (0: none) */
   uint64_t time_ns;     /* commit time, ns since the Unix epoch */
   uint32_t ranks;       /* how many ranks wrote it */
-  uint64_t objects;     /* objects over all namespaces */
-  uint64_t value_bytes; /* sum of value sizes */
+  uint64_t objects;     /* objects over all namespaces, the store's own
+                           array objects (one per block, one per array)
+                           included */
+  uint64_t value_bytes; /* sum of value sizes (the same objects) */
   uint64_t index_bytes;
   int pinned;           /* 1: protected from keep_revisions and drop */
 } cairn_revision_info_t;

@@ -44,8 +44,11 @@ struct RevisionInfo {
   uint64_t parent = 0;        // the revision it was built on (0: none)
   uint64_t time_ns = 0;       // commit time, nanoseconds since the Unix epoch
   uint32_t ranks = 0;         // number of ranks that wrote it
-  uint64_t objects = 0;       // objects over all namespaces
-  uint64_t value_bytes = 0;   // sum of value sizes over all namespaces
+  // Objects over all namespaces, and the sum of their value sizes; both
+  // include the store's own objects of global arrays (one per block and
+  // one descriptor per array), which List and Query do not show.
+  uint64_t objects = 0;
+  uint64_t value_bytes = 0;
   uint64_t index_bytes = 0;   // sum of index table sizes
   bool pinned = false;        // protected from keep_revisions and Drop until unpinned
 };
