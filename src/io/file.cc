@@ -83,6 +83,14 @@ File::~File() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+// The status of a read of n bytes at `offset` that stopped after `done`:
+// an I/O error (err != 0), or a file that ends before the bytes wanted.
+static Status ReadFailed(const std::string& path, uint64_t offset, uint64_t n, uint64_t done, int err) {
+  if (err != 0) return Status::FromErrno("read " + path + " at offset " + std::to_string(offset + done), err);
+  return Status::Corruption(path + " is truncated: wanted " + std::to_string(n) + " bytes at offset " +
+                            std::to_string(offset) + ", file ends at " + std::to_string(offset + done));
+}
+
 Status File::PRead(uint64_t offset, void* buf, uint64_t n) const {
   Count(stats_->read_requests);
   char* p = static_cast<char*>(buf);
@@ -90,14 +98,8 @@ Status File::PRead(uint64_t offset, void* buf, uint64_t n) const {
   while (done < n) {
     size_t want = size_t(std::min<uint64_t>(n - done, 1ull << 30));
     ssize_t r = ::pread(fd_, p + done, want, off_t(offset + done));
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return Status::FromErrno("read " + path_ + " at offset " + std::to_string(offset + done), errno);
-    }
-    if (r == 0)
-      return Status::Corruption(path_ + " is truncated: wanted " + std::to_string(n) +
-                                " bytes at offset " + std::to_string(offset) + ", file ends at " +
-                                std::to_string(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return ReadFailed(path_, offset, n, done, r < 0 ? errno : 0);
     done += uint64_t(r);
   }
   Count(stats_->read_bytes, n);
@@ -111,14 +113,8 @@ Status File::PReadV(uint64_t offset, const struct iovec* iov, int iovcnt, uint64
   uint64_t done = 0;
   while (done < n) {
     ssize_t r = ::preadv(fd_, rest.data() + first, int(rest.size() - first), off_t(offset + done));
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return Status::FromErrno("read " + path_ + " at offset " + std::to_string(offset + done), errno);
-    }
-    if (r == 0)
-      return Status::Corruption(path_ + " is truncated: wanted " + std::to_string(n) +
-                                " bytes at offset " + std::to_string(offset) + ", file ends at " +
-                                std::to_string(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return ReadFailed(path_, offset, n, done, r < 0 ? errno : 0);
     done += uint64_t(r);
     for (size_t left = size_t(r); left > 0 && first < rest.size();) {
       size_t take = std::min(left, rest[first].iov_len);
