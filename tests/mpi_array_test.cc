@@ -46,14 +46,8 @@ std::vector<double> Fill(const Box& b, double add = 0) {
   return v;
 }
 
-class MpiArray : public ::testing::Test {
+class MpiArray : public test::MpiDirTest {
  protected:
-  void SetUp() override { dir_ = test::SharedTempDir(MPI_COMM_WORLD); }
-  void TearDown() override {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (Rank() == 0) std::filesystem::remove_all(dir_);
-  }
-  std::string Path() const { return dir_ + "/store"; }
   static Options Small() {
     Options o;
     o.extent_size = 64 << 10;
@@ -92,7 +86,6 @@ class MpiArray : public ::testing::Test {
       ASSERT_EQ(out, Fill(q, add)) << "box " << q.start[0] << "," << q.start[1] << "," << q.start[2];
     }
   }
-  std::string dir_;
 };
 
 TEST_F(MpiArray, IrregularBlocksReadAnywhere) {
