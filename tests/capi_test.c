@@ -12,16 +12,8 @@
 #include <unistd.h>
 
 #include "cairn/cairn.h"
+#include "capi_check.h"
 
-static int failures = 0;
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      fprintf(stderr, "%s:%d: %s failed (%s)\n", __FILE__, __LINE__, #cond,     \
-              cairn_last_error());                                               \
-      failures++;                                                                \
-    }                                                                            \
-  } while (0)
 
 /* Tags, listings, queries, revisions, pin/unpin/drop and the error codes,
  * on an open writable store at revision 1 (every rank wrote "field.bin"
@@ -264,15 +256,5 @@ int main(int argc, char** argv) {
   CHECK(cairn_close(s) == CAIRN_OK);
   free(ref);
 
-  int worst = 0;
-  MPI_Allreduce(&failures, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0) {
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) worst = 1;
-    printf("capi_test: %s\n", worst ? "FAILED" : "passed");
-  }
-  MPI_Finalize();
-  return worst != 0;
+  return capi_test_finish("capi_test", dir, rank);
 }
