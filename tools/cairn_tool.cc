@@ -511,6 +511,9 @@ int CmdRepair(const std::string& path) {
   for (uint64_t v : rep.pinned_doubtful)
     std::printf("pinned revision %lu: a damaged record after it may have pinned, dropped or expired it "
                 "(check with `cairn verify --all`, then `cairn unpin` or `cairn drop`)\n", v);
+  if (rep.reserved_revision)
+    std::printf("recorded revision %lu as dropped: a lost record may have held it, so no later commit "
+                "takes its number\n", rep.reserved_revision);
   std::printf("retained revisions:");
   for (uint64_t v : rep.retained) std::printf(" %lu", v);
   std::printf("\noriginal manifest kept as %s\n", rep.backup.c_str());

@@ -17,7 +17,8 @@ std::string EncodeManifestHeader(const ManifestHeader& h) {
   id.resize(16, '\0');
   out += id;
   PutFixed64(&out, h.created_ns);
-  out.append(16, '\0');  // reserved
+  PutFixed32(&out, h.committed ? kManifestFlagCommitted : 0);
+  out.append(12, '\0');  // reserved
   PutFixed64(&out, Checksum(out));
   return out;
 }
@@ -39,6 +40,7 @@ Status DecodeManifestHeader(std::string_view in, ManifestHeader* h) {
     return Status::Corruption("manifest header length is not 64");
   h->store_id.assign(in.data() + 16, 16);
   h->created_ns = DecodeFixed64(in.data() + 32);
+  h->committed = (DecodeFixed32(in.data() + 40) & kManifestFlagCommitted) != 0;  // other bits reserved
   return Status::OK();
 }
 
@@ -252,6 +254,16 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
   }
   out->valid_end = off;
   out->torn_bytes = file.size() - off;
+  // The header says a revision record was once durable, yet none is intact:
+  // the log was cut or damaged inside its first record (or after the
+  // header). A crash during the first commit leaves the flag unset (it is
+  // written after that record's fsync), so this is damage, never an
+  // unfinished first commit, and must not read as an empty store.
+  if (out->header.committed && out->last_revision == 0)
+    return Status::Corruption("no intact revision record after the header (offset " +
+                              std::to_string(kManifestHeaderSize) + ", " + std::to_string(file.size()) +
+                              " bytes in the file), although the header says a revision was committed: "
+                              "the manifest was cut or damaged inside its first record");
   // A damaged final record may have been a pin of any retained revision.
   if (out->damaged_tail)
     for (const RevisionRecord& r : out->revisions) out->doubtful.insert(r.revision);

@@ -49,7 +49,15 @@ struct ManifestHeader {
   uint32_t version = kManifestFormatVersion;
   std::string store_id;  // 16 random bytes, also in every data file header
   uint64_t created_ns = 0;
+  // Header flag bit 0 (offset 40): a revision record of this log was once
+  // durable. Set by the writer after its first synced revision record (and
+  // kept by compaction and repair), so that a log with no intact record
+  // after it is damage (Corruption), not a store whose first commit never
+  // completed. Unset in stores made before the flag: the first commit of
+  // a newer writer sets it.
+  bool committed = false;
 };
+constexpr uint32_t kManifestFlagCommitted = 1;
 
 // Where one namespace's index table of a revision lies, and what it holds.
 struct NamespaceDesc {

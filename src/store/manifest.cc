@@ -121,6 +121,18 @@ Status Manifest::AppendRevision(const RevisionRecord& r, bool sync) {
   ParsedManifest& m = parsed_;
   s = ApplyRecord(uint32_t(RecordType::kRevisionSpace), payload, &m);
   if (!s.ok()) return s.WithContext("writer bug: the revision record just appended does not apply");
+  if (sync && !m.header.committed) {
+    // The first durable revision record of this log: from now on a log with
+    // no intact record is damage, not an unfinished first commit. Written
+    // after that record's fsync (never before it), durable with the next
+    // manifest fsync; until then a crash leaves the flag unset, which reads
+    // as before. A failure here costs nothing but the check, retried at the
+    // next commit.
+    ManifestHeader h = m.header;
+    h.committed = true;
+    std::string hb = EncodeManifestHeader(h);
+    if (file_->PWrite(0, hb.data(), hb.size()).ok()) m.header.committed = true;
+  }
   uint64_t dead = ManifestDeadBytes(m);
   if (dead > ManifestCompactBytes() && dead > m.valid_end / 2) {
     Status cs = Compact();

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -80,6 +81,28 @@ Status RepairManifest(const std::string& dir, RepairReport* report) {
   std::set<uint64_t> pins = pm.pinned;
   for (uint64_t v : pm.doubtful)
     if (pins.insert(v).second) report->pinned_doubtful.push_back(v);
+  // A lost record above every intact revision record may have been a
+  // committed revision that a reader saw: its number must not name the next
+  // commit. Revisions are numbered one after the log's newest, so a damaged
+  // final record held at most newest + 1, and a damaged stretch with no
+  // revision record after it at most one revision per 24 bytes (the
+  // smallest record). The highest such number goes into the new log as a
+  // dropped revision (the form compaction keeps for a dropped newest).
+  uint64_t floor = pm.last_revision + (pm.damaged_tail ? 1 : 0);
+  for (const DamagedRange& d : pm.damaged)
+    if (d.next_revision == 0) floor = std::max(floor, d.prev_revision + d.length / (kRecordOverhead + 8));
+  if (floor > pm.last_revision) {
+    RevisionRecord ph;
+    ph.revision = floor;
+    ph.parent = pm.last_revision;
+    ph.nranks = 0;
+    ph.namespaces.assign(1, NamespaceDesc{});  // the shared namespace only, empty
+    ph.high_water = pm.high_water;
+    ph.live_known = true;
+    pm.dropped_newest.assign(1, ph);
+    pm.last_revision = floor;
+    report->reserved_revision = floor;
+  }
   std::string out = EncodeRetainedManifest(pm, pins);
 
   // It must read back clean, with the same revisions retained.

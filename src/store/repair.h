@@ -25,6 +25,11 @@ struct RepairReport {
   // pinned them: pinned in the new manifest, so no commit expires them
   // before someone has looked (`cairn verify --all`, then `cairn unpin`).
   std::vector<uint64_t> pinned_doubtful;
+  // The highest revision number a lost record may have held, when above
+  // every intact record's (0: none): the new manifest names it as a dropped
+  // revision, so the next commit is numbered after it and no number ever
+  // names two states.
+  uint64_t reserved_revision = 0;
 };
 
 // Reads dir/MANIFEST (skipping damaged records as readers do), and if
@@ -34,8 +39,11 @@ struct RepairReport {
 // compaction writes (EncodeRetainedManifest): the retained revision records
 // (expiry lists left out), the newest record and its drop if the newest was
 // removed, and a pin for each pinned or doubtful one, so the retained set is
-// the one readers saw. A damaged header is not repaired
-// (Corruption).
+// the one readers saw. A lost record that may have held a revision numbered
+// above every intact one (a damaged final record, or damage with no intact
+// revision record after it) is replaced by a dropped placeholder of the
+// highest number it may have held, so that number is never reused. A damaged
+// header is not repaired (Corruption).
 Status RepairManifest(const std::string& dir, RepairReport* report);
 
 }  // namespace cairn
