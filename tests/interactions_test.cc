@@ -1,0 +1,201 @@
+// Features tested against each other where doc/interactions.md found no
+// test: a read-only handle beside a writer whose retention expires (and
+// reuses the space of) the revision it opened; a write stream open across
+// commits in a namespace whose table is otherwise reused, with keep 1; tag
+// edits made while an asynchronous commit is in flight. At 1, 2 and 4
+// ranks; every test reads the data back.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "cairn/store.h"
+#include "cairn/stream.h"
+#include "mpi_main.h"
+
+namespace cairn::test {
+namespace {
+
+int Rank() {
+  int r;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+Options Small() {
+  Options o;
+  o.extent_size = 64 * 1024;
+  o.chunk_size = 16 * 1024;
+  o.write_buffer_size = 32 * 1024;
+  o.inline_value_limit = 64;
+  o.sync = false;
+  return o;
+}
+
+std::string Key(int i) { return "k" + std::to_string(i); }
+std::string Value(int rank, int i, int gen, size_t base = 5000) {
+  std::string v(base + size_t(i) * 311, '\0');
+  for (size_t j = 0; j < v.size(); j++) v[j] = char((rank * 131 + i * 17 + gen * 7 + int(j) * 3) & 0xff);
+  return v;
+}
+
+class Interactions : public MpiDirTest {};
+
+// A read-only handle of revision 1 beside a writer that then commits 30
+// revisions with keep 1, rewriting every key (four 64 KiB extents a
+// revision): revision 1 expires and its space is reused. The reader's Gets must return revision 1's values or
+// fail with Corruption: never another revision's bytes, never wrong data.
+TEST_F(Interactions, ReaderBesideAWriterWhoseRetentionReusesItsRevision) {
+  int rank = Rank();
+  const int n = 6;
+  const size_t kBig = 40000;  // 6 x 40 KB a revision: every free extent is needed again
+  Options o = Small();
+  o.keep_revisions = 1;
+  std::unique_ptr<Store> w;
+  ASSERT_TRUE(Store::Open(o, Path(), MPI_COMM_WORLD, &w).ok());
+  for (int i = 0; i < n; i++) ASSERT_TRUE(w->Put(Key(i), Value(rank, i, 0, kBig)).ok());
+  ASSERT_TRUE(w->Commit().ok());  // 1
+  Options ro = Small();
+  ro.read_only = true;
+  ro.revision = 1;
+  std::unique_ptr<Store> r;
+  ASSERT_TRUE(Store::Open(ro, Path(), MPI_COMM_WORLD, &r).ok());
+  std::string v;
+  ASSERT_TRUE(r->Get(Key(0), &v).ok());  // read once before
+  EXPECT_EQ(v, Value(rank, 0, 0, kBig));
+  for (int gen = 1; gen <= 30; gen++) {
+    for (int i = 0; i < n; i++) ASSERT_TRUE(w->Put(Key(i), Value(rank, i, gen, kBig)).ok());
+    ASSERT_TRUE(w->Commit().ok());
+  }
+  int corrupt = 0;
+  for (int i = 0; i < n; i++) {
+    std::string got;
+    Status st = r->Get(Key(i), &got);
+    if (st.ok()) {
+      EXPECT_EQ(got, Value(rank, i, 0, kBig)) << Key(i) << ": the reader of revision 1 got other bytes";
+    } else {
+      EXPECT_TRUE(st.IsCorruption()) << Key(i) << ": " << st.ToString();
+      corrupt++;
+    }
+  }
+  // The space was reused, so at least one read must have noticed.
+  EXPECT_GT(corrupt, 0) << "revision 1's space was not reused: the test proves nothing";
+  ASSERT_TRUE(r->Close().ok());
+  for (int i = 0; i < n; i++) {
+    ASSERT_TRUE(w->Get(Key(i), &v).ok());
+    EXPECT_EQ(v, Value(rank, i, 30, kBig));
+  }
+  ASSERT_TRUE(w->Close().ok());
+}
+
+// A write stream stays open across commits in which nothing else of its
+// namespace changes (its table is reused), with keep 1 expiring the
+// revisions around it: the stream's bytes are never reused, the commits
+// made meanwhile hold the key's previous object, and the commit after its
+// Close rebuilds the table with the stream's object.
+TEST_F(Interactions, StreamOpenAcrossCommitsWithReusedTables) {
+  int rank = Rank();
+  Options o = Small();
+  o.keep_revisions = 1;
+  std::string streamed;
+  {
+    std::unique_ptr<Store> s;
+    ASSERT_TRUE(Store::Open(o, Path(), MPI_COMM_WORLD, &s).ok());
+    ASSERT_TRUE(s->Put("log", "old").ok());
+    ASSERT_TRUE(s->Put("other", Value(rank, 1, 0)).ok());
+    ASSERT_TRUE(s->Commit().ok());  // 1
+    std::unique_ptr<StreamWriter> sw;
+    ASSERT_TRUE(s->OpenWriteStream("log", {{"kind", TagValue::Int(1)}}, &sw).ok());
+    for (int gen = 1; gen <= 12; gen++) {
+      std::string part = Value(rank, 2, gen);  // 5.6 KB per commit, flushed as it goes
+      streamed += part;
+      ASSERT_TRUE(sw->Write(part).ok());
+      ASSERT_TRUE(sw->Flush().ok());
+      if (rank == 0 && gen % 3 == 0) { ASSERT_TRUE(s->PutShared("tick", std::to_string(gen)).ok()); }
+      ASSERT_TRUE(s->Commit().ok());  // 2..13: this rank's table reused; space of the expired ones reused
+      std::string v;
+      ASSERT_TRUE(s->Get("log", &v).ok());
+      EXPECT_EQ(v, "old") << "commit " << gen + 1 << " while the stream is open";
+    }
+    ASSERT_TRUE(sw->Close().ok());
+    uint64_t got = 0;
+    ASSERT_TRUE(s->Commit(&got).ok());  // 14: the stream's object
+    EXPECT_EQ(got, 14u);
+    ASSERT_TRUE(s->Close().ok());
+  }
+  Options ro = o;
+  ro.read_only = true;
+  std::unique_ptr<Store> s;
+  ASSERT_TRUE(Store::Open(ro, Path(), MPI_COMM_WORLD, &s).ok());
+  ASSERT_EQ(s->revision(), 14u);
+  std::string v;
+  ASSERT_TRUE(s->Get("log", &v).ok());
+  EXPECT_EQ(v.size(), streamed.size());
+  EXPECT_TRUE(v == streamed) << "the streamed object differs";
+  TagList t;
+  ASSERT_TRUE(s->GetTags("log", &t).ok());
+  EXPECT_EQ(t, (TagList{{"kind", TagValue::Int(1)}}));
+  ASSERT_TRUE(s->Get("other", &v).ok());
+  EXPECT_EQ(v, Value(rank, 1, 0));
+  std::string tick;
+  ASSERT_TRUE(s->GetShared("tick", &tick).ok());
+  EXPECT_EQ(tick, "12");
+}
+
+// Tag edits (no put) made while a CommitAsync is in flight belong to the
+// next revision; the revision in flight keeps the tags it had at the call.
+TEST_F(Interactions, TagEditsWhileAnAsyncCommitIsInFlight) {
+  int rank = Rank();
+  for (uint64_t staging : {uint64_t(0), uint64_t(256 << 10)}) {
+    SCOPED_TRACE("staging_bytes " + std::to_string(staging));
+    std::string path = Path() + std::to_string(staging);
+    Options o = Small();
+    o.staging_bytes = staging;
+    {
+      std::unique_ptr<Store> s;
+      ASSERT_TRUE(Store::Open(o, path, MPI_COMM_WORLD, &s).ok());
+      ASSERT_TRUE(s->Put("a", Value(rank, 0, 0), {{"v", TagValue::Int(1)}}).ok());
+      ASSERT_TRUE(s->Commit().ok());  // 1
+      ASSERT_TRUE(s->Put("b", Value(rank, 1, 0)).ok());
+      AsyncCommit h;
+      ASSERT_TRUE(s->CommitAsync(&h).ok());  // 2: a{v=1}, b
+      ASSERT_TRUE(s->SetTag("a", {"v", TagValue::Int(2)}).ok());
+      ASSERT_TRUE(s->SetTag("b", {"w", TagValue::String("x")}).ok());
+      ASSERT_TRUE(h.Wait().ok());
+      ASSERT_TRUE(s->CommitAsync(&h).ok());  // 3: a{v=2}, b{w=x}
+      ASSERT_TRUE(s->DeleteTag("a", "v").ok());
+      ASSERT_TRUE(h.Wait().ok());
+      ASSERT_TRUE(s->Commit().ok());  // 4: a{}, b{w=x}
+      ASSERT_TRUE(s->Close().ok());
+    }
+    struct Want { uint64_t rev; TagList a; TagList b; };
+    for (const Want& w : {Want{2, {{"v", TagValue::Int(1)}}, {}},
+                          Want{3, {{"v", TagValue::Int(2)}}, {{"w", TagValue::String("x")}}},
+                          Want{4, {}, {{"w", TagValue::String("x")}}}}) {
+      Options ro = o;
+      ro.read_only = true;
+      ro.revision = w.rev;
+      std::unique_ptr<Store> s;
+      ASSERT_TRUE(Store::Open(ro, path, MPI_COMM_WORLD, &s).ok());
+      TagList ta, tb;
+      ASSERT_TRUE(s->GetTags("a", &ta).ok());
+      ASSERT_TRUE(s->GetTags("b", &tb).ok());
+      EXPECT_EQ(ta, w.a) << "revision " << w.rev;
+      EXPECT_EQ(tb, w.b) << "revision " << w.rev;
+      std::string v;
+      ASSERT_TRUE(s->Get("a", &v).ok());
+      EXPECT_EQ(v, Value(rank, 0, 0));
+      ASSERT_TRUE(s->Get("b", &v).ok());
+      EXPECT_EQ(v, Value(rank, 1, 0));
+      std::vector<std::string> keys;
+      ASSERT_TRUE(s->Query({TagQuery::Exists("w")}, &keys).ok());
+      EXPECT_EQ(keys, (w.rev >= 3 ? std::vector<std::string>{"b"} : std::vector<std::string>{}));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cairn::test
+
+CAIRN_MPI_TEST_MAIN
