@@ -27,7 +27,11 @@ the one after (whose commit point may have been reached), and it and every
 retained revision read back intact; `cairn verify` passes; and it commits
 more revisions, which the next cut interrupts. Workloads: put, flush,
 commit, asynchronous commit, with and without staging, keep_revisions = 2
-(extents are reused), at 1, 2 and 4 ranks.
+(extents are reused), at 1, 2 and 4 ranks; in three workloads of eight
+(flag g) global arrays too: one put again every other revision, one put
+at revision 1 only and carried while the space around it is reused; in
+three (flag u) the last rank changes nothing in two revisions of three, so
+its index table is reused from a revision retention has expired.
 
 Usage: power_loss_test.py POWER_LOSS_WRITER CAIRN_TOOL MPIEXEC [TRIALS]
 TRIALS defaults to 104, 13 stores of 8 cuts (CAIRN_LONG_TESTS=1: 1,040).
@@ -248,7 +252,7 @@ class Runner:
         return p.returncode, p.stdout.decode(errors="replace")
 
 
-FLAGS = ["-", "a", "f", "s", "as", "af", "sf", "asf"]
+FLAGS = ["-", "au", "fg", "su", "as", "afgu", "sf", "asfg"]  # g: global arrays, u: a rank unchanged
 
 
 def cut_trials(r, trials, log, zeros):

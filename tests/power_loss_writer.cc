@@ -9,8 +9,13 @@
 // each number to STORE.acked ("reported committed") once Commit (or Wait)
 // has returned. FLAGS (any of, or "-"): a = asynchronous commits
 // (CommitAsync + Wait), s = staging (staging_bytes), f = Flush before every
-// other commit, 2 = two data files (Options::subfiles = 2). keep_revisions
-// = 2, so extents are reused.
+// other commit, 2 = two data files (Options::subfiles = 2), g = global
+// arrays: "G" put again by every rank at revision 1 and every even revision
+// (carried between), "H" put at revision 1 only (carried by every later
+// revision while their space is reused), u = unchanged namespaces: the
+// last rank puts only at revisions 1, 4, 7, ..., so its index table is
+// reused by the revisions between (a table written by a revision that
+// retention has expired). keep_revisions = 2, so extents are reused.
 // Which keys a revision writes, and their values, depend only on (rank,
 // revision, key), so the check needs nothing else.
 // Exit: 0 ok, 1 a check failed ("CHECK FAILED"), 2 a call failed.
@@ -22,6 +27,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "cairn/store.h"
 #include "test_util.h"
@@ -37,15 +43,47 @@ constexpr size_t kSize[kKeys] = {700, 3000, 5000, 9000, 20000, 33000};
 
 // Revision 1 writes every key; later ones rewrite some, so older values are
 // carried forward from extents written by older revisions.
+bool g_unchanged = false;  // flag u
+int Ranks();
+bool RankWrites(int rank, uint64_t rev) { return !g_unchanged || rank != Ranks() - 1 || rev % 3 == 1; }
 bool Writes(uint64_t rev, int i) { return rev == 1 || i % 3 == 0 || (rev + uint64_t(i)) % 3 == 0; }
-uint64_t LastWrite(uint64_t rev, int i) {
-  while (!Writes(rev, i)) rev--;
+uint64_t LastWrite(int rank, uint64_t rev, int i) {
+  while (!(Writes(rev, i) && RankWrites(rank, rev))) rev--;
   return rev;
 }
 std::string Value(int rank, uint64_t rev, int i) {
   return Pattern(rank * 1000003ull + rev * 101 + uint64_t(i), kSize[i] + size_t(rev % 7) * 13);
 }
 std::string Key(int i) { return "k" + std::to_string(i); }
+
+bool g_arrays = false;  // flag g
+constexpr uint64_t kArrayPart = 1500;  // elements per rank: 12 KB, across extents
+uint64_t LastArrayWrite(uint64_t rev) { return rev == 1 || rev % 2 == 0 ? rev : rev - 1; }
+double Element(int rank, uint64_t rev, uint64_t i) { return rank * 1e6 + double(i) + double(rev) * 0.25; }
+std::vector<double> ArrayPart(int rank, uint64_t rev) {
+  std::vector<double> v(kArrayPart, 0.0);
+  for (uint64_t i = 0; i < kArrayPart; i++) v[i] = Element(rank, rev, i);
+  return v;
+}
+int Ranks() {
+  int n;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+// "" if array `name` of the open revision holds every rank's part as
+// written at revision `wrote`.
+std::string CheckArray(cairn::Store* s, const std::string& name, uint64_t rev, uint64_t wrote) {
+  int n = Ranks();
+  std::vector<double> all(kArrayPart * uint64_t(n), -1.0);
+  cairn::Status st = s->GetArray(name, {0}, {kArrayPart * uint64_t(n)}, all.data());
+  if (!st.ok()) return "revision " + std::to_string(rev) + " get array " + name + ": " + st.ToString();
+  for (int r = 0; r < n; r++)
+    for (uint64_t i = 0; i < kArrayPart; i++)
+      if (all[uint64_t(r) * kArrayPart + i] != Element(r, wrote, i))
+        return "revision " + std::to_string(rev) + " array " + name + " differs at rank " + std::to_string(r) +
+               " element " + std::to_string(i);
+  return "";
+}
 std::string Shared(uint64_t rev) { return "revision " + std::to_string(rev); }
 
 void AppendLine(const std::string& path, const std::string& text) {
@@ -63,8 +101,16 @@ uint64_t LastAcked(const std::string& store) {
 
 cairn::Status PutRevision(cairn::Store* s, int rank, uint64_t rev) {
   for (int i = 0; i < kKeys; i++) {
-    if (!Writes(rev, i)) continue;
+    if (!Writes(rev, i) || !RankWrites(rank, rev)) continue;
     cairn::Status st = s->Put(Key(i), Value(rank, rev, i), {{"rev", cairn::TagValue::UInt(rev)}});
+    if (!st.ok()) return st;
+  }
+  if (g_arrays && LastArrayWrite(rev) == rev) {
+    uint64_t shape = kArrayPart * uint64_t(Ranks()), start = kArrayPart * uint64_t(rank);
+    std::vector<double> part = ArrayPart(rank, rev);
+    cairn::Status st = s->PutArray("G", cairn::DType::kFloat64, {shape}, {start}, {kArrayPart}, part.data());
+    if (st.ok() && rev == 1)
+      st = s->PutArray("H", cairn::DType::kFloat64, {shape}, {start}, {kArrayPart}, part.data());
     if (!st.ok()) return st;
   }
   if (rank == 0) return s->PutShared("meta", Shared(rev));
@@ -78,13 +124,15 @@ std::string CheckRevision(cairn::Store* s, int rank, uint64_t rev) {
     std::string v;
     cairn::Status st = s->Get(Key(i), &v);
     if (!st.ok()) err = "revision " + std::to_string(rev) + " get " + Key(i) + ": " + st.ToString();
-    else if (v != Value(rank, LastWrite(rev, i), i))
+    else if (v != Value(rank, LastWrite(rank, rev, i), i))
       err = "revision " + std::to_string(rev) + " value " + Key(i) + " differs";
   }
   std::string meta;
   cairn::Status st = s->GetShared("meta", &meta);  // collective: every rank calls it
   if (err.empty() && !st.ok()) err = "revision " + std::to_string(rev) + " get shared: " + st.ToString();
   if (err.empty() && meta != Shared(rev)) err = "revision " + std::to_string(rev) + " shared value differs";
+  if (err.empty() && g_arrays) err = CheckArray(s, "G", rev, LastArrayWrite(rev));
+  if (err.empty() && g_arrays) err = CheckArray(s, "H", rev, 1);
   return err;
 }
 
@@ -117,6 +165,8 @@ int main(int argc, char** argv) {
   if (flags.find('s') != std::string::npos) o.staging_bytes = 64 << 10;
   o.keep_revisions = 2;
   if (flags.find('2') != std::string::npos) o.subfiles = 2;
+  g_arrays = flags.find('g') != std::string::npos;
+  g_unchanged = flags.find('u') != std::string::npos;
 
   // The check of what the restart finds.
   std::unique_ptr<cairn::Store> s;
