@@ -31,7 +31,9 @@ commit, asynchronous commit, with and without staging, keep_revisions = 2
 (flag g) global arrays too: one put again every other revision, one put
 at revision 1 only and carried while the space around it is reused; in
 three (flag u) the last rank changes nothing in two revisions of three, so
-its index table is reused from a revision retention has expired.
+its index table is reused from a revision retention has expired; in
+three (flag t) a write stream, flushed in parts, is open across every
+commit and closed in the next round.
 
 Usage: power_loss_test.py POWER_LOSS_WRITER CAIRN_TOOL MPIEXEC [TRIALS]
 TRIALS defaults to 104, 13 stores of 8 cuts (CAIRN_LONG_TESTS=1: 1,040).
@@ -252,7 +254,7 @@ class Runner:
         return p.returncode, p.stdout.decode(errors="replace")
 
 
-FLAGS = ["-", "au", "fg", "su", "as", "afgu", "sf", "asfg"]  # g: global arrays, u: a rank unchanged
+FLAGS = ["-", "au", "fgt", "su", "ast", "afgu", "sft", "asfg"]  # g: global arrays, u: a rank unchanged, t: a stream open across commits
 
 
 def cut_trials(r, trials, log, zeros):

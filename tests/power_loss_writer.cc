@@ -15,7 +15,11 @@
 // revision while their space is reused), u = unchanged namespaces: the
 // last rank puts only at revisions 1, 4, 7, ..., so its index table is
 // reused by the revisions between (a table written by a revision that
-// retention has expired). keep_revisions = 2, so extents are reused.
+// retention has expired), t = a write stream open across every commit: key
+// "st" is streamed (written and flushed in parts) during round r, stays
+// open across commit r and is closed in round r + 1, so it joins commit
+// r + 1 (tag "w" = r); its chunks lie on disk unreferenced while commit r
+// hands out free space. keep_revisions = 2, so extents are reused.
 // Which keys a revision writes, and their values, depend only on (rank,
 // revision, key), so the check needs nothing else.
 // Exit: 0 ok, 1 a check failed ("CHECK FAILED"), 2 a call failed.
@@ -30,6 +34,7 @@
 #include <vector>
 
 #include "cairn/store.h"
+#include "cairn/stream.h"
 #include "test_util.h"
 
 using cairn::test::Pattern;
@@ -44,6 +49,8 @@ constexpr size_t kSize[kKeys] = {700, 3000, 5000, 9000, 20000, 33000};
 // Revision 1 writes every key; later ones rewrite some, so older values are
 // carried forward from extents written by older revisions.
 bool g_unchanged = false;  // flag u
+bool g_streams = false;    // flag t
+std::string StreamValue(int rank, uint64_t w) { return Pattern(rank * 7777ull + w * 31 + 5, 20000 + size_t(w % 5) * 1000); }
 int Ranks();
 bool RankWrites(int rank, uint64_t rev) { return !g_unchanged || rank != Ranks() - 1 || rev % 3 == 1; }
 bool Writes(uint64_t rev, int i) { return rev == 1 || i % 3 == 0 || (rev + uint64_t(i)) % 3 == 0; }
@@ -131,6 +138,22 @@ std::string CheckRevision(cairn::Store* s, int rank, uint64_t rev) {
   cairn::Status st = s->GetShared("meta", &meta);  // collective: every rank calls it
   if (err.empty() && !st.ok()) err = "revision " + std::to_string(rev) + " get shared: " + st.ToString();
   if (err.empty() && meta != Shared(rev)) err = "revision " + std::to_string(rev) + " shared value differs";
+  if (err.empty() && g_streams) {
+    // Written in some earlier round w (its tag), whole. Absent until some
+    // run commits twice (a run's first commit has no stream of its own to
+    // close); carried from then on. What is there must be right.
+    std::string v;
+    cairn::TagList tags;
+    cairn::Status gs = s->Get("st", &v);
+    if (gs.ok()) gs = s->GetTags("st", &tags);
+    if (gs.IsNotFound()) {
+    } else if (!gs.ok()) {
+      err = "revision " + std::to_string(rev) + " get stream object: " + gs.ToString();
+    } else if (tags.size() != 1 || tags[0].name != "w" || tags[0].value.as_uint() >= rev ||
+               v != StreamValue(rank, tags[0].value.as_uint())) {
+      err = "revision " + std::to_string(rev) + " stream object differs";
+    }
+  }
   if (err.empty() && g_arrays) err = CheckArray(s, "G", rev, LastArrayWrite(rev));
   if (err.empty() && g_arrays) err = CheckArray(s, "H", rev, 1);
   return err;
@@ -167,6 +190,7 @@ int main(int argc, char** argv) {
   if (flags.find('2') != std::string::npos) o.subfiles = 2;
   g_arrays = flags.find('g') != std::string::npos;
   g_unchanged = flags.find('u') != std::string::npos;
+  g_streams = flags.find('t') != std::string::npos;
 
   // The check of what the restart finds.
   std::unique_ptr<cairn::Store> s;
@@ -205,8 +229,19 @@ int main(int argc, char** argv) {
   if (rank == 0) std::printf("reopened at revision %llu (%zu retained), intact\n", (unsigned long long)rev, retained.size());
 
   // The workload: more revisions, each reported once committed.
+  std::unique_ptr<cairn::StreamWriter> sw;  // flag t: open across each commit
   for (uint64_t r = rev + 1; r <= rev + revisions && err.empty(); r++) {
     st = PutRevision(s.get(), rank, r);
+    if (st.ok() && g_streams) {
+      if (sw) st = sw->Close();  // joins commit r
+      sw.reset();
+      if (st.ok()) st = s->OpenWriteStream("st", {{"w", cairn::TagValue::UInt(r)}}, &sw);
+      std::string v = StreamValue(rank, r);
+      for (size_t at = 0; st.ok() && at < v.size(); at += 7000) {
+        st = sw->Write(std::string_view(v).substr(at, 7000));
+        if (st.ok()) st = sw->Flush();  // on disk, named by no revision until commit r + 1
+      }
+    }
     if (st.ok() && flush && r % 2 == 0) st = s->Flush();
     uint64_t got = 0;
     if (st.ok() && async) {

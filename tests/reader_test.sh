@@ -210,6 +210,19 @@ else
   bad "torn MANIFEST tail handled differently"
 fi
 
+# --- a MANIFEST cut inside its first record: the header's committed flag ----
+# makes it Corruption for both (not an empty store)
+cp -r "$store" "$tmp/cut"
+truncate -s 80 "$tmp/cut/MANIFEST"
+reader "$tmp/cut" ls >/dev/null 2>"$tmp/err.cut.r"; rr=$?
+"$CAIRN" ls "$tmp/cut" >/dev/null 2>"$tmp/err.cut.c"; rc=$?
+if [ $rr -eq 2 ] && grep -q "Corruption.*offset 64" "$tmp/err.cut.r" &&
+   [ $rc -ne 0 ] && grep -q "Corruption.*MANIFEST.*offset 64" "$tmp/err.cut.c"; then
+  ok "MANIFEST cut inside its first record: both report Corruption at offset 64"
+else
+  bad "MANIFEST cut inside its first record: reader rc=$rr ($(cat "$tmp/err.cut.r")), cairn rc=$rc ($(cat "$tmp/err.cut.c"))"
+fi
+
 # --- a damaged first record: both skip it (resync) and list revision 2 ------
 # (the reader needs checksums to find the next record)
 if [ ${#NOVERIFY[@]} -ne 0 ]; then

@@ -274,7 +274,8 @@ def parse_manifest(path, verify):
     hlen = c.u32()
     store_id = c.raw(16)
     created = c.u64()
-    c.raw(16)  # reserved: ignored on read
+    flags = c.u32()  # bit 0: a revision was committed; other bits ignored
+    c.raw(12)  # reserved: ignored on read
     stored = c.u64()
     if magic != MANIFEST_MAGIC:
         raise Corruption("MANIFEST: bad magic %r" % magic)
@@ -380,6 +381,10 @@ def parse_manifest(path, verify):
             else:
                 m.pinned.discard(number)
         pos += 8 + L + 8
+    if flags & 1 and last_rev == 0:
+        raise Corruption("MANIFEST: no intact revision record after the header "
+                         "(offset 64, %d bytes in the file), although the header "
+                         "says a revision was committed" % len(buf))
     m.intact_end = pos
     m.revisions = list(retained.values())
     return m
