@@ -391,59 +391,71 @@ TEST_F(ReuseWith, DropOfTheRevisionThatWroteTheTable) {
 // lost number is not taken again.
 TEST_F(ReuseWith, RepairThenCommitReusingTables) {
   int rank = Rank(), size = Size(), changer = size - 1;
-  {
-    std::unique_ptr<Store> s;
-    ASSERT_TRUE(Store::Open(Small(), Path(), MPI_COMM_WORLD, &s).ok());
-    PutAll(s.get(), rank, 0);
-    ASSERT_TRUE(s->Commit().ok());  // 1
-    if (rank == changer) PutAll(s.get(), rank, 1);
-    ASSERT_TRUE(s->Commit().ok());  // 2
-    if (rank == changer) PutAll(s.get(), rank, 2);
-    ASSERT_TRUE(s->Commit().ok());  // 3: its record will rot
-    ASSERT_TRUE(s->Close().ok());
-  }
-  if (rank == 0) {
-    std::string man = Path() + "/MANIFEST";
-    std::ifstream in(man, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    in.close();
-    // The last record: walk the framing.
-    uint64_t off = kManifestHeaderSize, last = 0;
-    while (off + kRecordOverhead <= bytes.size()) {
-      last = off;
-      off += DecodeFixed32(bytes.data() + off) + kRecordOverhead;
+  // Plain: revisions 1-3, keep all. Compacted: revisions 1-12 with keep 2,
+  // so the log that rots has been compacted (repair of a compacted log).
+  for (bool compacted : {false, true}) {
+    SCOPED_TRACE(compacted ? "compacted log" : "plain log");
+    std::string path = Path() + (compacted ? "c" : "p");
+    const uint64_t changes = compacted ? 11 : 2;  // changer commits 2 .. changes + 1
+    const uint64_t rotten = changes + 1, newest = changes;
+    Options o1 = Small();
+    o1.keep_revisions = compacted ? 2 : 0;
+    {
+      std::unique_ptr<Store> s;
+      ASSERT_TRUE(Store::Open(o1, path, MPI_COMM_WORLD, &s).ok());
+      PutAll(s.get(), rank, 0);
+      ASSERT_TRUE(s->Commit().ok());  // 1
+      for (uint64_t gen = 1; gen <= changes; gen++) {
+        if (rank == changer) PutAll(s.get(), rank, int(gen));
+        ASSERT_TRUE(s->Commit().ok());  // gen + 1; the last one's record will rot
+      }
+      ASSERT_TRUE(s->Close().ok());
     }
-    ASSERT_EQ(off, bytes.size());
-    bytes[last + 40] ^= 0x10;
-    std::ofstream(man, std::ios::binary | std::ios::trunc) << bytes;
-    RepairReport rep;
-    Status st = RepairManifest(Path(), &rep);
-    ASSERT_TRUE(st.ok()) << st.ToString();
-    EXPECT_TRUE(rep.tail_damaged);
-    EXPECT_EQ(rep.reserved_revision, 3u);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  Options o = Small();
-  o.keep_revisions = 1;
-  {
-    std::unique_ptr<Store> s;
-    ASSERT_TRUE(Store::Open(At(0, false, o), Path(), MPI_COMM_WORLD, &s).ok());
-    EXPECT_EQ(s->revision(), 2u);
-    uint64_t got = 0;
-    ASSERT_TRUE(s->Commit(&got).ok());
-    EXPECT_EQ(got, 4u) << "the lost revision 3's number was taken again";
-    for (int gen = 10; gen < 20; gen++) {
-      if (rank == 0) PutAll(s.get(), rank, gen);
-      ASSERT_TRUE(s->Commit().ok());
+    if (rank == 0) {
+      std::string man = path + "/MANIFEST";
+      std::ifstream in(man, std::ios::binary);
+      std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      in.close();
+      // The last record: walk the framing.
+      uint64_t off = kManifestHeaderSize, last = 0;
+      int records = 0;
+      for (; off + kRecordOverhead <= bytes.size(); records++) {
+        last = off;
+        off += DecodeFixed32(bytes.data() + off) + kRecordOverhead;
+      }
+      ASSERT_EQ(off, bytes.size());
+      if (compacted) EXPECT_LT(uint64_t(records), rotten) << "the log was never compacted";
+      bytes[last + 40] ^= 0x10;
+      std::ofstream(man, std::ios::binary | std::ios::trunc) << bytes;
+      RepairReport rep;
+      Status st = RepairManifest(path, &rep);
+      ASSERT_TRUE(st.ok()) << st.ToString();
+      EXPECT_TRUE(rep.tail_damaged);
+      EXPECT_EQ(rep.reserved_revision, rotten);
     }
-    ASSERT_TRUE(s->Close().ok());
+    MPI_Barrier(MPI_COMM_WORLD);
+    Options o = Small();
+    o.keep_revisions = 1;
+    {
+      std::unique_ptr<Store> s;
+      ASSERT_TRUE(Store::Open(At(0, false, o), path, MPI_COMM_WORLD, &s).ok());
+      EXPECT_EQ(s->revision(), newest);
+      uint64_t got = 0;
+      ASSERT_TRUE(s->Commit(&got).ok());
+      EXPECT_EQ(got, rotten + 1) << "the lost revision's number was taken again";
+      for (int gen = 30; gen < 40; gen++) {
+        if (rank == 0) PutAll(s.get(), rank, gen);
+        ASSERT_TRUE(s->Commit().ok());
+      }
+      ASSERT_TRUE(s->Close().ok());
+    }
+    std::vector<int> gens(size, 0);
+    gens[changer] = int(newest - 1);
+    gens[0] = 39;
+    ExpectRevision(path, rotten + 11, gens, true, o);
+    std::unique_ptr<Store> s;
+    EXPECT_TRUE(Store::Open(At(rotten, true), path, MPI_COMM_WORLD, &s).IsNotFound());
   }
-  std::vector<int> gens(size, 0);
-  gens[changer] = 1;
-  gens[0] = 19;
-  ExpectRevision(Path(), 14, gens, true, o);
-  std::unique_ptr<Store> s;
-  EXPECT_TRUE(Store::Open(At(3, true), Path(), MPI_COMM_WORLD, &s).IsNotFound());
 }
 
 // Compaction (every few commits, CAIRN_MANIFEST_COMPACT_BYTES below) with
