@@ -195,6 +195,74 @@ TEST_F(Interactions, TagEditsWhileAnAsyncCommitIsInFlight) {
   }
 }
 
+// Pin, Unpin and Drop called while a CommitAsync is in flight: the commit
+// finishes first (one collective at a time), so a revision it expires can
+// no longer be pinned (NotFound), and the manifest stays readable with
+// every retained revision intact.
+TEST_F(Interactions, PinAndDropWhileAnAsyncCommitIsInFlight) {
+  int rank = Rank();
+  for (uint64_t keep : {uint64_t(0), uint64_t(1)}) {
+    SCOPED_TRACE("keep_revisions " + std::to_string(keep));
+    std::string path = Path() + std::to_string(keep);
+    Options o = Small();
+    o.keep_revisions = keep;
+    {
+      std::unique_ptr<Store> s;
+      ASSERT_TRUE(Store::Open(o, path, MPI_COMM_WORLD, &s).ok());
+      ASSERT_TRUE(s->Put("a", Value(rank, 0, 1)).ok());
+      ASSERT_TRUE(s->Commit().ok());  // 1
+      ASSERT_TRUE(s->Put("a", Value(rank, 0, 2)).ok());
+      AsyncCommit h;
+      ASSERT_TRUE(s->CommitAsync(&h).ok());  // 2 (expires 1 with keep 1)
+      Status st = s->Pin(1);
+      if (keep == 1) {
+        EXPECT_TRUE(st.IsNotFound()) << st.ToString();
+      } else {
+        ASSERT_TRUE(st.ok()) << st.ToString();
+        EXPECT_TRUE(s->Drop(1).IsInvalidArgument());  // pinned
+        ASSERT_TRUE(s->Unpin(1).ok());
+      }
+      ASSERT_TRUE(h.Wait().ok());
+      ASSERT_TRUE(s->Put("a", Value(rank, 0, 3)).ok());
+      ASSERT_TRUE(s->CommitAsync(&h).ok());  // 3
+      st = s->Drop(2);  // expired by 3 (keep 1), or dropped now (keep 0)
+      if (keep == 1) {
+        EXPECT_TRUE(st.IsNotFound()) << st.ToString();
+      } else {
+        EXPECT_TRUE(st.ok()) << st.ToString();
+      }
+      ASSERT_TRUE(h.Wait().ok());
+      ASSERT_TRUE(s->Close().ok());
+    }
+    std::vector<RevisionInfo> revs;
+    {
+      Options ro = o;
+      ro.read_only = true;
+      std::unique_ptr<Store> s;
+      ASSERT_TRUE(Store::Open(ro, path, MPI_COMM_WORLD, &s).ok());
+      ASSERT_TRUE(s->ListRevisions(&revs).ok());
+    }
+    std::vector<uint64_t> got;
+    for (const RevisionInfo& r : revs) got.push_back(r.revision);
+    EXPECT_EQ(got, (keep == 1 ? std::vector<uint64_t>{3} : std::vector<uint64_t>{1, 3}));
+    for (uint64_t rev : got) {
+      Options ro = o;
+      ro.read_only = true;
+      ro.revision = rev;
+      std::unique_ptr<Store> s;
+      ASSERT_TRUE(Store::Open(ro, path, MPI_COMM_WORLD, &s).ok()) << "revision " << rev;
+      std::string v;
+      ASSERT_TRUE(s->Get("a", &v).ok());
+      EXPECT_EQ(v, Value(rank, 0, int(rev))) << "revision " << rev;
+    }
+    std::unique_ptr<Store> w;  // and a writer still opens and commits
+    ASSERT_TRUE(Store::Open(o, path, MPI_COMM_WORLD, &w).ok());
+    uint64_t next = 0;
+    ASSERT_TRUE(w->Commit(&next).ok());
+    EXPECT_EQ(next, 4u);
+  }
+}
+
 }  // namespace
 }  // namespace cairn::test
 
