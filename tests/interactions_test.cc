@@ -2,8 +2,8 @@
 // test: a read-only handle beside a writer whose retention expires (and
 // reuses the space of) the revision it opened; a write stream open across
 // commits in a namespace whose table is otherwise reused, with keep 1; tag
-// edits made while an asynchronous commit is in flight. At 1, 2 and 4
-// ranks; every test reads the data back.
+// edits, and Pin/Unpin/Drop, while an asynchronous commit is in flight. At
+// 1, 2 and 4 ranks; every test reads the data back.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
