@@ -115,9 +115,12 @@ std::string IndexTableBuilder::Finish() {
   return std::move(out_);
 }
 
-Status ParseIndexTable(std::string bytes, const std::string& where,
-                       std::shared_ptr<IndexTable>* out) {
+namespace {
+
+// Checks and parses t->bytes (already set) into t.
+Status ParseInto(IndexTable* t, const std::string& where, bool checksum_verified) {
   auto corrupt = [&](const std::string& what) { return Status::Corruption(where + ": " + what); };
+  std::string_view bytes = t->bytes;
   if (bytes.size() < kIndexHeaderSize + 8) return corrupt("index table truncated");
   const char* p = bytes.data();
   if (std::memcmp(p, kIndexMagic, 8) != 0) return corrupt("index table has a bad magic number");
@@ -125,9 +128,8 @@ Status ParseIndexTable(std::string bytes, const std::string& where,
   if (version > kIndexFormatVersion)
     return Status::NotSupported(where + ": index table format version " + std::to_string(version) +
                                 " is newer than this cairn supports");
-  if (DecodeFixed64(p + bytes.size() - 8) != Checksum(p, bytes.size() - 8))
+  if (!checksum_verified && DecodeFixed64(p + bytes.size() - 8) != Checksum(p, bytes.size() - 8))
     return corrupt("index table checksum mismatch");
-  auto t = std::make_shared<IndexTable>();
   t->ns = DecodeFixed32(p + 12);
   t->revision = DecodeFixed64(p + 16);
   uint64_t count = DecodeFixed64(p + 24);
@@ -135,8 +137,7 @@ Status ParseIndexTable(std::string bytes, const std::string& where,
   size_t body_len = bytes.size() - 8 - kIndexHeaderSize;
   // Every name and entry takes at least one byte: bound the counts first.
   if (count > body_len || nnames > body_len) return corrupt("index table counts exceed its size");
-  t->bytes = std::move(bytes);
-  Decoder d(std::string_view(t->bytes.data() + kIndexHeaderSize, body_len));
+  Decoder d(std::string_view(p + kIndexHeaderSize, body_len));
   t->names.Reserve(nnames);
   for (uint64_t i = 0; i < nnames; i++) {
     std::string_view n = d.LengthPrefixed();
@@ -158,8 +159,29 @@ Status ParseIndexTable(std::string bytes, const std::string& where,
     t->keys.push_back(key);
   }
   if (d.remaining() != 0) return corrupt("bytes after the last index entry");
-  *out = std::move(t);
   return Status::OK();
+}
+
+}  // namespace
+
+Status ParseIndexTable(std::string bytes, const std::string& where,
+                       std::shared_ptr<IndexTable>* out, bool checksum_verified) {
+  auto t = std::make_shared<IndexTable>();
+  t->owned = std::move(bytes);
+  t->bytes = t->owned;
+  Status s = ParseInto(t.get(), where, checksum_verified);
+  if (s.ok()) *out = std::move(t);
+  return s;
+}
+
+Status ParseIndexTable(std::unique_ptr<char[]> buf, size_t size, const std::string& where,
+                       std::shared_ptr<IndexTable>* out, bool checksum_verified) {
+  auto t = std::make_shared<IndexTable>();
+  t->raw = std::move(buf);
+  t->bytes = std::string_view(t->raw.get(), size);
+  Status s = ParseInto(t.get(), where, checksum_verified);
+  if (s.ok()) *out = std::move(t);
+  return s;
 }
 
 }  // namespace cairn

@@ -57,7 +57,9 @@ std::string_view EntryKey(std::string_view body);
 
 // A parsed table: owns its bytes; entries are views into them.
 struct IndexTable {
-  std::string bytes;  // the whole table as stored
+  std::string_view bytes;  // the whole table as stored (in `owned` or `raw`)
+  std::string owned;              // the bytes, when given as a string
+  std::unique_ptr<char[]> raw;    // the bytes, when read into a raw buffer
   uint32_t ns = 0;
   uint64_t revision = 0;
   NameDict names;
@@ -87,8 +89,15 @@ class IndexTableBuilder {
 };
 
 // Parses and verifies a table (checksum first, then structure and order).
-// `where` names the table in error messages.
+// `where` names the table in error messages. checksum_verified: the caller
+// has already checked a checksum over all of `bytes` (the manifest's, in
+// the table's descriptor), so the table's own trailing checksum, which
+// that one covers, is not hashed a second time.
 Status ParseIndexTable(std::string bytes, const std::string& where,
-                       std::shared_ptr<IndexTable>* table);
+                       std::shared_ptr<IndexTable>* table, bool checksum_verified = false);
+// The same for `size` bytes in a buffer the table takes over (a read
+// straight from the file into memory that was never zero-filled).
+Status ParseIndexTable(std::unique_ptr<char[]> buf, size_t size, const std::string& where,
+                       std::shared_ptr<IndexTable>* table, bool checksum_verified = false);
 
 }  // namespace cairn
