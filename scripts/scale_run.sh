@@ -4,12 +4,15 @@
 # small machine.
 #
 #   1. The collective test binaries under mpiexec -n TESTS_NP (default 64),
-#      one at a time, and query_ranks_test (write on TESTS_NP ranks, QueryAll
-#      on TESTS_NP and on 17).
+#      one at a time, and query_ranks_test (its writer needs 4 ranks;
+#      QueryAll of that revision on TESTS_NP and on 17 ranks).
 #   2. bench/scale/scale_bench at each rank count of RANKS (default
 #      "8 16 32 64"): COMMITS commits (default 50) of KIB KiB per rank
 #      (default 1024) with keep_revisions = 2, then a restart (read-only open
 #      and a read of everything); its counters and memory per rank count.
+#      With LUSTRE=1 (the default) each rank count runs a second time with
+#      the layout cairn picks on Lustre (CAIRN_FS_MAGIC=0BD00BD0: one data
+#      file per node, one node here).
 #   3. With STRACE=1, the file-system calls per checkpoint counted from
 #      outside by strace -f: a run of 2*COMMITS commits minus one of COMMITS,
 #      divided by COMMITS (start-up, creation and the restart cancel out).
@@ -18,7 +21,7 @@
 # Writes OUT/summary.md (and each run's raw output beside it).
 #
 # usage: scripts/scale_run.sh [BUILD_DIR] [OUT_DIR]
-#   env: TESTS_NP=64 RANKS="8 16 32 64" COMMITS=50 KIB=1024 STRACE=0
+#   env: TESTS_NP=64 RANKS="8 16 32 64" COMMITS=50 KIB=1024 STRACE=0 LUSTRE=1
 #        SKIP_TESTS=1 (bench only) SKIP_BENCH=1 (tests only)
 #        TEST_TIMEOUT=3600 (seconds per test binary)
 set -uo pipefail
@@ -33,6 +36,7 @@ RANKS=${RANKS:-"8 16 32 64"}
 COMMITS=${COMMITS:-50}
 KIB=${KIB:-1024}
 STRACE=${STRACE:-0}
+LUSTRE=${LUSTRE:-1}
 TEST_TIMEOUT=${TEST_TIMEOUT:-3600}
 work=$(mktemp -d "${TMPDIR:-/tmp}/cairn_scale.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -76,12 +80,12 @@ if [ "${SKIP_TESTS:-0}" != 1 ]; then
   if [ -x "$bin" ]; then
     log=$out/test-query_ranks_test-np$TESTS_NP.log
     start=$(date +%s.%N)
-    { run_np "$TESTS_NP" "$bin" write "$work/q" && run_np "$TESTS_NP" "$bin" check "$work/q" &&
+    { run_np 4 "$bin" write "$work/q" && run_np "$TESTS_NP" "$bin" check "$work/q" &&
       run_np 17 "$bin" check "$work/q"; } > "$log" 2>&1
     rc=$?
     secs=$(awk "BEGIN{printf \"%.0f\", $(date +%s.%N) - $start}")
     res=PASS; [ $rc -ne 0 ] && res="FAIL (rc $rc)"
-    echo "| query_ranks_test (write $TESTS_NP, QueryAll on $TESTS_NP and 17) | $res | $secs | |" >> "$summary"
+    echo "| query_ranks_test (a 4-rank revision, QueryAll on $TESTS_NP and 17 ranks) | $res | $secs | |" >> "$summary"
     echo "query_ranks_test: $res in ${secs}s"
     rm -rf "$work/q"
   fi
@@ -98,6 +102,10 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
     echo "scale_bench at $np ranks"
     run_np "$np" "$bench" "$work" "$COMMITS" "$KIB" > "$out/bench-np$np.txt" 2> "$out/bench-np$np.err" ||
       { echo "scale_bench failed at $np ranks (see $out/bench-np$np.err)"; exit 1; }
+    if [ "$LUSTRE" = 1 ]; then  # the layout cairn picks on Lustre: one data file per node
+      CAIRN_FS_MAGIC=0BD00BD0 run_np "$np" "$bench" "$work" "$COMMITS" "$KIB" > "$out/bench-lustre-np$np.txt" \
+        2> "$out/bench-lustre-np$np.err" || { echo "scale_bench (Lustre layout) failed at $np ranks"; exit 1; }
+    fi
     if [ "$STRACE" = 1 ]; then
       calls=open,openat,creat,mkdir,mkdirat,stat,lstat,fstat,newfstatat,statx,rename,renameat,renameat2,unlink,unlinkat,fsync,fdatasync,ftruncate,pwrite64,pwritev,write,pread64,preadv,read
       for c in "$COMMITS" $((2 * COMMITS)); do

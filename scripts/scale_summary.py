@@ -51,7 +51,15 @@ def fit(xs, ys):
 
 def main():
     out, commits, ranks = sys.argv[1], int(sys.argv[2]), [int(r) for r in sys.argv[3:]]
-    runs = {n: load(os.path.join(out, f"bench-np{n}.txt")) for n in ranks}
+    table(out, commits, ranks, "bench", "local file system layout (one data file per rank)")
+    lustre = [n for n in ranks if os.path.exists(os.path.join(out, f"bench-lustre-np{n}.txt"))]
+    if len(lustre) >= 2:
+        table(out, commits, lustre, "bench-lustre",
+              "Lustre's layout (CAIRN_FS_MAGIC=0BD00BD0: one data file per node; one node here)")
+
+
+def table(out, commits, ranks, prefix, what):
+    runs = {n: load(os.path.join(out, f"{prefix}-np{n}.txt")) for n in ranks}
     rows = [
         ("commit time, median (ms)", "commit_median_s", 1e3),
         ("commit time, median of the first 10 (ms)", "commit_median_first10_s", 1e3),
@@ -75,6 +83,16 @@ def main():
         ("restart open + read, all ranks: read requests", "restart_open_read.read_requests.all", 1),
         ("restart open + read, all ranks: bytes read", "restart_open_read.read_bytes.all", 1),
         ("restart open + read, all ranks: metadata ops", "restart_open_read.metadata_ops.all", 1),
+        ("RSS after MPI's warm-up, before the store (baseline), rank 0 (KiB)", "rss_mpi_baseline_kib.rank0", 1),
+        ("RSS baseline, largest other rank (KiB)", "rss_mpi_baseline_kib.others_max", 1),
+        ("RSS above the baseline after the last commit, rank 0 (KiB)", "rss_above_baseline_after_last_commit_kib.rank0", 1),
+        ("RSS above the baseline after the last commit, largest other rank (KiB)", "rss_above_baseline_after_last_commit_kib.others_max", 1),
+        ("heap in use by the store after the last commit (above baseline), rank 0 (KiB)", "heap_store_after_last_commit_kib.rank0", 1),
+        ("heap in use by the store after the last commit, largest other rank (KiB)", "heap_store_after_last_commit_kib.others_max", 1),
+        ("heap growth per commit (commit 10 to last), rank 0 (KiB)", "heap_growth_per_commit_kib.rank0", 1),
+        ("heap growth per commit, largest other rank (KiB)", "heap_growth_per_commit_kib.others_max", 1),
+        ("heap above baseline after the restart's read, rank 0 (KiB)", "heap_after_restart_read_kib.rank0", 1),
+        ("heap above baseline after the restart's read, largest other rank (KiB)", "heap_after_restart_read_kib.others_max", 1),
         ("RSS after the first commit, rank 0 (KiB)", "rss_after_first_commit_kib.rank0", 1),
         ("RSS after the first commit, largest other rank (KiB)", "rss_after_first_commit_kib.others_max", 1),
         ("RSS after the last commit, rank 0 (KiB)", "rss_after_last_commit_kib.rank0", 1),
@@ -86,7 +104,7 @@ def main():
         ("peak RSS (VmHWM) at the end, rank 0 (KiB)", "hwm_end_kib.rank0", 1),
     ]
     first = runs[ranks[0]]
-    print(f"## scale_bench: {commits} commits of {first.get('bytes_per_rank', 0) / 1024:.0f} KiB per rank "
+    print(f"## scale_bench, {what}: {commits} commits of {first.get('bytes_per_rank', 0) / 1024:.0f} KiB per rank "
           f"({first.get('objects', 0):.0f} values of {first.get('value_bytes', 0) / 1024:.0f} KiB with 4 tags, "
           f"{first.get('small_objects', 0):.0f} inline values, one global-array block), keep_revisions = 2, sync on")
     print()
@@ -108,6 +126,8 @@ def main():
         cells = " | ".join(f"{y:,.1f}" if abs(y) < 1000 else f"{y:,.0f}" for y in ys)
         print(f"| {label} | {cells} | {a:,.1f} + {b:,.2f} N | {worst * 100:.0f} % |")
     print()
+    if prefix != "bench":
+        return
     traced = {n: (strace_counts(os.path.join(out, f"strace-np{n}-c{commits}.txt")),
                   strace_counts(os.path.join(out, f"strace-np{n}-c{2 * commits}.txt"))) for n in ranks}
     if any(a is not None and b is not None for a, b in traced.values()):

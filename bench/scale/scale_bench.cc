@@ -16,13 +16,16 @@
 //     bytes, metadata operations (IoStats: opens, creates, mkdirs, stats,
 //     fsyncs, renames, unlinks, truncates), and the index bytes rank 0
 //     gathered;
-//   - memory: VmRSS after the first, the 10th and the last commit and
-//     VmHWM at the end, at rank 0 and the largest of the other ranks, and
-//     the growth per commit between the 10th and the last;
+//   - memory: VmRSS after MPI's warm-up (the baseline), after the first,
+//     the 10th and the last commit, and VmHWM at the end; heap in use
+//     (mallinfo2) the same way, which leaves out MPI's shared-memory
+//     segments; at rank 0 and the largest of the other ranks, and the
+//     growth per commit between the 10th and the last;
 //   - restart: open time, read time, and the requests, bytes and metadata
 //     operations of open + read, summed over ranks and at rank 0.
 //
 //   mpiexec -n 64 scale_bench DIR [commits=50] [KiB per rank=1024] [objects=3]
+#include <malloc.h>
 #include <mpi.h>
 
 #include <algorithm>
@@ -60,6 +63,14 @@ uint64_t ProcKiB(const char* field) {
       return std::strtoull(line.c_str() + n + 1, nullptr, 10);
   }
   return 0;
+}
+
+// Heap bytes in use (malloc'd, including mmap'd blocks), in KiB: what the
+// library and MPI hold through malloc, without MPI's shared-memory
+// segments, which RSS counts too.
+uint64_t HeapKiB() {
+  struct mallinfo2 m = mallinfo2();
+  return uint64_t(m.uordblks + m.hblkhd) / 1024;
 }
 
 // The counters that this measurement reports, as an array for reductions.
@@ -148,7 +159,21 @@ int main(int argc, char** argv) {
   uint64_t value_bytes = kib * 1024 / uint64_t(objects + 1) / 8 * 8;
   uint64_t elems = value_bytes / 8;
   if (g_rank == 0) std::filesystem::remove_all(path);
+  // Warm MPI up with the collectives a commit makes (a gather to rank 0 of
+  // a table-sized message per rank, broadcasts, reductions), so that the
+  // memory MPI takes per peer is in the baseline and not charged to the
+  // store.
+  {
+    std::vector<char> mine(4096, 1), all(g_rank == 0 ? 4096 * size_t(g_size) : 1);
+    for (int i = 0; i < 3; i++) {
+      MPI_Gather(mine.data(), 4096, MPI_CHAR, all.data(), 4096, MPI_CHAR, 0, MPI_COMM_WORLD);
+      MPI_Bcast(mine.data(), 4096, MPI_CHAR, 0, MPI_COMM_WORLD);
+      MPI_Scatter(all.data(), 4096, MPI_CHAR, mine.data(), 4096, MPI_CHAR, 0, MPI_COMM_WORLD);
+      MaxOverRanks(1.0);
+    }
+  }
   MPI_Barrier(MPI_COMM_WORLD);
+  uint64_t rss_base = ProcKiB("VmRSS"), heap_base = HeapKiB();
 
   cairn::Options o;
   o.keep_revisions = 2;
@@ -160,7 +185,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> values(objects, std::string(value_bytes, '\0'));
   std::vector<double> array(elems);
   std::vector<double> commit_s;
-  uint64_t rss_first = 0, rss_10 = 0;
+  uint64_t rss_first = 0, rss_10 = 0, heap_first = 0, heap_10 = 0;
   cairn::IoStats before_steady{};
   for (int c = 0; c < commits; c++) {
     for (int i = 0; i < objects; i++) {
@@ -187,10 +212,10 @@ int main(int argc, char** argv) {
     auto t = Clock::now();
     Check(s->Commit(), "commit");
     commit_s.push_back(MaxOverRanks(std::chrono::duration<double>(Clock::now() - t).count()));
-    if (c == 0) rss_first = ProcKiB("VmRSS");
-    if (c == 10) rss_10 = ProcKiB("VmRSS");
+    if (c == 0) rss_first = ProcKiB("VmRSS"), heap_first = HeapKiB();
+    if (c == 10) rss_10 = ProcKiB("VmRSS"), heap_10 = HeapKiB();
   }
-  uint64_t rss_last = ProcKiB("VmRSS");
+  uint64_t rss_last = ProcKiB("VmRSS"), heap_last = HeapKiB();
   // Commits 11 .. commits-1 are steady state: retention drops one revision
   // per commit and its space is reused.
   cairn::IoStats after = s->stats();
@@ -213,6 +238,13 @@ int main(int argc, char** argv) {
     std::printf("commit_median_first10_s %.6f\ncommit_median_last10_s %.6f\n", head[5], tail[5]);
   }
   PrintCounters("commit", per_commit, steady);
+  PrintRank0AndOthers("rss_mpi_baseline_kib", double(rss_base));
+  PrintRank0AndOthers("heap_mpi_baseline_kib", double(heap_base));
+  PrintRank0AndOthers("heap_after_first_commit_kib", double(heap_first));
+  PrintRank0AndOthers("heap_after_last_commit_kib", double(heap_last));
+  PrintRank0AndOthers("heap_store_after_last_commit_kib", double(heap_last) - double(heap_base));
+  PrintRank0AndOthers("heap_growth_per_commit_kib", (double(heap_last) - double(heap_10)) / steady);
+  PrintRank0AndOthers("rss_above_baseline_after_last_commit_kib", double(rss_last) - double(rss_base));
   PrintRank0AndOthers("rss_after_first_commit_kib", double(rss_first));
   PrintRank0AndOthers("rss_after_commit10_kib", double(rss_10));
   PrintRank0AndOthers("rss_after_last_commit_kib", double(rss_last));
@@ -262,6 +294,7 @@ int main(int argc, char** argv) {
   PrintCounters("restart_open", Counters(open_stats), 1);
   PrintCounters("restart_open_read", Counters(read_stats), 1);
   PrintRank0AndOthers("hwm_end_kib", double(ProcKiB("VmHWM")));
+  PrintRank0AndOthers("heap_after_restart_read_kib", double(HeapKiB()) - double(heap_base));
   Check(s->Close(), "close restart");
   s.reset();
   if (g_rank == 0) std::filesystem::remove_all(path);
