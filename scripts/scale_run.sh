@@ -71,7 +71,7 @@ if [ "${SKIP_TESTS:-0}" != 1 ]; then
     (cd "$work" && run_np "$TESTS_NP" timeout "$TEST_TIMEOUT" "$bin") > "$log" 2>&1
     rc=$?
     secs=$(awk "BEGIN{printf \"%.0f\", $(date +%s.%N) - $start}")
-    line=$(grep -E '^\[  (PASSED|FAILED)  \]' "$log" | sort | uniq -c | tr '\n' ';' | sed 's/  */ /g')
+    line=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E '^\[  (PASSED|FAILED)  \]' | sort | uniq -c | tr '\n' ';' | sed 's/  */ /g')
     res=PASS; [ $rc -ne 0 ] && res="FAIL (rc $rc)"
     echo "| $t | $res | $secs | $line |" >> "$summary"
     echo "$t: $res in ${secs}s"

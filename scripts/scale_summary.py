@@ -45,7 +45,7 @@ def fit(xs, ys):
     sxx = sum((x - mx) ** 2 for x in xs)
     b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
     a = my - b * mx
-    worst = max((abs(a + b * x - y) / max(abs(y), 1e-9) for x, y in zip(xs, ys)), default=0)
+    worst = max((abs(a + b * x - y) / max(abs(y), 1.0) for x, y in zip(xs, ys)), default=0)
     return a, b, worst
 
 
@@ -87,6 +87,8 @@ def table(out, commits, ranks, prefix, what):
         ("RSS baseline, largest other rank (KiB)", "rss_mpi_baseline_kib.others_max", 1),
         ("RSS above the baseline after the last commit, rank 0 (KiB)", "rss_above_baseline_after_last_commit_kib.rank0", 1),
         ("RSS above the baseline after the last commit, largest other rank (KiB)", "rss_above_baseline_after_last_commit_kib.others_max", 1),
+        ("heap in use after the writable open (above baseline), rank 0 (KiB)", "heap_store_after_open_kib.rank0", 1),
+        ("heap in use after the writable open, largest other rank (KiB)", "heap_store_after_open_kib.others_max", 1),
         ("heap in use by the store after the last commit (above baseline), rank 0 (KiB)", "heap_store_after_last_commit_kib.rank0", 1),
         ("heap in use by the store after the last commit, largest other rank (KiB)", "heap_store_after_last_commit_kib.others_max", 1),
         ("heap growth per commit (commit 10 to last), rank 0 (KiB)", "heap_growth_per_commit_kib.rank0", 1),

@@ -181,6 +181,7 @@ int main(int argc, char** argv) {
   auto t0 = Clock::now();
   Check(cairn::Store::Open(o, path, MPI_COMM_WORLD, &s), "open");
   double create_s = MaxOverRanks(std::chrono::duration<double>(Clock::now() - t0).count());
+  uint64_t heap_open = HeapKiB();
 
   std::vector<std::string> values(objects, std::string(value_bytes, '\0'));
   std::vector<double> array(elems);
@@ -240,6 +241,7 @@ int main(int argc, char** argv) {
   PrintCounters("commit", per_commit, steady);
   PrintRank0AndOthers("rss_mpi_baseline_kib", double(rss_base));
   PrintRank0AndOthers("heap_mpi_baseline_kib", double(heap_base));
+  PrintRank0AndOthers("heap_store_after_open_kib", double(heap_open) - double(heap_base));
   PrintRank0AndOthers("heap_after_first_commit_kib", double(heap_first));
   PrintRank0AndOthers("heap_after_last_commit_kib", double(heap_last));
   PrintRank0AndOthers("heap_store_after_last_commit_kib", double(heap_last) - double(heap_base));
