@@ -252,6 +252,38 @@ TEST_F(MpiArray, MismatchFailsOnEveryRank) {
   EXPECT_TRUE(list.empty());
 }
 
+// A restart reads the shared table (the arrays' descriptors) once, at rank
+// 0, and broadcasts it: a rank's first GetArray then reads only its block.
+// Before, every rank read the shared table from rank 0's data file at its
+// first GetArray: N opens and N reads of the same bytes (doc/scale.md).
+TEST_F(MpiArray, RestartReadsTheSharedTableOnceAtRankZero) {
+  const uint64_t n = 64;  // elements per rank: one 512-byte block
+  {
+    auto s = Open();
+    std::vector<double> v(n);
+    for (uint64_t i = 0; i < n; i++) v[i] = double(uint64_t(Rank()) * n + i);
+    ASSERT_TRUE(s->PutArray("b", DType::kFloat64, {n * uint64_t(Size())}, {uint64_t(Rank()) * n}, {n},
+                            v.data()).ok());
+    ASSERT_TRUE(s->Commit().ok());
+    ASSERT_TRUE(s->Close().ok());
+  }
+  Options ro = Small();
+  ro.read_only = true;
+  auto r = Open(ro);
+  IoStats a = r->stats();
+  std::vector<double> out(n);
+  ASSERT_TRUE(r->GetArray("b", {uint64_t(Rank()) * n}, {n}, out.data()).ok());
+  IoStats b = r->stats();
+  for (uint64_t i = 0; i < n; i++) ASSERT_EQ(out[i], double(uint64_t(Rank()) * n + i));
+  EXPECT_EQ(b.read_requests - a.read_requests, 1u) << "rank " << Rank();
+  EXPECT_EQ(b.read_bytes - a.read_bytes, n * 8) << "rank " << Rank();
+  EXPECT_LE(b.opens - a.opens, 1u) << "rank " << Rank();
+  // The whole array, every block, from the broadcast descriptor.
+  std::vector<double> all(n * uint64_t(Size()));
+  ASSERT_TRUE(r->GetArray("b", {0}, {all.size()}, all.data()).ok());
+  for (uint64_t i = 0; i < all.size(); i++) ASSERT_EQ(all[i], double(i));
+}
+
 }  // namespace
 }  // namespace cairn
 CAIRN_MPI_TEST_MAIN

@@ -623,6 +623,25 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     }
     s = AgreeStatus(c, rs);
     if (!s.ok()) return s;
+    // The shared table (global arrays' descriptors, shared objects) is
+    // needed by every rank that reads an array: rank 0 broadcasts the copy
+    // it read and checked, instead of every rank reading the same bytes
+    // from rank 0's data file at its first GetArray (N opens and N reads
+    // of one table at a restart: doc/scale.md). Above the limit each rank
+    // still reads it on demand.
+    const uint64_t kBroadcastSharedLimit = 64ull << 20;
+    if (nranks > 1 && rec.shared().length > 0 && rec.shared().length <= kBroadcastSharedLimit) {
+      std::string sb;
+      if (rank == 0) sb = shared->bytes;
+      c->Bcast(&sb, 0);
+      std::shared_ptr<IndexTable> t;
+      // Rank 0 checked these bytes; a failure here (memory damage) leaves
+      // the table to be read from the file on demand, which reports it.
+      if (rank != 0 && Checksum(sb) == rec.shared().checksum &&
+          ParseIndexTable(std::move(sb), rep->Where(kSharedNamespace) + " index", &t).ok() &&
+          t->ns == kSharedNamespace)
+        rep->tables[kSharedNamespace] = t;  // (rep->shared, the pending puts, stays rank 0's)
+    }
     if (mine) rep->tables[uint32_t(rank)] = mine;
     if (shared) rep->tables[kSharedNamespace] = shared;
   }
