@@ -556,13 +556,16 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
 
   // 3. Index tables of the opened revision. Rank 0 reads the small ones
   //    (they lie together) in one coalesced request and scatters them; a
-  //    rank whose table is large reads its own. A read-only open leaves
-  //    the shared namespace's table (and every other rank's) to its first
-  //    use (Rep::Table): a restart reading its own objects reads, hashes
-  //    and parses only its own table, and a damaged table it never reads
-  //    does not fail its open.
+  //    rank whose table is large reads its own. A read-only open reads the
+  //    shared namespace's table only when it is compact (it comes with rank
+  //    0's block, no request of its own, and is broadcast below), and
+  //    leaves a larger one, like every other rank's, to its first use
+  //    (Rep::Table): a restart reading its own objects reads, hashes and
+  //    parses only its own table. A damaged table it never reads does not
+  //    fail a read-only open.
   const RevisionRecord& rec = rep->current;
-  const bool eager_shared = !options.read_only;  // a writable open's shared base, for rank 0's commits
+  // A writable open needs the shared base (rank 0 commits into it).
+  const bool eager_shared = !options.read_only || rec.shared().length <= options.compact_index_limit;
   std::shared_ptr<const IndexTable> mine, shared;
   if (rec.revision != 0) {
     uint32_t readers = std::min<uint32_t>(rec.nranks, uint32_t(nranks));
@@ -590,18 +593,25 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
       if (!rs.ok()) parts.assign(nranks, std::string());
       c->Scatter(parts, &my_bytes, 0);
       // The shared table: compact ones came with the block, else read it.
-      if (rs.ok() && eager_shared) {
+      if (rs.ok() && eager_shared && rec.shared().length > 0) {
         const NamespaceDesc& d = rec.shared();
+        Status ss;
         if (!shared_bytes.empty()) {
           std::shared_ptr<IndexTable> t;
           if (Checksum(shared_bytes) != d.checksum)
-            rs = Status::Corruption(rep->Where(kSharedNamespace) + ": index table checksum does not match the manifest");
-          else rs = ParseIndexTable(std::move(shared_bytes), rep->Where(kSharedNamespace) + " index", &t, true);
-          if (rs.ok() && t->ns != kSharedNamespace)
-            rs = Status::Corruption(rep->Where(kSharedNamespace) + ": index table belongs to another namespace");
+            ss = Status::Corruption(rep->Where(kSharedNamespace) + ": index table checksum does not match the manifest");
+          else ss = ParseIndexTable(std::move(shared_bytes), rep->Where(kSharedNamespace) + " index", &t, true);
+          if (ss.ok() && t->ns != kSharedNamespace)
+            ss = Status::Corruption(rep->Where(kSharedNamespace) + ": index table belongs to another namespace");
           shared = t;
         } else {
-          rs = rep->ReadTable(kSharedNamespace, d, &shared);
+          ss = rep->ReadTable(kSharedNamespace, d, &shared);
+        }
+        // A read-only open leaves a damaged shared table to its first use,
+        // which reports it (lazy_open_test); a writable one fails.
+        if (!ss.ok()) {
+          shared.reset();
+          if (!options.read_only) rs = ss;
         }
       }
     } else {
@@ -629,15 +639,17 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     // from rank 0's data file at its first GetArray (N opens and N reads
     // of one table at a restart: doc/scale.md). Above the limit each rank
     // still reads it on demand.
+    // A read-only open broadcasts it only when it read it (eager_shared:
+    // compact), and rank 0 sends nothing if it found it damaged.
     const uint64_t kBroadcastSharedLimit = 64ull << 20;
-    if (nranks > 1 && rec.shared().length > 0 && rec.shared().length <= kBroadcastSharedLimit) {
+    if (nranks > 1 && eager_shared && rec.shared().length > 0 && rec.shared().length <= kBroadcastSharedLimit) {
       std::string sb;
-      if (rank == 0) sb = shared->bytes;
+      if (rank == 0 && shared) sb = std::string(shared->bytes);
       c->Bcast(&sb, 0);
       std::shared_ptr<IndexTable> t;
       // Rank 0 checked these bytes; a failure here (memory damage) leaves
       // the table to be read from the file on demand, which reports it.
-      if (rank != 0 && Checksum(sb) == rec.shared().checksum &&
+      if (rank != 0 && !sb.empty() && Checksum(sb) == rec.shared().checksum &&
           ParseIndexTable(std::move(sb), rep->Where(kSharedNamespace) + " index", &t).ok() &&
           t->ns == kSharedNamespace)
         rep->tables[kSharedNamespace] = t;  // (rep->shared, the pending puts, stays rank 0's)
