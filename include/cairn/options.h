@@ -15,10 +15,10 @@ CAIRN_API_BEGIN
 // Open is collective: every rank must pass the same store path and the same
 // values of every option except the local tuning ones (chunk_size,
 // write_buffer_size, inline_value_limit, writeback_bytes), which may differ
-// per rank. Open
-// compares them with rank 0's and fails on every rank with InvalidArgument
-// naming the option and the ranks' values when one differs (a difference
-// would otherwise give mismatched collective calls and a hang later).
+// per rank. Open compares them with rank 0's and fails on every rank with
+// InvalidArgument naming the option and the ranks' values when one differs
+// (a difference would otherwise give mismatched collective calls and a hang
+// later).
 struct Options {
   // Create the store directory and its manifest if they do not exist.
   bool create_if_missing = true;
