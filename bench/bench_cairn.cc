@@ -15,7 +15,8 @@
 //
 // Options for a tuned run, each reported under its own system name
 // (--label=NAME gives "cairn-NAME"): --extent-size, --chunk-size,
-// --write-buffer, --inline-limit, --subfiles, --sync=0|1.
+// --write-buffer, --inline-limit, --subfiles, --sync=0|1, --writeback
+// (Options::writeback_bytes; 0 turns early writeback off).
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -41,6 +42,7 @@ class Cairn : public bench::System {
     options_.inline_value_limit = cfg.GetU64("inline-limit", options_.inline_value_limit);
     options_.subfiles = static_cast<int>(cfg.GetU64("subfiles", options_.subfiles));
     options_.sync = cfg.GetU64("sync", options_.sync ? 1 : 0) != 0;
+    options_.writeback_bytes = cfg.GetU64("writeback", options_.writeback_bytes);
     read_mode_ = cfg.Get("read-mode", "multiget");
     use_get_ = read_mode_ == "get";
     if (!use_get_ && read_mode_ != "strings" && read_mode_ != "multiget")

@@ -53,7 +53,7 @@ META_CATEGORIES = {
     "readdir": ["getdents64"],
     "rename": ["rename", "renameat", "renameat2", "link", "linkat"],
     "unlink": ["unlink", "unlinkat", "rmdir"],
-    "fsync": ["fsync", "fdatasync", "sync_file_range"],
+    "fsync": ["fsync", "fdatasync"],
     "truncate": ["truncate", "ftruncate", "fallocate"],
 }
 DEVICES = ("device", "device-par")
@@ -66,7 +66,11 @@ def is_device(name):
 META_OF = {call: cat for cat, calls in META_CATEGORIES.items() for call in calls}
 DATA_READ = ["read", "pread64", "readv", "preadv", "preadv2"]
 DATA_WRITE = ["write", "pwrite64", "writev", "pwritev", "pwritev2"]
-TRACED = sorted(set(META_OF) | set(DATA_READ) | set(DATA_WRITE))
+# Requests to start writeback early (cairn's Options::writeback_bytes): they
+# make nothing durable and touch no metadata, so they are counted apart from
+# the fsyncs, as "writeback_requests".
+WRITEBACK = ["sync_file_range"]
+TRACED = sorted(set(META_OF) | set(DATA_READ) | set(DATA_WRITE) | set(WRITEBACK))
 
 MARKER_RE = re.compile(r'"/cairn-bench-marker/([^"]+)"')
 PID_RE = re.compile(r"^\s*\d+\s+")
@@ -214,6 +218,8 @@ def count_trace(path, data_dir):
                 key = "read_requests"
             elif call in DATA_WRITE and ours:
                 key = "write_requests"
+            elif call in WRITEBACK and ours:
+                key = "writeback_requests"
             else:
                 continue
             w[key] = w.get(key, 0) + 1

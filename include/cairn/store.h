@@ -117,6 +117,10 @@ struct IoStats {
   // written for those.
   uint64_t index_bytes_gathered = 0;
   uint64_t index_tables_reused = 0;
+  // Early writeback (Options::writeback_bytes): requests to start writing
+  // data to the device ahead of the commit's fsync (not metadata, not
+  // durable by themselves).
+  uint64_t writeback_requests = 0;
   // Sum of the metadata operations above.
   uint64_t metadata_ops() const {
     return opens + mkdirs + stats + fsyncs + renames + unlinks + truncates;

@@ -42,6 +42,7 @@ IoStats SnapshotStats(const IoStats& s) {
   o.staging_stall_ns = load(s.staging_stall_ns);
   o.index_bytes_gathered = load(s.index_bytes_gathered);
   o.index_tables_reused = load(s.index_tables_reused);
+  o.writeback_requests = load(s.writeback_requests);
   return o;
 }
 
@@ -149,6 +150,16 @@ Status File::PWrite(uint64_t offset, const void* buf, uint64_t n) {
   }
   Count(stats_->write_bytes, n);
   return Status::OK();
+}
+
+void File::StartWriteback(uint64_t offset, uint64_t n) {
+  Count(stats_->writeback_requests);
+#ifdef __linux__
+  ::sync_file_range(fd_, off64_t(offset), off64_t(n), SYNC_FILE_RANGE_WRITE);
+#else
+  (void)offset;
+  (void)n;
+#endif
 }
 
 Status File::Sync() {

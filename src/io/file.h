@@ -36,6 +36,12 @@ class File {
   void WillNeed(uint64_t offset, uint64_t n) const;
   // Writes exactly n bytes at offset.
   Status PWrite(uint64_t offset, const void* buf, uint64_t n);
+  // Starts writeback of the dirty pages of [offset, offset + n) without
+  // waiting for it (sync_file_range SYNC_FILE_RANGE_WRITE): a hint that
+  // makes nothing durable (Sync still must follow) and reports no error
+  // (a failed writeback shows at the next Sync, which Linux's error
+  // sequence reports to every descriptor that has not seen it).
+  void StartWriteback(uint64_t offset, uint64_t n);
   // fsync.
   Status Sync();
   Status Size(uint64_t* size) const;

@@ -69,6 +69,7 @@ Status Writer::Emit(const char* p, uint64_t n) {
       // Large: straight to the file, no copy.
       Status s = file_->PWrite(pos_, p, n);
       if (!s.ok()) return s;
+      Written(pos_, n);
       pos_ += n;
       buf_start_ = pos_;
       return Status::OK();
@@ -93,14 +94,17 @@ Status Writer::Flush() {
     if (!buf_.empty()) {
       uint64_t start = buf_start_;
       buf_start_ += buf_.size();
+      uint64_t n = buf_.size();
       queue_->SubmitWrite(file_, start, std::move(buf_));
       buf_ = std::string();  // the next Emit acquires a fresh one
+      Written(start, n);
     }
     return queue_->error();
   }
   if (buf_.empty()) return Status::OK();
   Status s = file_->PWrite(buf_start_, buf_.data(), buf_.size());
   if (!s.ok()) return s;  // keep the bytes: a later Flush may retry
+  Written(buf_start_, buf_.size());
   buf_start_ += buf_.size();
   buf_.clear();
   return Status::OK();
@@ -112,9 +116,28 @@ Status Writer::EmitFrom(const char* p, uint64_t n) {
   Status s = Flush();
   if (!s.ok()) return s;
   queue_->SubmitWriteFrom(file_, pos_, p, n);
+  Written(pos_, n);
   pos_ += n;
   buf_start_ = pos_;
   return Status::OK();
+}
+
+void Writer::Written(uint64_t off, uint64_t n) {
+  if (writeback_bytes_ == 0 || n == 0) return;
+  if (off != wb_end_ || wb_end_ == wb_start_) wb_start_ = off;  // a new range (the old one: the fsync's)
+  wb_end_ = off + n;
+  if (wb_end_ - wb_start_ < writeback_bytes_) return;
+  uint64_t start = wb_start_, len = wb_end_ - wb_start_;
+  wb_start_ = wb_end_;
+  if (queue_) {
+    File* f = file_;
+    queue_->Submit([f, start, len] {  // behind the queued writes of the range
+      f->StartWriteback(start, len);
+      return Status::OK();
+    });
+  } else {
+    file_->StartWriteback(start, len);
+  }
 }
 
 Status Writer::Append(std::string_view data, std::vector<ChunkRef>* chunks) {

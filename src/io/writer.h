@@ -79,8 +79,17 @@ class Writer {
   // Bytes of the free list not yet taken.
   uint64_t free_bytes() const;
   uint32_t subfile() const { return subfile_; }
+  // Early writeback: once `bytes` (> 0) written contiguously have
+  // accumulated, the writer asks the kernel to start writing them to the
+  // device (File::StartWriteback), so that the commit's fsync waits only
+  // for the tail. 0 turns it off. Makes nothing durable by itself.
+  void SetWritebackBytes(uint64_t bytes) { writeback_bytes_ = bytes; }
 
  private:
+  // Records that [off, off + n) was handed to the file (written, or queued
+  // behind the writes before it) and starts writeback of the pending range
+  // once it reaches writeback_bytes_.
+  void Written(uint64_t off, uint64_t n);
   // Starts a new run of at least min_bytes (rounded up to extents); with
   // `split_ok`, a free run shorter than that may be taken instead.
   Status NewRun(uint64_t min_bytes, bool split_ok = false);
@@ -105,6 +114,8 @@ class Writer {
   uint64_t max_end_ = 0;
   uint64_t taken_ = 0;   // end of the highest run from the allocator
   std::vector<std::pair<uint64_t, uint64_t>> free_;  // reusable runs, ascending
+  uint64_t writeback_bytes_ = 0;
+  uint64_t wb_start_ = 0, wb_end_ = 0;  // written, writeback not yet started
 };
 
 }  // namespace cairn

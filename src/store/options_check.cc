@@ -15,7 +15,8 @@ namespace {
 using Named = std::vector<std::pair<std::string, std::string>>;
 
 // The options every rank must share, by name, as text. Local tuning
-// (write_buffer_size, chunk_size, inline_value_limit) may differ.
+// (write_buffer_size, chunk_size, inline_value_limit, writeback_bytes) may
+// differ.
 Named Collective(const Options& o, const std::string& path) {
   auto u = [](uint64_t v) { return std::to_string(v); };
   auto b = [](bool v) { return std::string(v ? "true" : "false"); };

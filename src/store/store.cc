@@ -549,6 +549,7 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
         options.write_buffer_size, options.extent_size, options.chunk_size,
         options.staging_bytes > 0 ? rep->Io() : nullptr);
     if (options.staging_bytes > 0) rep->Io()->Prefault(options.write_buffer_size);
+    rep->writer->SetWritebackBytes(options.writeback_bytes);
     // Extents no retained revision needs are reused before the file grows.
     s = AgreeStatus(c, InitSpaceAtOpen(rep.get()));
     if (!s.ok()) return s;
