@@ -130,6 +130,7 @@ module cairn
     integer(c_int) :: subfiles, sync
     integer(c_int64_t) :: staging_bytes, keep_revisions
     real(c_double) :: collective_timeout_s
+    integer(c_int64_t) :: writeback_bytes
   end type c_options
   type, bind(C) :: c_tag
     type(c_ptr) :: name = c_null_ptr

@@ -166,6 +166,9 @@ int main(int argc, char** argv) {
 
   cairn_options_t o;
   cairn_options_init(&o);
+  CHECK(o.writeback_bytes == (uint64_t)8 << 20);  /* the C++ default reaches C */
+  o.writeback_bytes = 128 << 10;                 /* a local tuning option: differs per rank */
+  if (rank == 1) o.writeback_bytes = 0;
   o.extent_size = 1 << 20;
   o.chunk_size = 64 << 10;
   o.write_buffer_size = 256 << 10;

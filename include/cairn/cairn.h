@@ -66,6 +66,7 @@ typedef struct {
   uint64_t staging_bytes;
   uint64_t keep_revisions; /* 0: keep all (see Options::keep_revisions) */
   double collective_timeout_s; /* 0: wait forever (see Options::collective_timeout_s) */
+  uint64_t writeback_bytes; /* 0: off (see Options::writeback_bytes) */
 } cairn_options_t;
 
 void cairn_options_init(cairn_options_t* opts);

@@ -137,7 +137,7 @@ class Store:
     - ``options``: any field of cairn::Options (include/cairn/options.h):
       keep_revisions, staging_bytes, chunk_size, extent_size, subfiles,
       write_buffer_size, inline_value_limit, compact_index_limit,
-      collective_timeout_s, sync, require_writer_lock.
+      collective_timeout_s, sync, require_writer_lock, writeback_bytes.
 
     A context manager: ``with cairn.Store(...) as st:`` closes it
     (collectively) at the end. Puts and deletes are local to the calling

@@ -270,6 +270,7 @@ void SetOption(cairn::Options* o, const std::string& k, nb::handle v) {
   else if (k == "chunk_size") u64(&o->chunk_size);
   else if (k == "staging_bytes") u64(&o->staging_bytes);
   else if (k == "keep_revisions") u64(&o->keep_revisions);
+  else if (k == "writeback_bytes") u64(&o->writeback_bytes);
   else if (k == "write_buffer_size") { u64(&tmp); o->write_buffer_size = tmp; }
   else if (k == "inline_value_limit") { u64(&tmp); o->inline_value_limit = tmp; }
   else if (k == "compact_index_limit") { u64(&tmp); o->compact_index_limit = tmp; }

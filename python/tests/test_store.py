@@ -230,6 +230,8 @@ def test_errors(path, comm):
         cairn.Store(path, comm, keep_revision=3)
     with pytest.raises(cairn.InvalidArgument, match="mode"):
         cairn.Store(path, comm, mode="w")
+    with pytest.raises(cairn.InvalidArgument, match="option writeback_bytes must be an int"):
+        cairn.Store(path, comm, writeback_bytes="8M")  # a known option, of the wrong type
     with pytest.raises(TypeError):
         cairn.Store(path, comm=5)  # not an mpi4py communicator
     with cairn.Store(path, comm) as st:

@@ -50,6 +50,7 @@ cairn::Options ToOptions(const cairn_options_t* o) {
   opt.staging_bytes = o->staging_bytes;
   opt.keep_revisions = o->keep_revisions;
   opt.collective_timeout_s = o->collective_timeout_s;
+  opt.writeback_bytes = o->writeback_bytes;
   return opt;
 }
 
@@ -110,6 +111,7 @@ void cairn_options_init(cairn_options_t* o) {
   o->staging_bytes = d.staging_bytes;
   o->keep_revisions = d.keep_revisions;
   o->collective_timeout_s = d.collective_timeout_s;
+  o->writeback_bytes = d.writeback_bytes;
 }
 
 const char* cairn_last_error(void) { return last_error.c_str(); }
