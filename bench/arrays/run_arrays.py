@@ -55,6 +55,11 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--tables-from", default="",
                     help="print the tables of an earlier run's --json file (partial runs too) and stop")
+    ap.add_argument("--patterns", default="",
+                    help="read only these patterns (comma-separated; default all)")
+    ap.add_argument("--base", default="",
+                    help="another build's array_bench (e.g. of main): adds the system cairn-base, its cairn, "
+                         "interleaved with the others (a before/after comparison)")
     ap.add_argument("--ts-python", default="",
                     help="a Python with tensorstore, numpy and mpi4py: adds the tensorstore-zarr peer")
     a = ap.parse_args()
@@ -72,8 +77,20 @@ def main():
             print(f"{a.ts_python} cannot import tensorstore, numpy and mpi4py: tensorstore-zarr skipped",
                   file=sys.stderr)
 
+    if a.base:
+        systems.append("cairn-base")
+
     def prog(s):
+        if s == "cairn-base":
+            return [os.path.abspath(a.base)]
         return [a.ts_python, ts_peer] if s == "tensorstore-zarr" else [bench]
+
+    def label(s, rs):  # cairn-base runs the other build's cairn
+        for r in rs:
+            if s == "cairn-base" and r.get("system") == "cairn":
+                r["system"] = "cairn-base"
+        return rs
+    pat_args = [f"--patterns={a.patterns}"] if a.patterns else []
     rng = random.Random(a.seed)
     results = []
     load = [os.getloadavg()]
@@ -99,15 +116,16 @@ def main():
             for s in order:
                 d = os.path.join(a.dir, f"{s}-w{n}")
                 shutil.rmtree(d, ignore_errors=True)
-                common = [f"--system={s}", f"--dir={d}", f"--mib={a.mib}"]
-                for r in run([a.mpiexec, "-n", str(n)] + prog(s) + ["--phase=write"] + common, env):
+                common = [f"--system={'cairn' if s == 'cairn-base' else s}", f"--dir={d}", f"--mib={a.mib}"]
+                for r in label(s, run([a.mpiexec, "-n", str(n)] + prog(s) + ["--phase=write"] + common, env)):
                     r["rep"] = rep
                     results.append(r)
                 for m in readers:
                     modes = ["coll", "ind"]
                     rng.shuffle(modes)
-                    for r in run([a.mpiexec, "-n", str(m)] + prog(s) + ["--phase=read", f"--writers={n}",
-                                  f"--seed={a.seed + rep}", "--modes=" + ",".join(modes)] + common, env):
+                    for r in label(s, run([a.mpiexec, "-n", str(m)] + prog(s) + [
+                            "--phase=read", f"--writers={n}", f"--seed={a.seed + rep}",
+                            "--modes=" + ",".join(modes)] + common + pat_args, env)):
                         r["rep"] = rep
                         results.append(r)
                 shutil.rmtree(d, ignore_errors=True)
@@ -149,10 +167,14 @@ def main():
     hdf = [s for s in cols if s.startswith("hdf5")]
     goals = {"ahead": [], "ratio": []}
     for pat in PATTERNS:
+        if not any(r["phase"] == "read" and r["pattern"] == pat for r in results):
+            continue
         print(f"\nRead `{pat}`, MiB/s of bytes wanted: median [min-max]; last column: cairn's median over "
               f"the best HDF5 variant's median\n")
-        print("| N -> M | " + " | ".join(cols) + (" | cairn / best HDF5 |" if hdf and "cairn" in cols else " |"))
-        print("|---|" + "---|" * (len(cols) + (1 if hdf and "cairn" in cols else 0)))
+        vs_base = "cairn-base" in cols and "cairn" in cols
+        print("| N -> M | " + " | ".join(cols) + (" | cairn / best HDF5 |" if hdf and "cairn" in cols else " |") +
+              (" cairn / cairn-base |" if vs_base else ""))
+        print("|---|" + "---|" * (len(cols) + (1 if hdf and "cairn" in cols else 0) + (1 if vs_base else 0)))
         for n in writers:
             for m in readers:
                 cell = [r for r in results if r["phase"] == "read" and r["pattern"] == pat and
@@ -169,6 +191,8 @@ def main():
                     ratio = med["cairn"] / best
                     goals["ahead"].append((pat, n, m, ratio))
                     extra = f" | {ratio:.2f}x"
+                if "cairn-base" in med and "cairn" in med:
+                    extra += f" | {med['cairn'] / med['cairn-base']:.2f}x"
                 print(f"| {n} -> {m} | " + " | ".join(row) + extra + " |")
     print("\nBytes read / bytes wanted, and read requests (all ranks; counted at pread/preadv/read on the "
           "files; min-max over the N -> M cells)\n")
@@ -193,6 +217,8 @@ def main():
     # the files that the counted calls returned (metadata included).
     if any("pages_read" in r for r in results if r["phase"] == "read"):
         for pat in PATTERNS:
+            if not any(r["phase"] == "read" and r["pattern"] == pat for r in results):
+                continue
             print(f"\nRead `{pat}`: pages read / pages wanted (syscall bytes read / bytes wanted), all ranks\n")
             print("| N -> M | " + " | ".join(cols) + " |")
             print("|---|" + "---|" * len(cols))
