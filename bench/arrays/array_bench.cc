@@ -51,8 +51,11 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <random>
+#include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "cairn/store.h"
@@ -66,20 +69,38 @@ namespace {
 std::atomic<uint64_t> g_requests{0}, g_bytes{0};
 std::atomic<bool> g_counting{false};
 std::string g_dir;  // count only files under this directory
+// The distinct 4 KiB pages of each file the counted calls returned bytes
+// of: what the device had to deliver (the page cache is cold).
+std::mutex g_pages_mu;
+std::map<std::string, std::unordered_set<uint64_t>> g_pages;
+uint64_t PagesRead() {
+  std::lock_guard<std::mutex> l(g_pages_mu);
+  uint64_t n = 0;
+  for (const auto& [f, p] : g_pages) n += p.size();
+  return n;
+}
 
-bool Ours(int fd) {
+bool Ours(int fd, char* path) {
   if (!g_counting.load(std::memory_order_relaxed)) return false;
-  char link[64], path[4096];
+  char link[64];
   std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-  ssize_t n = readlink(link, path, sizeof path - 1);
+  ssize_t n = readlink(link, path, 4095);
   if (n <= 0) return false;
   path[n] = 0;
   return std::strncmp(path, g_dir.c_str(), g_dir.size()) == 0;
 }
-void Count(int fd, ssize_t r) {
-  if (r >= 0 && Ours(fd)) {
+// off < 0: a read() at the file position (found after the call).
+void Count(int fd, ssize_t r, off_t off) {
+  char path[4096];
+  if (r >= 0 && Ours(fd, path)) {
     g_requests++;
     g_bytes += uint64_t(r);
+    if (off < 0) off = lseek(fd, 0, SEEK_CUR) - r;
+    if (r > 0 && off >= 0) {
+      std::lock_guard<std::mutex> l(g_pages_mu);
+      auto& set = g_pages[path];
+      for (uint64_t p = uint64_t(off) / 4096; p <= (uint64_t(off) + uint64_t(r) - 1) / 4096; p++) set.insert(p);
+    }
   }
 }
 template <class F>
@@ -92,37 +113,37 @@ extern "C" {
 ssize_t pread(int fd, void* buf, size_t n, off_t off) {
   static auto real = Real<ssize_t (*)(int, void*, size_t, off_t)>("pread");
   ssize_t r = real(fd, buf, n, off);
-  Count(fd, r);
+  Count(fd, r, off);
   return r;
 }
 ssize_t pread64(int fd, void* buf, size_t n, off_t off) {
   static auto real = Real<ssize_t (*)(int, void*, size_t, off_t)>("pread64");
   ssize_t r = real(fd, buf, n, off);
-  Count(fd, r);
+  Count(fd, r, off);
   return r;
 }
 ssize_t preadv(int fd, const struct iovec* iov, int cnt, off_t off) {
   static auto real = Real<ssize_t (*)(int, const struct iovec*, int, off_t)>("preadv");
   ssize_t r = real(fd, iov, cnt, off);
-  Count(fd, r);
+  Count(fd, r, off);
   return r;
 }
 ssize_t preadv64(int fd, const struct iovec* iov, int cnt, off_t off) {
   static auto real = Real<ssize_t (*)(int, const struct iovec*, int, off_t)>("preadv64");
   ssize_t r = real(fd, iov, cnt, off);
-  Count(fd, r);
+  Count(fd, r, off);
   return r;
 }
 ssize_t preadv2(int fd, const struct iovec* iov, int cnt, off_t off, int flags) {
   static auto real = Real<ssize_t (*)(int, const struct iovec*, int, off_t, int)>("preadv2");
   ssize_t r = real(fd, iov, cnt, off, flags);
-  Count(fd, r);
+  Count(fd, r, off);
   return r;
 }
 ssize_t read(int fd, void* buf, size_t n) {
   static auto real = Real<ssize_t (*)(int, void*, size_t)>("read");
   ssize_t r = real(fd, buf, n);
-  Count(fd, r);
+  Count(fd, r, -1);
   return r;
 }
 }
@@ -261,7 +282,42 @@ std::vector<Box> Pattern(const std::string& pat, const Vec& G, int m, int rank, 
 struct Counters {
   uint64_t requests = 0, bytes = 0;  // interposed, this rank
   uint64_t cairn_requests = 0, cairn_bytes = 0;  // Store::stats(), this rank
+  uint64_t blocks_examined = 0, blocks_read = 0;  // Store::array_read_stats(), this rank
+  uint64_t data_offset = 0;  // hdf5-contig: the dataset's file offset (H5Dget_offset)
 };
+
+// The 4 KiB pages that hold the boxes' bytes in a system's file layout:
+// what any reader must pull from the device. The array is stored in tiles
+// of shape T (row-major inside a tile), each tile starting on a page (cairn:
+// the writers' blocks, each the first object of its rank's extents;
+// hdf5-chunk: its 64^3 chunks, whose addresses are assumed page-aligned;
+// hdf5-contig: one tile, the whole array, at the dataset's offset).
+uint64_t PagesWanted(const Vec& G, const Vec& T, uint64_t base, const std::vector<Box>& boxes) {
+  std::set<std::pair<uint64_t, uint64_t>> pages;  // (tile, page)
+  Vec nt = {(G[0] + T[0] - 1) / T[0], (G[1] + T[1] - 1) / T[1], (G[2] + T[2] - 1) / T[2]};
+  for (const Box& b : boxes) {
+    uint64_t lo[3], hi[3];
+    for (int d = 0; d < 3; d++) lo[d] = b.start[d] / T[d], hi[d] = (b.start[d] + b.count[d] - 1) / T[d];
+    for (uint64_t t0 = lo[0]; t0 <= hi[0]; t0++)
+      for (uint64_t t1 = lo[1]; t1 <= hi[1]; t1++)
+        for (uint64_t t2 = lo[2]; t2 <= hi[2]; t2++) {
+          uint64_t ts[3] = {t0 * T[0], t1 * T[1], t2 * T[2]}, tc[3], is[3], ie[3];
+          for (int d = 0; d < 3; d++) {
+            tc[d] = std::min(T[d], G[d] - ts[d]);
+            is[d] = std::max(ts[d], b.start[d]);
+            ie[d] = std::min(ts[d] + tc[d], b.start[d] + b.count[d]);
+          }
+          uint64_t tile = (t0 * nt[1] + t1) * nt[2] + t2;
+          for (uint64_t i = is[0]; i < ie[0]; i++)
+            for (uint64_t j = is[1]; j < ie[1]; j++) {
+              uint64_t off = base + (((i - ts[0]) * tc[1] + (j - ts[1])) * tc[2] + (is[2] - ts[2])) * 8;
+              uint64_t end = off + (ie[2] - is[2]) * 8;
+              for (uint64_t p = off / 4096; p <= (end - 1) / 4096; p++) pages.insert({tile, p});
+            }
+        }
+  }
+  return pages.size();
+}
 
 class System {
  public:
@@ -281,15 +337,18 @@ class System {
 
 class Cairn : public System {
  public:
-  // chunk_size: Options::chunk_size of the writer (0: the default, 4 MiB),
-  // the granularity at which reads verify checksums.
-  explicit Cairn(uint64_t chunk_size = 0) : chunk_size_(chunk_size) {}
+  // chunk_size: Options::chunk_size of the writer (0: the default, 4 MiB);
+  // grain: ArrayPutOptions::checksum_grain (UINT64_MAX: its default), the
+  // granularity at which reads verify checksums.
+  explicit Cairn(uint64_t chunk_size = 0, uint64_t grain = UINT64_MAX) : chunk_size_(chunk_size), grain_(grain) {}
   void Write(const std::string& dir, const Vec& G, const Box& b, const double* p) override {
     std::unique_ptr<cairn::Store> st;
     cairn::Options o;
     if (chunk_size_) o.chunk_size = chunk_size_;
     CAIRN_OK(cairn::Store::Open(o, dir + "/store", MPI_COMM_WORLD, &st));
-    CAIRN_OK(st->PutArray("a", cairn::DType::kFloat64, G, b.start, b.count, p));
+    cairn::ArrayPutOptions po;
+    if (grain_ != UINT64_MAX) po.checksum_grain = grain_;
+    CAIRN_OK(st->PutArray("a", cairn::DType::kFloat64, G, b.start, b.count, p, po));
     CAIRN_OK(st->Commit());
     CAIRN_OK(st->Close());
   }
@@ -304,11 +363,14 @@ class Cairn : public System {
     cairn::IoStats s = st->stats();
     c->cairn_requests = s.read_requests;
     c->cairn_bytes = s.read_bytes;
+    cairn::ArrayReadStats as = st->array_read_stats();
+    c->blocks_examined = as.blocks_examined;
+    c->blocks_read = as.blocks_read;
     CAIRN_OK(st->Close());
   }
 
  private:
-  uint64_t chunk_size_;
+  uint64_t chunk_size_, grain_;
 };
 
 #ifdef CAIRN_BENCH_HDF5
@@ -365,12 +427,13 @@ class Hdf5 : public System {
     H5Pclose(fapl);
   }
   void Read(const std::string& dir, const std::vector<Box>& boxes, std::vector<double*>& out,
-            Counters*) override {
+            Counters* c) override {
     hid_t fapl = Fapl();
     hid_t file = H5Fopen((dir + "/a.h5").c_str(), H5F_ACC_RDONLY, fapl);
     H5_OK(file);
     hid_t dset = H5Dopen2(file, "a", H5P_DEFAULT);
     H5_OK(dset);
+    if (!chunked_) c->data_offset = uint64_t(H5Dget_offset(dset));
     hid_t fspace = H5Dget_space(dset);
     hid_t dxpl = Dxpl();
     // Collective transfers need every rank in every H5Dread: ranks with
@@ -411,6 +474,12 @@ std::unique_ptr<System> MakeSystem(const std::string& name) {
   if (name == "cairn") return std::make_unique<Cairn>();
   // cairn with 64 KiB checksum chunks instead of 4 MiB (Options::chunk_size).
   if (name == "cairn-c64k") return std::make_unique<Cairn>(64 << 10);
+  // cairn with another checksum grain (ArrayPutOptions::checksum_grain;
+  // g0: none, the 4 MiB chunks of Options::chunk_size, as before the grain).
+  if (name == "cairn-g0") return std::make_unique<Cairn>(0, 0);
+  if (name == "cairn-g4k") return std::make_unique<Cairn>(0, 4 << 10);
+  if (name == "cairn-g16k") return std::make_unique<Cairn>(0, 16 << 10);
+  if (name == "cairn-g64k") return std::make_unique<Cairn>(0, 64 << 10);
 #ifdef CAIRN_BENCH_HDF5
   if (name == "hdf5-contig-coll") return std::make_unique<Hdf5>(false, true);
   if (name == "hdf5-contig-ind") return std::make_unique<Hdf5>(false, false);
@@ -495,22 +564,33 @@ int PhaseRead(const std::string& sys_name, const std::string& dir) {
     Counters c;
     g_requests = 0;
     g_bytes = 0;
+    g_pages.clear();
     g_counting = true;
     double t = Timed([&] { sys->Read(dir, boxes, out, &c); });
     g_counting = false;
     c.requests = g_requests;
     c.bytes = g_bytes;
+    uint64_t pages_read = PagesRead();
+    Vec tile = variant.rfind("hdf5-chunk", 0) == 0 ? Vec{std::min<uint64_t>(64, G[0]), std::min<uint64_t>(64, G[1]),
+                                                          std::min<uint64_t>(64, G[2])}
+               : variant.rfind("hdf5-contig", 0) == 0 ? G
+                                                      : blk;
+    uint64_t pages_wanted = PagesWanted(G, tile, c.data_offset, boxes);
     uint64_t bad = 0;
     for (size_t i = 0; i < boxes.size(); i++) bad += !Check(G, boxes[i], out[i]);
     uint64_t tw = Sum(wanted), tr = Sum(c.requests), tb = Sum(c.bytes), cr = Sum(c.cairn_requests),
-             cb = Sum(c.cairn_bytes), tbad = Sum(bad), nboxes = Sum(boxes.size());
+             cb = Sum(c.cairn_bytes), tbad = Sum(bad), nboxes = Sum(boxes.size()), tpr = Sum(pages_read),
+             tpw = Sum(pages_wanted), tbe = Sum(c.blocks_examined), tbr = Sum(c.blocks_read);
     if (tbad) Die("%s %s: %" PRIu64 " boxes read wrong data", variant.c_str(), pat, tbad);
     if (g_rank == 0)
       std::printf("RESULT {\"system\": \"%s\", \"phase\": \"read\", \"pattern\": \"%s\", \"writers\": %d, "
                   "\"readers\": %d, \"boxes\": %" PRIu64 ", \"bytes_wanted\": %" PRIu64 ", \"seconds\": %.6f, "
                   "\"mib_s\": %.1f, \"read_requests\": %" PRIu64 ", \"bytes_read\": %" PRIu64
-                  ", \"cairn_read_requests\": %" PRIu64 ", \"cairn_bytes_read\": %" PRIu64 "}\n",
-                  variant.c_str(), pat, n, g_size, nboxes, tw, t, double(tw) / t / 1048576.0, tr, tb, cr, cb);
+                  ", \"cairn_read_requests\": %" PRIu64 ", \"cairn_bytes_read\": %" PRIu64
+                  ", \"pages_read\": %" PRIu64 ", \"pages_wanted\": %" PRIu64 ", \"blocks_examined\": %" PRIu64
+                  ", \"blocks_read\": %" PRIu64 "}\n",
+                  variant.c_str(), pat, n, g_size, nboxes, tw, t, double(tw) / t / 1048576.0, tr, tb, cr, cb, tpr, tpw,
+                  tbe, tbr);
     std::fflush(stdout);
   }
   return 0;
@@ -560,19 +640,23 @@ int PhasePlan(const std::string& dir) {
     for (int d = 0; d < 3; d++) touched *= (x.start[d] + x.count[d] - 1) / 8 - x.start[d] / 8 + 1;
     std::vector<double> buf(x.elements());
     double best = 1e30;
+    cairn::ArrayReadStats before = st->array_read_stats();
     for (int rep = 0; rep < 5; rep++) {
       double t0 = MPI_Wtime();
       CAIRN_OK(st->GetArray("a", x.start, x.count, buf.data()));
       best = std::min(best, MPI_Wtime() - t0);
     }
     if (!Check(G, x, buf.data())) Die("plan: wrong data");
+    cairn::ArrayReadStats after = st->array_read_stats();
+    uint64_t examined = (after.blocks_examined - before.blocks_examined) / 5, most = 0;
+    MPI_Allreduce(&examined, &most, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     double worst = 0;
     MPI_Allreduce(&best, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (g_rank == 0)
       std::printf("RESULT {\"phase\": \"plan\", \"readers\": %d, \"array_blocks\": %" PRIu64
-                  ", \"blocks_touched\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"seconds\": %.6f, "
-                  "\"us_per_block\": %.2f}\n",
-                  g_size, info.block_count, touched, x.elements() * 8, worst, worst * 1e6 / double(touched));
+                  ", \"blocks_touched\": %" PRIu64 ", \"blocks_examined\": %" PRIu64 ", \"bytes\": %" PRIu64
+                  ", \"seconds\": %.6f, \"us_per_block\": %.2f}\n",
+                  g_size, info.block_count, touched, most, x.elements() * 8, worst, worst * 1e6 / double(touched));
   }
   CAIRN_OK(st->Close());
   return 0;

@@ -25,7 +25,7 @@ import time
 
 # What runs: cairn, and the two HDF5 layouts, each read collectively and
 # independently by the same read job (columns hdf5-LAYOUT-coll, -ind).
-SYSTEMS = ["cairn", "cairn-c64k", "hdf5-contig", "hdf5-chunk"]
+SYSTEMS = ["cairn", "cairn-g0", "hdf5-contig", "hdf5-chunk"]
 PATTERNS = ["full", "slab0", "slab1", "slab2", "boxes"]
 
 
@@ -55,6 +55,11 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--tables-from", default="",
                     help="print the tables of an earlier run's --json file (partial runs too) and stop")
+    ap.add_argument("--patterns", default="",
+                    help="read only these patterns (comma-separated; default all)")
+    ap.add_argument("--base", default="",
+                    help="another build's array_bench (e.g. of main): adds the system cairn-base, its cairn, "
+                         "interleaved with the others (a before/after comparison)")
     ap.add_argument("--ts-python", default="",
                     help="a Python with tensorstore, numpy and mpi4py: adds the tensorstore-zarr peer")
     a = ap.parse_args()
@@ -72,8 +77,20 @@ def main():
             print(f"{a.ts_python} cannot import tensorstore, numpy and mpi4py: tensorstore-zarr skipped",
                   file=sys.stderr)
 
+    if a.base:
+        systems.append("cairn-base")
+
     def prog(s):
+        if s == "cairn-base":
+            return [os.path.abspath(a.base)]
         return [a.ts_python, ts_peer] if s == "tensorstore-zarr" else [bench]
+
+    def label(s, rs):  # cairn-base runs the other build's cairn
+        for r in rs:
+            if s == "cairn-base" and r.get("system") == "cairn":
+                r["system"] = "cairn-base"
+        return rs
+    pat_args = [f"--patterns={a.patterns}"] if a.patterns else []
     rng = random.Random(a.seed)
     results = []
     load = [os.getloadavg()]
@@ -99,15 +116,16 @@ def main():
             for s in order:
                 d = os.path.join(a.dir, f"{s}-w{n}")
                 shutil.rmtree(d, ignore_errors=True)
-                common = [f"--system={s}", f"--dir={d}", f"--mib={a.mib}"]
-                for r in run([a.mpiexec, "-n", str(n)] + prog(s) + ["--phase=write"] + common, env):
+                common = [f"--system={'cairn' if s == 'cairn-base' else s}", f"--dir={d}", f"--mib={a.mib}"]
+                for r in label(s, run([a.mpiexec, "-n", str(n)] + prog(s) + ["--phase=write"] + common, env)):
                     r["rep"] = rep
                     results.append(r)
                 for m in readers:
                     modes = ["coll", "ind"]
                     rng.shuffle(modes)
-                    for r in run([a.mpiexec, "-n", str(m)] + prog(s) + ["--phase=read", f"--writers={n}",
-                                  f"--seed={a.seed + rep}", "--modes=" + ",".join(modes)] + common, env):
+                    for r in label(s, run([a.mpiexec, "-n", str(m)] + prog(s) + [
+                            "--phase=read", f"--writers={n}", f"--seed={a.seed + rep}",
+                            "--modes=" + ",".join(modes)] + common + pat_args, env)):
                         r["rep"] = rep
                         results.append(r)
                 shutil.rmtree(d, ignore_errors=True)
@@ -149,10 +167,14 @@ def main():
     hdf = [s for s in cols if s.startswith("hdf5")]
     goals = {"ahead": [], "ratio": []}
     for pat in PATTERNS:
+        if not any(r["phase"] == "read" and r["pattern"] == pat for r in results):
+            continue
         print(f"\nRead `{pat}`, MiB/s of bytes wanted: median [min-max]; last column: cairn's median over "
               f"the best HDF5 variant's median\n")
-        print("| N -> M | " + " | ".join(cols) + (" | cairn / best HDF5 |" if hdf and "cairn" in cols else " |"))
-        print("|---|" + "---|" * (len(cols) + (1 if hdf and "cairn" in cols else 0)))
+        vs_base = "cairn-base" in cols and "cairn" in cols
+        print("| N -> M | " + " | ".join(cols) + (" | cairn / best HDF5 |" if hdf and "cairn" in cols else " |") +
+              (" cairn / cairn-base |" if vs_base else ""))
+        print("|---|" + "---|" * (len(cols) + (1 if hdf and "cairn" in cols else 0) + (1 if vs_base else 0)))
         for n in writers:
             for m in readers:
                 cell = [r for r in results if r["phase"] == "read" and r["pattern"] == pat and
@@ -169,6 +191,8 @@ def main():
                     ratio = med["cairn"] / best
                     goals["ahead"].append((pat, n, m, ratio))
                     extra = f" | {ratio:.2f}x"
+                if "cairn-base" in med and "cairn" in med:
+                    extra += f" | {med['cairn'] / med['cairn-base']:.2f}x"
                 print(f"| {n} -> {m} | " + " | ".join(row) + extra + " |")
     print("\nBytes read / bytes wanted, and read requests (all ranks; counted at pread/preadv/read on the "
           "files; min-max over the N -> M cells)\n")
@@ -187,6 +211,31 @@ def main():
             if s.startswith("cairn") and pat in ("slab0", "slab1", "slab2", "boxes"):
                 goals["ratio"].append((s, pat, max(ratios)))
         print(f"| {pat} | " + " | ".join(row) + " |")
+    # Pages: what the device must deliver. pages_wanted is the bytes wanted
+    # rounded out to the 4 KiB pages of the system's file layout that hold
+    # them (array_bench PagesWanted); pages_read is the distinct pages of
+    # the files that the counted calls returned (metadata included).
+    if any("pages_read" in r for r in results if r["phase"] == "read"):
+        for pat in PATTERNS:
+            if not any(r["phase"] == "read" and r["pattern"] == pat for r in results):
+                continue
+            print(f"\nRead `{pat}`: pages read / pages wanted (syscall bytes read / bytes wanted), all ranks\n")
+            print("| N -> M | " + " | ".join(cols) + " |")
+            print("|---|" + "---|" * len(cols))
+            for n in writers:
+                for m in readers:
+                    row = []
+                    for s in cols:
+                        cell = [r for r in results if r["phase"] == "read" and r["pattern"] == pat and
+                                r["system"] == s and r["writers"] == n and r["readers"] == m and "pages_read" in r]
+                        if not cell:
+                            row.append("-")
+                            continue
+                        r = cell[0]
+                        row.append(f"{r['pages_read'] / r['pages_wanted']:.2f} ({r['bytes_read'] / r['bytes_wanted']:.2f})")
+                        if s.startswith("cairn") and pat != "full":
+                            goals.setdefault("pages", []).append((s, pat, n, m, r["pages_read"] / r["pages_wanted"]))
+                    print(f"| {n} -> {m} | " + " | ".join(row) + " |")
     if "cairn" in cols:
         print("\ncairn's own counters (Store::stats(): read requests, bytes read / wanted), boxes, per cell\n")
         print("| N -> M | requests | bytes read / wanted |")
@@ -202,10 +251,11 @@ def main():
     if plan:
         print("\nPlanning: GetArray of a box touching B blocks of 8x8x8 float64 (page cache warm), "
               "best of 5, slowest reader\n")
-        print("| writers -> readers | array blocks | blocks touched | MiB | time ms | us per block |")
-        print("|---|---|---|---|---|---|")
+        print("| writers -> readers | array blocks | blocks touched | blocks examined | MiB | time ms | us per block |")
+        print("|---|---|---|---|---|---|---|")
         for x in plan:
             print(f"| {x['writers']} -> {x['readers']} | {x['array_blocks']} | {x['blocks_touched']} | "
+                  f"{x.get('blocks_examined', '-')} | "
                   f"{x['bytes'] / 1048576:.2f} | {x['seconds'] * 1e3:.2f} | {x['us_per_block']:.1f} |")
     if goals["ahead"]:
         behind = [g for g in goals["ahead"] if g[3] < 1.0]
@@ -213,6 +263,13 @@ def main():
               f"{len(goals['ahead'])} cells met" +
               ("" if not behind else "; behind in: " +
                ", ".join(f"{p} {n}->{m} ({r:.2f}x)" for p, n, m, r in behind)))
+    if goals.get("pages"):
+        worst = {}
+        for sname, pat, n, m, x in goals["pages"]:
+            if x > worst.get((sname, pat), (0,))[0]:
+                worst[(sname, pat)] = (x, n, m)
+        print("Goal 'sub-box pages read <= 1.5x pages wanted' (worst cell): " +
+              ", ".join(f"{sname} {pat} {x:.2f}x ({n}->{m})" for (sname, pat), (x, n, m) in sorted(worst.items())))
     if goals["ratio"]:
         print("Goal 'sub-box bytes read <= 1.5x wanted' (worst cell): " +
               ", ".join(f"{s} {p} {r:.2f}x" for s, p, r in goals["ratio"]))

@@ -87,6 +87,17 @@ struct ArrayPutOptions {
   // Record the minimum and maximum of each block (off by default: it costs a
   // pass over the data; doc/design.md "Global arrays" has the measurement).
   bool statistics = false;
+  // The checksum grain of the block: its bytes are checksummed in pieces
+  // cut at the data file's offsets that are multiples of this many bytes
+  // (each piece at most this long), each verified on its own, so that a
+  // read of a sub-box reads and verifies only the grains holding the bytes
+  // it wants: with one 4 KiB page, exactly the pages any reader must pull
+  // from the device. A multiple of 4096 (else PutArray returns
+  // InvalidArgument), or 0 for Options::chunk_size. Each grain costs about
+  // 18 bytes of the rank's index (0.45 % of the data at 4 KiB); blocks of
+  // at most Options::inline_value_limit bytes are stored inline and have
+  // none. doc/design.md "Global arrays" has the measurements.
+  uint64_t checksum_grain = 4096;
 };
 
 // Options of one GetArray call.
@@ -95,6 +106,18 @@ struct ArrayReadOptions {
   // Byte runs of one block whose gap is at most this many bytes are read
   // in one request (the gap is read and discarded).
   uint64_t gap_limit = 64 * 1024;
+};
+
+// What the GetArray calls of a handle did, summed since it was opened
+// (Store::array_read_stats): the planning cost and the bytes moved.
+struct ArrayReadStats {
+  uint64_t calls = 0;
+  uint64_t blocks_examined = 0;  // blocks the overlap index looked at
+  uint64_t blocks_read = 0;      // blocks that overlapped a box
+  uint64_t runs = 0;             // contiguous byte runs planned
+  uint64_t requests = 0;         // verified reads issued (each of whole checksum grains)
+  uint64_t bytes_wanted = 0;     // bytes of the boxes that blocks cover
+  uint64_t bytes_read = 0;       // bytes of the whole checksum grains those reads covered
 };
 
 CAIRN_API_END

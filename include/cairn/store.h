@@ -339,6 +339,9 @@ class Store {
   // Local: the names of the arrays whose tags meet every condition in
   // `all_of` (as Query does for objects), in name order.
   Status QueryArrays(const std::vector<TagQuery>& all_of, std::vector<std::string>* names);
+  // Local: what this handle's GetArray calls planned and read so far
+  // (cairn/array.h); zeros before the first.
+  ArrayReadStats array_read_stats() const;
 
   // --- Revisions ---
 

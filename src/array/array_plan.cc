@@ -58,10 +58,25 @@ size_t RunGrouper::ChunkOf(uint64_t off) const {
 
 Status RunGrouper::Add(const ByteRun& r) {
   if (!runs_.empty()) {
-    bool near = r.src - hi_ <= gap_ && r.src + r.len - lo_ <= max_;
-    // The chunk holding the request's last byte is read whole: a run
-    // starting in it costs nothing more when it joins.
-    bool same_chunk = !ends_.empty() && ChunkOf(hi_ - 1) == ChunkOf(r.src);
+    // What joining costs: the bytes read between the request's end and the
+    // run that would not be read otherwise. Chunks are read whole, so with
+    // chunks that is the chunks strictly between the one holding the
+    // request's last byte and the one holding the run's first (0 when they
+    // are the same chunk or neighbours: the chunk holding the request's last
+    // byte is read whole, so a run starting in it costs nothing more).
+    uint64_t cost = r.src - hi_;
+    bool same_chunk = false;
+    if (!ends_.empty()) {
+      size_t a = ChunkOf(hi_ - 1), b = ChunkOf(r.src);
+      same_chunk = a == b;
+      uint64_t b_start = b == 0 ? 0 : ends_[b - 1];
+      cost = b_start > ends_[a] ? b_start - ends_[a] : 0;
+    }
+    // A gap is read only when it is small beside what the two runs it joins
+    // want (at most a quarter of their bytes), so the gaps of a request add
+    // at most half the bytes its runs want, and never more than the limit.
+    uint64_t joined = runs_.back().len + r.len;
+    bool near = cost <= std::min(gap_, joined / 4) && r.src + r.len - lo_ <= max_;
     if (near || same_chunk) {
       runs_.push_back(r);
       hi_ = r.src + r.len;

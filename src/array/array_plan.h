@@ -1,8 +1,11 @@
 // Read planning for global arrays: the part of one block that a box needs,
 // as contiguous byte runs of the block object (row-major runs along the
 // trailing dimensions, whole trailing extents merged into one run), grouped
-// into read requests: runs closer than the gap limit, or in the same
-// checksum chunk (which is read whole anyway), share one request.
+// into read requests: two runs share one request when they fall in the
+// same checksum chunk (read whole anyway), or when what joining them adds
+// (the whole chunks strictly between theirs; without chunks, the gap) is at
+// most the gap limit and at most a quarter of the bytes the two runs want,
+// so that joining never reads more than 1.5 times what the runs want.
 #pragma once
 
 #include <cstdint>
@@ -32,17 +35,18 @@ Status ForEachRun(size_t nd, const uint64_t* bs, const uint64_t* bc, const uint6
 class RunGrouper {
  public:
   using Exec = std::function<Status(uint64_t lo, uint64_t hi, const std::vector<ByteRun>& runs)>;
-  // chunk_ends: the end offsets of the object's checksum chunks (empty: no
-  // chunk rule); max_request: no request grows past this by a gap.
-  RunGrouper(std::vector<uint64_t> chunk_ends, uint64_t gap_limit, uint64_t max_request, Exec exec)
-      : ends_(std::move(chunk_ends)), gap_(gap_limit), max_(max_request), exec_(std::move(exec)) {}
+  // chunk_ends: the end offsets of the object's checksum chunks, in value
+  // order (empty: no chunk rule; it must outlive the grouper);
+  // max_request: no request grows past this by a gap.
+  RunGrouper(const std::vector<uint64_t>* chunk_ends, uint64_t gap_limit, uint64_t max_request, Exec exec)
+      : ends_(*chunk_ends), gap_(gap_limit), max_(max_request), exec_(std::move(exec)) {}
   Status Add(const ByteRun& r);
   Status Finish();  // executes the last request
   uint64_t requests() const { return requests_; }
 
  private:
   size_t ChunkOf(uint64_t off) const;
-  std::vector<uint64_t> ends_;
+  const std::vector<uint64_t>& ends_;
   uint64_t gap_, max_;
   Exec exec_;
   std::vector<ByteRun> runs_;

@@ -110,6 +110,9 @@ Status Store::PutArray(std::string_view name, DType dtype, const std::vector<uin
     return Status::InvalidArgument(who + "shape " + ShapeString(shape) + " holds more than 2^64 bytes");
   Product(ct, &elements);  // inside the shape: cannot overflow
   if (elements > 0 && data == nullptr) return Status::InvalidArgument(who + "null data for a non-empty box");
+  if (opt.checksum_grain % 4096 != 0)
+    return Status::InvalidArgument(who + "checksum_grain " + std::to_string(opt.checksum_grain) +
+                                   " is not a multiple of 4096 (0 means Options::chunk_size)");
   ArrayState* a = ArraysOf(r);
   auto it = a->puts.find(std::string(name));
   if (it != a->puts.end() && (it->second.dtype != dtype || it->second.shape != shape))
@@ -131,7 +134,8 @@ Status Store::PutArray(std::string_view name, DType dtype, const std::vector<uin
       Statistics(dtype, data, elements, &b.min, &b.max);
     }
     s = r->PutInto(&r->own, ArrayBlockKey(name, seq),
-                   std::string_view(static_cast<const char*>(data), size_t(elements * esize)), {});
+                   std::string_view(static_cast<const char*>(data), size_t(elements * esize)), {},
+                   /*zero_copy=*/false, opt.checksum_grain);
     if (!s.ok()) return s.WithContext(who + "block");
   }
   if (it == a->puts.end()) {

@@ -47,6 +47,7 @@ struct ArrayState {
   // array step included): keys at or above a new round's count are stale.
   std::map<std::string, uint32_t> overlay_seqs;
   bool touched() const { return !puts.empty() || !deletes.empty(); }
+  ArrayReadStats read_stats;  // Store::array_read_stats
 
   // Descriptors of revision `cache_revision`, by name.
   uint64_t cache_revision = UINT64_MAX;

@@ -140,15 +140,17 @@ void Writer::Written(uint64_t off, uint64_t n) {
   }
 }
 
-Status Writer::Append(std::string_view data, std::vector<ChunkRef>* chunks) {
-  return AppendWith(data, chunks, false);
+Status Writer::Append(std::string_view data, std::vector<ChunkRef>* chunks, uint64_t grain) {
+  return AppendWith(data, chunks, false, grain);
 }
 
-Status Writer::AppendZeroCopy(std::string_view data, std::vector<ChunkRef>* chunks) {
-  return AppendWith(data, chunks, queue_ != nullptr);
+Status Writer::AppendZeroCopy(std::string_view data, std::vector<ChunkRef>* chunks, uint64_t grain) {
+  return AppendWith(data, chunks, queue_ != nullptr, grain);
 }
 
-Status Writer::AppendWith(std::string_view data, std::vector<ChunkRef>* chunks, bool zero_copy) {
+Status Writer::AppendWith(std::string_view data, std::vector<ChunkRef>* chunks, bool zero_copy,
+                          uint64_t grain) {
+  if (grain >= chunk_size_) grain = 0;
   const char* p = data.data();
   uint64_t left = data.size();
   while (left > 0) {
@@ -162,7 +164,8 @@ Status Writer::AppendWith(std::string_view data, std::vector<ChunkRef>* chunks, 
     uint64_t span = std::min<uint64_t>(left, run_end_ - pos_);
     size_t first = chunks->size();
     for (uint64_t done = 0; done < span;) {
-      uint64_t n = std::min<uint64_t>(chunk_size_, span - done);
+      uint64_t n = grain ? grain - (pos_ + done) % grain : chunk_size_;
+      n = std::min<uint64_t>(n, span - done);
       ChunkRef c;
       c.subfile = subfile_;
       c.offset = pos_ + done;

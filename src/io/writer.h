@@ -34,12 +34,16 @@ class Writer {
   ~Writer();
 
   // Writes `data` to the rank's stream and appends the chunks that hold it
-  // (each at most chunk_size, never crossing a run) to *chunks.
-  Status Append(std::string_view data, std::vector<ChunkRef>* chunks);
+  // (each at most chunk_size, never crossing a run) to *chunks. With a
+  // `grain` (0 < grain < chunk_size), chunks are instead cut at the file
+  // offsets that are multiples of grain, so each is at most grain bytes and
+  // lies in one aligned grain of the file (a page for grain 4096): a reader
+  // verifies exactly the grains it reads. Checksums are computed once, here.
+  Status Append(std::string_view data, std::vector<ChunkRef>* chunks, uint64_t grain = 0);
   // As Append, but with a queue the bytes are written from `data` itself by
   // the queue's thread: the caller keeps them unchanged until the queue has
   // written them (IoQueue::Wait). Without a queue, the same as Append.
-  Status AppendZeroCopy(std::string_view data, std::vector<ChunkRef>* chunks);
+  Status AppendZeroCopy(std::string_view data, std::vector<ChunkRef>* chunks, uint64_t grain = 0);
   // A chunk that successive AppendPiece calls extend (streams).
   struct OpenChunk {
     bool open = false;
@@ -97,7 +101,7 @@ class Writer {
   Status Emit(const char* p, uint64_t n);
   // Queues a write of the caller's `n` bytes at the current position.
   Status EmitFrom(const char* p, uint64_t n);
-  Status AppendWith(std::string_view data, std::vector<ChunkRef>* chunks, bool zero_copy);
+  Status AppendWith(std::string_view data, std::vector<ChunkRef>* chunks, bool zero_copy, uint64_t grain);
 
   File* file_;
   uint32_t subfile_;

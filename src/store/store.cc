@@ -344,7 +344,7 @@ Status Store::Rep::Resolve(std::string_view key, const ReadOptions& ro, std::str
 }
 
 Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string_view value,
-                           const TagList& tags, bool zero_copy) {
+                           const TagList& tags, bool zero_copy, uint64_t grain) {
   Status s = CheckKey(key);
   if (!s.ok()) return s;
   if (value.size() <= opt.inline_value_limit) {
@@ -367,7 +367,7 @@ Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string
   ValueKind kind = ValueKind::kInline;
   if (value.size() > opt.inline_value_limit) {
     kind = ValueKind::kChunked;
-    s = zero_copy ? writer->AppendZeroCopy(value, &chunks) : writer->Append(value, &chunks);
+    s = zero_copy ? writer->AppendZeroCopy(value, &chunks, grain) : writer->Append(value, &chunks, grain);
     if (!s.ok()) return s.WithContext("put '" + KeyText(key) + "'");
   }
   // Encoded in a reused scratch buffer, then kept in the namespace's arena.

@@ -124,9 +124,10 @@ struct Store::Rep {
                    const ReadOptions& ro, const std::function<Status(size_t, uint64_t, char**)>& place);
   // Encodes and stores an entry for a value in namespace `ns`.
   // zero_copy: with staging, the value is written from the caller's memory
-  // by the I/O thread (see Store::PutZeroCopy).
+  // by the I/O thread (see Store::PutZeroCopy). grain: the checksum grain
+  // of a chunked value (Writer::Append; 0: Options::chunk_size).
   Status PutInto(NamespaceState* ns, std::string_view key, std::string_view value,
-                 const TagList& tags, bool zero_copy = false);
+                 const TagList& tags, bool zero_copy = false, uint64_t grain = 0);
   // Re-encodes an entry with new tags, keeping its value.
   Status RetagInto(NamespaceState* ns, std::string_view key, const TagList& tags);
   std::string Where(uint32_t ns) const;
