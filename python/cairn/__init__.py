@@ -8,6 +8,7 @@
         st.put("u", u, tags={"step": np.int32(step), "t": 0.5})
         rev = st.commit()
         v = st.get("u", dtype=u.dtype, shape=u.shape)
+        a, b = st.get_many(["a", "b"], outs=[a_out, b_out])  # one batched read
 
 mpi4py is optional: without ``comm`` the store is single-process. Errors
 raise cairn.NotFound, cairn.Corruption, cairn.InvalidArgument, cairn.IOError
