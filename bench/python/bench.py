@@ -17,8 +17,14 @@ import statistics
 import sys
 import time
 
+import mpi4py
 import numpy as np
-from mpi4py import MPI
+
+# MPI at the thread level bench_cairn asks for (MPI_THREAD_SERIALIZED; cairn
+# needs FUNNELED), not mpi4py's default MULTIPLE, which makes Open MPI slower
+# (bench/python/README.md). Set before `from mpi4py import MPI` initializes it.
+mpi4py.rc.thread_level = "serialized"
+from mpi4py import MPI  # noqa: E402
 
 import cairn
 
