@@ -17,8 +17,14 @@ import statistics
 import sys
 import time
 
+import mpi4py
 import numpy as np
-from mpi4py import MPI
+
+# MPI at the thread level bench_cairn asks for (MPI_THREAD_SERIALIZED; cairn
+# needs FUNNELED), not mpi4py's default MULTIPLE, which makes Open MPI slower
+# (bench/python/README.md). Set before `from mpi4py import MPI` initializes it.
+mpi4py.rc.thread_level = "serialized"
+from mpi4py import MPI  # noqa: E402
 
 import cairn
 
@@ -63,6 +69,9 @@ def main():
     ap.add_argument("--systems", default="cairn,numpy,h5py")
     ap.add_argument("--same-buffer", action="store_true",
                     help="put one array --arrays times, as bench_cairn puts one buffer")
+    ap.add_argument("--read", choices=("get_many", "get"), default="get_many",
+                    help="cairn read: one get_many of all arrays (Store::MultiGet, as bench_cairn "
+                         "reads with --read-batch of all of them) or one get(out=) per array")
     args = ap.parse_args()
     comm = MPI.COMM_WORLD
     rank, size = comm.rank, comm.size
@@ -77,7 +86,8 @@ def main():
 
     def record(system, phase, times, note=""):
         if rank == 0:
-            r = {"system": system + ("-same-buffer" if args.same_buffer else ""), "phase": phase, "ranks": size, "mib_per_rank": args.mib,
+            r = {"system": system + ("-same-buffer" if args.same_buffer else "")
+                 + ("-get" if system == "cairn-python" and phase == "read" and args.read == "get" else ""), "phase": phase, "ranks": size, "mib_per_rank": args.mib,
                  "arrays": args.arrays, "min_s": min(times), "median_s": statistics.median(times),
                  "max_s": max(times), "median_gib_s": total / statistics.median(times) / 2**30,
                  "seconds": times, "note": note}
@@ -103,13 +113,22 @@ def main():
                         st.put(f"a{i}", a)
                     st.commit()
             w.append(timed(comm, write))
+            # The arrays to read into, made and touched before the timed
+            # phase, as bench_cairn's read buffer is (same work: no page
+            # faults of new memory inside either timed read).
             out = [np.empty_like(a) for a in arrays]
+            for o in out:
+                o.fill(0)
             evict(comm, p)
+            keys = [f"a{i}" for i in range(len(out))]
 
             def read():
                 with cairn.Store(p, comm, mode="r") as st:
-                    for i, o in enumerate(out):
-                        st.get(f"a{i}", out=o)
+                    if args.read == "get":
+                        for k, o in zip(keys, out):
+                            st.get(k, out=o)
+                    else:
+                        st.get_many(keys, outs=out)
             r.append(timed(comm, read))
             assert all((o == a).all() for o, a in zip(out, arrays))
         record("cairn-python", "write", w)

@@ -25,8 +25,9 @@ for n in ${RANKS:-1 2 4}; do
     for sys in ${systems//,/ }; do
       if [ "$sys" = cxx ]; then
         for phase in write read; do
+          # --read-batch: all arrays in one MultiGet, as bench.py's get_many.
           mpiexec -n "$n" "$build/bench/bench_cairn" --phase=$phase --dir="$data/cxx$n" \
-            --count="$arrays" --size=$(( mib * 1048576 / arrays )) --reps=1 --keep | grep '^RESULT' | tee -a "$out"
+            --count="$arrays" --size=$(( mib * 1048576 / arrays )) --read-batch=$(( mib * 1048576 )) --reps=1 --keep | grep '^RESULT' | tee -a "$out"
         done
         rm -rf "$data/cxx$n"
       else

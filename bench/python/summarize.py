@@ -13,7 +13,8 @@ import sys
 from collections import defaultdict
 
 NAMES = {"cairn": "cairn C++", "cairn-python": "cairn Python",
-         "cairn-python-same-buffer": "cairn Python, one buffer", "h5py": "h5py",
+         "cairn-python-same-buffer": "cairn Python, one buffer",
+         "cairn-python-get": "cairn Python, get per array", "h5py": "h5py",
          "numpy.save": "numpy.save"}
 
 
@@ -46,6 +47,19 @@ def main(path):
             ratio = f"{statistics.median(times[(phase, ranks, 'cairn')]) / med:.2f}x"
         print(f"| {NAMES.get(system, system)} | {phase} | {ranks} | {len(t)} | {med:.2f} "
               f"[{min(t):.2f}-{max(t):.2f}] | {bytes_of[key] / med / 2**30:.2f} | {ratio} |")
+    # run.sh interleaves the systems repetition by repetition: the ratio of
+    # each repetition's pair (C++ time / Python time of the same round) is
+    # less at the mercy of a load that changes between rounds.
+    print("\n| paired rounds | phase | ranks | n | Python / C++ median [min-max] |")
+    print("|---|---|---|---|---|")
+    for key in sorted(times, key=lambda k: (k[0] != "write", k[1], k[2])):
+        phase, ranks, system = key
+        cxx = times.get((phase, ranks, "cairn"))
+        if not system.startswith("cairn-python") or not cxx:
+            continue
+        r = [c / p for c, p in zip(cxx, times[key])]
+        print(f"| {NAMES.get(system, system)} | {phase} | {ranks} | {len(r)} | "
+              f"{statistics.median(r):.2f}x [{min(r):.2f}-{max(r):.2f}] |")
     for s, n in notes.items():
         print(f"\n{NAMES.get(s, s)}: {n}")
 

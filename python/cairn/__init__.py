@@ -8,8 +8,12 @@
         st.put("u", u, tags={"step": np.int32(step), "t": 0.5})
         rev = st.commit()
         v = st.get("u", dtype=u.dtype, shape=u.shape)
+        a, b = st.get_many(["a", "b"], outs=[a_out, b_out])  # one batched read
 
-mpi4py is optional: without ``comm`` the store is single-process. Errors
+mpi4py is optional: without ``comm`` the store is single-process. cairn
+needs MPI_THREAD_FUNNELED only; mpi4py initializes MPI_THREAD_MULTIPLE by
+default, which slows Open MPI down: ``mpi4py.rc.thread_level = "funneled"``
+before ``from mpi4py import MPI`` avoids that. Errors
 raise cairn.NotFound, cairn.Corruption, cairn.InvalidArgument, cairn.IOError
 (and cairn.NotSupported, cairn.Aborted), all subclasses of cairn.Error.
 Global arrays: ``st.put_array("u", local, start=(r0, 0), global_shape=(n, m))``

@@ -213,6 +213,16 @@ def load(store: Any, like: Any = None, prefix: str = "state", rank: Optional[int
             raise
         raise Corruption(f"cairn.load: '{tree_key}' is not a saved tree: {e}") from None
     torch = _torch()
+    # The array leaves are read together at the end, with one get_many
+    # (Store::MultiGet: all reads planned and merged in file order) into
+    # like's arrays or new np.empty ones.
+    pending_keys: List[str] = []
+    pending_outs: List[Any] = []
+
+    def later(key: str, out: Any) -> Any:
+        pending_keys.append(key)
+        pending_outs.append(out)
+        return out
 
     def leaf(key: str, like_v: Any) -> Any:
         tags = store.tags(key, rank=rank)
@@ -227,9 +237,9 @@ def load(store: Any, like: Any = None, prefix: str = "state", rank: Optional[int
                         and like_v.device.type == "cpu" and tuple(like_v.shape) == shape \
                         and like_v.is_contiguous() and str(like_v.dtype).replace("torch.", "") \
                         == tags["torch_dtype"] and like_v.dtype != torch.bfloat16:
-                    store.get(key, out=like_v.numpy(), rank=rank)
+                    later(key, like_v.numpy())
                     return like_v
-                arr = store.get(key, dtype=dt, shape=shape, rank=rank)
+                arr = later(key, _np.empty(shape, dtype=dt))
                 if torch is None:
                     return arr
                 if tags["torch_dtype"] == "bfloat16":
@@ -237,10 +247,10 @@ def load(store: Any, like: Any = None, prefix: str = "state", rank: Optional[int
                 return torch.from_numpy(arr)
             if isinstance(like_v, _np.ndarray) and like_v.shape == shape and like_v.dtype == dt \
                     and like_v.flags.c_contiguous and like_v.flags.writeable:
-                store.get(key, out=like_v, rank=rank)
-                return like_v
-            arr = store.get(key, dtype=dt, shape=shape, rank=rank)
-            return arr[()] if kind == "npscalar" else arr
+                return later(key, like_v)
+            if kind == "npscalar":
+                return store.get(key, dtype=dt, shape=shape, rank=rank)[()]
+            return later(key, _np.empty(shape, dtype=dt))
         if kind in ("int", "float", "bool", "str", "bytes", "none"):
             return _scalar_from(kind, store.get(key, rank=rank))
         raise Corruption(f"cairn.load: '{key}' has no known kind (tags {tags})")
@@ -293,4 +303,7 @@ def load(store: Any, like: Any = None, prefix: str = "state", rank: Optional[int
         items = [build(n, x) for n, x in zip(seq, ll)]
         return tuple(items) if "tuple" in node else items
 
-    return build(tree, like)
+    state = build(tree, like)
+    if pending_keys:
+        store.get_many(pending_keys, outs=pending_outs, rank=rank)
+    return state

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import os
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _array, _cairn, _tags
 from ._array import Array
@@ -272,6 +272,51 @@ class Store:
                                   f"of {dt} has {arr.nbytes}")
         self._s.read_into(key, arr, r)
         return arr
+
+    def get_many(self, keys: Sequence[str], outs: Optional[Sequence[Any]] = None,
+                 rank: Optional[int] = None, dtype: Any = None) -> List[Any]:
+        """The values of `keys`, read with one batched read (Store::MultiGet:
+        the reads of all values are planned together and land in place).
+
+        - ``outs``: one writable contiguous buffer per key, each exactly the
+          size of its value, filled in place; returned as a list;
+        - else a new 1-D NumPy array of ``dtype`` per key (``uint8`` when
+          dtype is None; a ``bytearray`` per key without NumPy), read into
+          directly, with no zero-filling and no copy.
+
+        Every key and size is checked before anything is read: a missing
+        key raises NotFound, an out of the wrong size (or a value that is
+        not whole elements of dtype) InvalidArgument, and then no out has
+        been written. A read that fails later raises IOError or Corruption;
+        the value it failed on is zeroed, never left as damaged data.
+        """
+        keys = list(keys)
+        r = _rank(rank)
+        if outs is None:
+            outs = []
+            dt = None
+            if _np is not None:
+                dt = _np.dtype(dtype if dtype is not None else _np.uint8)
+            elif dtype is not None:
+                raise InvalidArgument("get_many(dtype=...) needs numpy")
+            for k in keys:
+                n = self._s.size_of(k, r)
+                if dt is None:
+                    outs.append(bytearray(n))
+                    continue
+                if dt.itemsize == 0 or n % dt.itemsize != 0:
+                    raise InvalidArgument(f"get_many('{k}'): {n} bytes are not a whole number of {dt}")
+                outs.append(_np.empty(n // dt.itemsize, dtype=dt))
+        else:
+            outs = list(outs)
+            if len(outs) != len(keys):
+                raise InvalidArgument(f"get_many: {len(keys)} keys but {len(outs)} outs")
+            if _np is not None:
+                for k, o in zip(keys, outs):
+                    if isinstance(o, _np.ndarray) and not (o.flags.c_contiguous or o.flags.f_contiguous):
+                        raise InvalidArgument(f"get_many('{k}'): out must be a contiguous array")
+        self._s.read_many_into(keys, outs, r)
+        return outs
 
     def read_range(self, key: str, offset: int, out: Any, rank: Optional[int] = None) -> Any:
         """Fills `out` with the bytes of the value from `offset` (only the

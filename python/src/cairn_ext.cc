@@ -483,6 +483,49 @@ class PyStore {
     Check(status);
   }
 
+  // Reads the whole values of `keys` into `outs` (outs[i] exactly the size
+  // of value i) with one Store::MultiGet: the reads of all values are planned
+  // together (merged, in file order) and land straight in the buffers. Every
+  // key and size is checked before anything is read, so a missing key
+  // (NotFound) or a buffer of the wrong size (InvalidArgument) leaves every
+  // buffer untouched; a read that fails later (IOError, Corruption) raises,
+  // and the value it failed on is zeroed, never left as damaged data.
+  void read_many_into(const std::vector<std::string>& keys, nb::handle outs, int rank) {
+    const size_t n = keys.size();
+    if (static_cast<size_t>(nb::len(outs)) != n)
+      Invalid("get_many: " + std::to_string(n) + " keys but " +
+              std::to_string(nb::len(outs)) + " outs");
+    std::vector<std::unique_ptr<Buffer>> held;
+    held.reserve(n);
+    std::vector<cairn::Store::ValueBuffer> bufs(n);
+    size_t i = 0;
+    for (nb::handle o : outs) {
+      held.push_back(std::make_unique<Buffer>(o, true));
+      bufs[i].data = held.back()->data();
+      bufs[i].capacity = held.back()->size();
+      ++i;
+    }
+    cairn::Store* s = st();
+    cairn::Status status;
+    {
+      nb::gil_scoped_release r;
+      const cairn::ReadOptions ro = RO(rank);
+      for (size_t k = 0; k < n && status.ok(); ++k) {
+        uint64_t size = 0;
+        status = s->GetSize(keys[k], &size, ro);
+        if (status.ok() && size != bufs[k].capacity)
+          status = cairn::Status::InvalidArgument(
+              "get_many('" + keys[k] + "'): the value has " + std::to_string(size) +
+              " bytes, its out buffer " + std::to_string(bufs[k].capacity));
+      }
+      if (status.ok() && n > 0) {
+        std::vector<cairn::Status> statuses;
+        status = s->MultiGet(keys, &bufs, &statuses, ro);
+      }
+    }
+    Check(status);
+  }
+
   void read_range(const std::string& key, uint64_t offset, nb::handle out, int rank) {
     Buffer b(out, true);
     cairn::Store* s = st();
@@ -832,6 +875,7 @@ NB_MODULE(_cairn, m) {
       .def("put_shared", &PyStore::put_shared, nb::arg("key"), nb::arg("value"), nb::arg("tags").none())
       .def("size_of", &PyStore::size_of)
       .def("read_into", &PyStore::read_into)
+      .def("read_many_into", &PyStore::read_many_into)
       .def("read_range", &PyStore::read_range)
       .def("get_bytes", &PyStore::get_bytes)
       .def("get_shared", &PyStore::get_shared)

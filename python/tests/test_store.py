@@ -282,3 +282,60 @@ def test_state_save_load(path, comm):
             cairn.save(st, {"x": object()}, commit=False)
         with pytest.raises(cairn.NotFound):
             cairn.load(st, prefix="nothing")
+
+
+def test_get_many(path, comm):
+    rng = np.random.default_rng(comm.rank)
+    arrs = [rng.standard_normal(n) for n in (1000, 1, 70000, 0, 333)]
+    keys = [f"m{i}" for i in range(len(arrs))]
+    with cairn.Store(path, comm) as st:
+        for k, a in zip(keys, arrs):
+            st.put(k, a)
+        st.put("raw", b"abcdef")
+        st.commit()
+        # New arrays of dtype, owning their memory.
+        got = st.get_many(keys, dtype=np.float64)
+        assert len(got) == len(arrs)
+        for a, g in zip(arrs, got):
+            assert g.dtype == np.float64 and g.base is None and g.flags.owndata
+            np.testing.assert_array_equal(a, g)
+        # Without dtype: uint8 arrays; in any order; bytes-like outs too.
+        u8, = st.get_many(["raw"])
+        assert u8.dtype == np.uint8 and u8.tobytes() == b"abcdef"
+        # In place: the very objects passed are filled.
+        outs = [np.empty_like(arrs[2]), bytearray(6), np.empty((20, 50), dtype=np.float64)]
+        r = st.get_many(["m2", "raw", "m0"], outs=outs)
+        assert all(x is y for x, y in zip(r, outs))
+        np.testing.assert_array_equal(outs[0], arrs[2])
+        assert bytes(outs[1]) == b"abcdef"
+        np.testing.assert_array_equal(outs[2].ravel(), arrs[0])
+        # Another rank's namespace.
+        other = (comm.rank + 1) % comm.size
+        o = st.get_many(["m0"], rank=other, dtype=np.float64)[0]
+        np.testing.assert_array_equal(o, np.random.default_rng(other).standard_normal(1000))
+        assert st.get_many([]) == []
+
+        # Errors leave every out as it was: a missing key ...
+        sentinel = [np.full(1000, 7.0), np.full(6, 9, dtype=np.uint8)]
+        with pytest.raises(cairn.NotFound, match="nope"):
+            st.get_many(["m0", "nope", "raw"], outs=[sentinel[0], bytearray(1), sentinel[1]])
+        with pytest.raises(cairn.NotFound):
+            st.get_many(["m0", "nope"], outs=[sentinel[0], bytearray(1)])
+        assert (sentinel[0] == 7.0).all() and (sentinel[1] == 9).all()
+        # ... an out of the wrong size (before or after a good one) ...
+        with pytest.raises(cairn.InvalidArgument, match="m1.*8 bytes"):
+            st.get_many(["m0", "m1"], outs=[sentinel[0], np.empty(2)])
+        assert (sentinel[0] == 7.0).all()
+        with pytest.raises(cairn.InvalidArgument, match="raw"):
+            st.get_many(["m0", "raw"], outs=[sentinel[0], bytearray(7)])
+        assert (sentinel[0] == 7.0).all()
+        # ... a value that is not whole elements of dtype, a count mismatch,
+        # a read-only or non-contiguous out.
+        with pytest.raises(cairn.InvalidArgument, match="raw"):
+            st.get_many(["raw"], dtype=np.float64)
+        with pytest.raises(cairn.InvalidArgument, match="2 keys but 1 outs"):
+            st.get_many(["m0", "raw"], outs=[sentinel[0]])
+        with pytest.raises(cairn.InvalidArgument, match="writable"):
+            st.get_many(["raw"], outs=[b"123456"])
+        with pytest.raises(cairn.InvalidArgument, match="contiguous"):
+            st.get_many(["m0"], outs=[np.empty(2000)[::2]])
