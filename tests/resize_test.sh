@@ -90,19 +90,24 @@ run 2 "$g" check 2 3
 a="$tmp/async"
 rev=0
 for np in 2 4 1; do
-  for i in 1 2 3 4 5; do
+  for i in 1 2 3 4 5 6 7; do
     rev=$((rev + 1))
     CAIRN_TEST_ASYNC=1 CAIRN_TEST_KEEP=2 run "$np" "$a" write $rev || break 2
     # The first commits at a new rank count may take new space (more
     # ranks, and a revision's expired extents are free only once the
-    # record expiring it is durable, i.e. from the commit after); from the
-    # fourth on, the extents of the revisions that expired are enough.
+    # record expiring it is durable, i.e. from the commit after, while an
+    # asynchronous commit is in flight beside the two kept revisions);
+    # from the fifth on, the extents of the revisions that expired are
+    # enough. A data file's tail may still move by a few small values
+    # (about 2 KB, depending on which extent a commit's small values land
+    # in), never by a fresh extent (64 KiB here) per commit: the bound is
+    # 16 KiB over the size after the fourth commit.
     size=$(data_bytes "$a")
-    if [ "$i" -ge 4 ] && [ "$size" -gt "$prev" ]; then
-      fail "np=$np: commit $i at this rank count grew the data files from $prev to $size bytes"
+    [ "$i" -eq 4 ] && base=$size
+    if [ "$i" -ge 5 ] && [ "$size" -gt $((base + 16384)) ]; then
+      fail "np=$np: commit $i at this rank count grew the data files from $base (after commit 4) to $size bytes"
       "$tool" space "$a"
     fi
-    prev=$size
     verify_all "$a"
   done
 done

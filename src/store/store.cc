@@ -566,7 +566,8 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   //    fail a read-only open.
   const RevisionRecord& rec = rep->current;
   // A writable open needs the shared base (rank 0 commits into it).
-  const bool eager_shared = !options.read_only || rec.shared().length <= options.compact_index_limit;
+  const bool eager_shared =
+      !options.read_only || (rec.revision != 0 && rec.shared().length <= options.compact_index_limit);
   std::shared_ptr<const IndexTable> mine, shared;
   if (rec.revision != 0) {
     uint32_t readers = std::min<uint32_t>(rec.nranks, uint32_t(nranks));
