@@ -52,15 +52,16 @@ try:
     assert len(records) == 2, records
     info = json.loads(run(tool, "info", "-r", "1", "--json", ref).stdout)
     tables = [(ns["index_offset"], ns["index_offset"] + ns["index_bytes"]) for ns in info["namespaces"]]
-    # Revision 1's first chunked value of a rank (crash_writer's v1, 43,000
-    # bytes; v0 is inline) starts the first extent (1 MiB, the extent size).
+    # Revision 1's chunked values of a rank (crash_writer's v0 of 3,000 bytes,
+    # then v1 of 43,000: both above inline_value_limit) start the first extent
+    # (1 MiB, the extent size); verify must name the key whose chunk was hit.
     kinds = {
         "manifest header": ("MANIFEST", [(0, 64)], "2", "manifest"),
         "older manifest record": ("MANIFEST", [records[0]], "2", "MANIFEST"),
         "newest manifest record": ("MANIFEST", [records[1]], "", "MANIFEST"),
         "data file header": ("data.00000", [(0, 48)], "1", "data.00000"),
         "index table": ("data.00000", tables, "1", "index"),
-        "value chunk": ("data.00000", [(1 << 20, (1 << 20) + 43000)], "1", "'v1'"),
+        "value chunk": ("data.00000", [(1 << 20, (1 << 20) + 46000)], "1", "key 'v"),
     }
     failures = trials = 0
     for kind, (name, ranges, rev, must_name) in kinds.items():
@@ -86,9 +87,10 @@ try:
                 failures += 1
                 print(f"FAIL {what}: verify does not name {must_name}:\n{out}")
             if kind == "value chunk":
-                # The first extent went to whichever rank asked first: verify names it.
-                m = re.search(r"rank (\d+) key 'v1'", out)
-                g = run(tool, "get", "-r", "1", "--rank", m.group(1) if m else "0", work, "v1")
+                # The first extent went to whichever rank asked first, and the
+                # byte fell in v0 or v1: verify names both, and get must fail.
+                m = re.search(r"rank (\d+) key '(v[01])'", out)
+                g = run(tool, "get", "-r", "1", "--rank", m.group(1) if m else "0", work, m.group(2) if m else "v1")
                 if g.returncode == 0 or g.stdout or b"Corruption" not in g.stderr:
                     failures += 1
                     print(f"FAIL {what}: cairn get: exit {g.returncode}, {len(g.stdout)} bytes out, {g.stderr!r}")
