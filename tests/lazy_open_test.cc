@@ -57,19 +57,22 @@ ParsedManifest ReadManifest(const std::string& store, uint64_t* file_size) {
 
 class LazyOpenTest : public MpiDirTest {
  protected:
-  // Every rank puts 4 small objects; rank 0 puts 300 shared ones of 2 KiB
-  // (inline: a shared table of about 600 KiB, 40x a rank's).
-  void Build() {
+  // Every rank puts 4 small objects; rank 0 puts `shared` shared ones of
+  // 2 KiB (inline: with 300, a shared table of about 600 KiB, 40x a rank's,
+  // above compact_index_limit; with 10, about 20 KiB, a compact one).
+  void Build(int shared = 300) {
     std::unique_ptr<Store> s;
     ASSERT_TRUE(Store::Open(Writable(), Path(), MPI_COMM_WORLD, &s).ok());
     int r = Rank();
     for (int i = 0; i < 4; i++) ASSERT_TRUE(s->Put(Own(r, i), ValueOf(Own(r, i), 100)).ok());
     if (r == 0) {
-      for (int i = 0; i < 300; i++) ASSERT_TRUE(s->PutShared(Shared(i), ValueOf(Shared(i), 2048)).ok());
+      for (int i = 0; i < shared; i++) ASSERT_TRUE(s->PutShared(Shared(i), ValueOf(Shared(i), 2048)).ok());
     }
     ASSERT_TRUE(s->Commit().ok());
     ASSERT_TRUE(s->Close().ok());
   }
+
+  void DamagedSharedTableIsCorruptionWhenFirstRead(int shared);
 };
 
 TEST_F(LazyOpenTest, ReadOnlyOpenReadsTheManifestAndItsOwnTableOnly) {
@@ -120,8 +123,16 @@ TEST_F(LazyOpenTest, ReadOnlyOpenReadsTheManifestAndItsOwnTableOnly) {
   ASSERT_TRUE(s->Close().ok());
 }
 
-TEST_F(LazyOpenTest, DamagedSharedTableIsCorruptionWhenFirstRead) {
-  Build();
+// A large shared table is not read by a read-only open; a compact one is
+// (with rank 0's block, then broadcast), but a damaged one does not fail the
+// read-only open either: the open leaves it to its first use.
+TEST_F(LazyOpenTest, DamagedSharedTableIsCorruptionWhenFirstRead) { DamagedSharedTableIsCorruptionWhenFirstRead(300); }
+TEST_F(LazyOpenTest, DamagedCompactSharedTableIsCorruptionWhenFirstRead) {
+  DamagedSharedTableIsCorruptionWhenFirstRead(10);
+}
+
+void LazyOpenTest::DamagedSharedTableIsCorruptionWhenFirstRead(int shared) {
+  Build(shared);
   if (Rank() == 0) {
     uint64_t manifest_size;
     ParsedManifest pm = ReadManifest(Path(), &manifest_size);
@@ -140,8 +151,9 @@ TEST_F(LazyOpenTest, DamagedSharedTableIsCorruptionWhenFirstRead) {
   MPI_Barrier(MPI_COMM_WORLD);
   int r = Rank();
   {
-    // A read-only open does not read the shared table: it opens, and the
-    // rank's own objects read back.
+    // A read-only open does not read a large shared table, and leaves a
+    // compact one that fails its checksum to its first use: it opens, and
+    // the rank's own objects read back.
     std::unique_ptr<Store> s;
     Status st = Store::Open(ReadOnly(), Path(), MPI_COMM_WORLD, &s);
     ASSERT_TRUE(st.ok()) << st.ToString();
