@@ -109,22 +109,27 @@ Status File::PRead(uint64_t offset, void* buf, uint64_t n) const {
 
 Status File::PReadV(uint64_t offset, const struct iovec* iov, int iovcnt, uint64_t n) const {
   Count(stats_->read_requests);
-  std::vector<struct iovec> rest(iov, iov + iovcnt);  // advanced past short transfers
-  size_t first = 0;
+  // The caller's vector is not copied (no allocation per call): progress is
+  // the first entry not yet filled and the bytes of it already read. After
+  // a short transfer that ends inside an entry, the rest of that entry is
+  // read on its own (pread), then preadv goes on from the next entry.
+  int first = 0;
+  size_t skip = 0;  // bytes of iov[first] already read
   uint64_t done = 0;
   while (done < n) {
-    ssize_t r = ::preadv(fd_, rest.data() + first, int(rest.size() - first), off_t(offset + done));
+    ssize_t r = skip == 0 ? ::preadv(fd_, iov + first, iovcnt - first, off_t(offset + done))
+                          : ::pread(fd_, static_cast<char*>(iov[first].iov_base) + skip,
+                                    iov[first].iov_len - skip, off_t(offset + done));
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return ReadFailed(path_, offset, n, done, r < 0 ? errno : 0);
     done += uint64_t(r);
-    for (size_t left = size_t(r); left > 0 && first < rest.size();) {
-      size_t take = std::min(left, rest[first].iov_len);
-      rest[first].iov_base = static_cast<char*>(rest[first].iov_base) + take;
-      rest[first].iov_len -= take;
-      left -= take;
-      if (rest[first].iov_len == 0) first++;
+    size_t left = size_t(r);
+    while (first < iovcnt && left >= iov[first].iov_len - skip) {  // also steps over empty entries
+      left -= iov[first].iov_len - skip;
+      skip = 0;
+      first++;
     }
-    while (first < rest.size() && rest[first].iov_len == 0) first++;
+    skip += left;  // 0 when every entry is filled
   }
   Count(stats_->read_bytes, n);
   return Status::OK();
