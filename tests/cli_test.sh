@@ -67,6 +67,34 @@ check "a damaged final manifest record leaves revision 1 newest" '"$tool" ls "$t
 cp -r "$s" "$tmp/c3"
 python3 -c "import sys; f=open(sys.argv[1],'r+b'); f.seek(20); f.write(b'Z')" "$tmp/c3/MANIFEST"
 check "damaged manifest header is reported" '"$tool" ls "$tmp/c3" 2>&1 | grep -q Corruption'
+check "verify of a damaged manifest header exits 2 (corruption)" '"$tool" verify "$tmp/c3" >/dev/null 2>&1; [ $? -eq 2 ]'
+check "verify --all of a damaged manifest header exits 2" '"$tool" verify "$tmp/c3" --all >/dev/null 2>&1; [ $? -eq 2 ]'
+check "repair of a damaged manifest header exits 2 and writes nothing" '"$tool" repair "$tmp/c3" >/dev/null 2>&1; [ $? -eq 2 ] && ! ls "$tmp/c3"/MANIFEST.* >/dev/null 2>&1'
+check "verify of a missing store exits 1, not 2" '"$tool" verify "$tmp/absent" >/dev/null 2>&1; [ $? -eq 1 ]'
+# A MANIFEST whose header has the committed flag (set after the first
+# revision record's fsync) but no intact revision record, cut inside its
+# first record or just after the header: verify and repair report damage
+# (exit 2), and repair says that nothing can be recovered automatically and
+# writes nothing, to the manifest or the data files.
+for cut in 64 80; do
+  f="$tmp/first$cut"
+  cp -r "$s" "$f"
+  truncate -s $cut "$f/MANIFEST"
+  (cd "$f" && sha256sum MANIFEST data.* >"$tmp/sums$cut")
+  "$tool" verify "$f" >"$tmp/fv" 2>&1; rc=$?
+  check "cut to $cut: verify exits 2 naming the damage" '[ $rc -eq 2 ] && grep -q "Corruption.*offset 64" "$tmp/fv"'
+  "$tool" verify "$f" --all >"$tmp/fva" 2>&1; rc=$?
+  check "cut to $cut: verify --all exits 2" '[ $rc -eq 2 ] && grep -q "Corruption" "$tmp/fva"'
+  "$tool" verify "$f" --json >"$tmp/fvj" 2>/dev/null; rc=$?
+  check "cut to $cut: verify --json exits 2 with a JSON Corruption error" '[ $rc -eq 2 ] && python3 -c "import json,sys; assert json.load(open(sys.argv[1]))[\"error\"][\"code\"]==\"Corruption\"" "$tmp/fvj"'
+  "$tool" repair "$f" >"$tmp/fr" 2>&1; rc=$?
+  check "cut to $cut: repair exits 2" '[ $rc -eq 2 ]'
+  check "cut to $cut: repair says the log was committed and no record is intact" 'grep -q "header says a revision was committed" "$tmp/fr" && grep -q "no revision record after the header is intact" "$tmp/fr"'
+  check "cut to $cut: repair says nothing can be recovered and the files are untouched" 'grep -q "Nothing can be recovered automatically" "$tmp/fr" && grep -q "MANIFEST and the data files are left untouched" "$tmp/fr"'
+  check "cut to $cut: repair says what the user can do" 'grep -q "Restore MANIFEST from a backup" "$tmp/fr" && grep -q "new store" "$tmp/fr"'
+  check "cut to $cut: repair does not blame the header" '! grep -q "not the header" "$tmp/fr"'
+  check "cut to $cut: repair wrote nothing" '(cd "$f" && sha256sum -c --quiet "$tmp/sums$cut") && ! ls "$f"/MANIFEST.* >/dev/null 2>&1'
+done
 # Retention: pin, drop, space (on a copy with four revisions).
 cp -r "$s" "$tmp/r"
 "$mpiexec" -n 2 "$writer" "$tmp/r" write 3 >/dev/null 2>&1 && "$mpiexec" -n 2 "$writer" "$tmp/r" write 4 >/dev/null 2>&1

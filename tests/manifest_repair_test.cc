@@ -271,6 +271,21 @@ TEST(FirstRecord, CutInsideTheFirstRecordIsCorruptionNotAnEmptyStore) {
     st = Store::Open(o, path, &s);
     EXPECT_TRUE(st.IsCorruption()) << st.ToString();
     s.reset();
+    // Repair has no intact record to rebuild from: it says so (the log
+    // was committed, no record is intact, nothing can be recovered
+    // automatically, nothing was written), and writes nothing.
+    RepairReport rep;
+    st = RepairManifest(path, &rep);
+    EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+    for (const char* part : {"says a revision was committed", "no revision record after the header is intact",
+                             "Nothing can be recovered automatically",
+                             "MANIFEST and the data files are left untouched", "Restore MANIFEST from a backup"})
+      EXPECT_NE(st.message().find(part), std::string::npos) << "missing '" << part << "' in " << st.ToString();
+    EXPECT_EQ(st.message().find("not the header"), std::string::npos) << st.ToString();
+    EXPECT_FALSE(rep.changed);
+    EXPECT_TRUE(rep.backup.empty());
+    for (const auto& e : std::filesystem::directory_iterator(path))
+      EXPECT_EQ(e.path().filename().string().rfind("MANIFEST.", 0), std::string::npos) << e.path();
     EXPECT_EQ(Slurp(man_path), whole.substr(0, cut)) << "a writable open wrote over the damaged MANIFEST";
     EXPECT_EQ(Slurp(data_path), data) << "a writable open wrote over the data file";
     std::ofstream(man_path, std::ios::binary | std::ios::trunc) << whole;

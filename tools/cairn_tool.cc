@@ -71,6 +71,16 @@ int Fail(const Status& s) {
   return 1;
 }
 
+// The exit status of `verify` and `repair` (README.md, "The `cairn` tool"):
+// 0 intact (verify) or repaired / nothing to repair (repair), 2 damage
+// found (any Corruption, including a store that cannot be opened because of
+// it), 1 any other error (no store, an I/O error, the writer lock held).
+constexpr int kExitCorrupt = 2;
+int FailChecked(const Status& s) {
+  int rc = Fail(s);
+  return s.IsCorruption() ? kExitCorrupt : rc;
+}
+
 // The name of a tag's type, e.g. "int16", "float32", "string", "uint8[]".
 std::string TagTypeName(const cairn::TagValue& v) {
   static const char* const kNames[] = {"?",      "int8",   "int16",   "int32",   "int64",
@@ -406,10 +416,10 @@ int CmdGetArray(const std::string& path, const std::string& name, uint64_t revis
 int CmdVerify(const std::string& path, uint64_t revision, bool json) {
   std::unique_ptr<cairn::Store> st;
   Status s = OpenStore(path, revision, &st);
-  if (!s.ok()) return Fail(s);
+  if (!s.ok()) return FailChecked(s);
   cairn::VerifyReport rep;
   s = cairn::Inspector::Verify(st.get(), &rep);
-  if (!s.ok()) return Fail(s);
+  if (!s.ok()) return FailChecked(s);
   uint64_t rev = st->revision();
   if (json) {
     std::printf("{\"revision\": %lu, \"namespaces\": %lu, \"objects\": %lu, \"chunks\": %lu, \"bytes\": %lu, "
@@ -432,10 +442,10 @@ int CmdVerify(const std::string& path, uint64_t revision, bool json) {
 int CmdVerifyAll(const std::string& path, bool json) {
   std::unique_ptr<cairn::Store> st;
   Status s = OpenStore(path, 0, &st);
-  if (!s.ok()) return Fail(s);
+  if (!s.ok()) return FailChecked(s);
   std::vector<cairn::RevisionInfo> revs;
   s = st->ListRevisions(&revs);
-  if (!s.ok()) return Fail(s);
+  if (!s.ok()) return FailChecked(s);
   st.reset();
   std::vector<std::string> manifest_problems;
   std::vector<uint64_t> failed;
@@ -490,7 +500,7 @@ int CmdVerifyAll(const std::string& path, bool json) {
 int CmdRepair(const std::string& path) {
   cairn::RepairReport rep;
   Status s = cairn::RepairManifest(path, &rep);
-  if (!s.ok()) return Fail(s);
+  if (!s.ok()) return FailChecked(s);
   if (!rep.changed) {
     std::printf("%s/MANIFEST has no damaged records: nothing to repair\n", path.c_str());
     return 0;
@@ -626,14 +636,16 @@ int main(int argc, char** argv) {
   bool blocks = false;
   arrays->add_flag("--blocks", blocks, "List every block too (rank, start:end per dimension)");
 
-  auto* verify = app.add_subcommand("verify", "Read everything and check every checksum (exit 0 only if intact)");
+  auto* verify = app.add_subcommand("verify", "Read everything and check every checksum (exit 0 if intact, 2 if "
+                                              "damage is found, 1 on any other error)");
   verify->add_option("STORE", path, "Store directory")->required();
   verify->add_option("--revision,-r", revision, "Revision (default: newest)");
   verify->add_flag("--json", json, "Machine-readable output");
   bool all = false;
   verify->add_flag("--all", all, "Verify every retained revision (exit 2 if any fails, naming it)");
   auto* repair = app.add_subcommand("repair", "Rewrite a damaged manifest without its damaged records "
-                                              "(the original is kept as MANIFEST.damaged-<time>)");
+                                              "(the original is kept as MANIFEST.damaged-<time>; exit 0 if repaired "
+                                              "or intact, 2 if the damage cannot be repaired, 1 on other errors)");
   repair->add_option("STORE", path, "Store directory")->required();
 
   auto* drop = app.add_subcommand("drop", "Remove a revision for good; its space is reused by later commits");

@@ -191,6 +191,7 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
   out->damaged.clear();
   out->doubtful.clear();
   out->damaged_tail = false;
+  out->committed_without_record = false;
   uint64_t off = kManifestHeaderSize;
   while (off < file.size()) {
     uint64_t len = 0;
@@ -259,11 +260,13 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
   // header). A crash during the first commit leaves the flag unset (it is
   // written after that record's fsync), so this is damage, never an
   // unfinished first commit, and must not read as an empty store.
-  if (out->header.committed && out->last_revision == 0)
+  if (out->header.committed && out->last_revision == 0) {
+    out->committed_without_record = true;
     return Status::Corruption("no intact revision record after the header (offset " +
                               std::to_string(kManifestHeaderSize) + ", " + std::to_string(file.size()) +
                               " bytes in the file), although the header says a revision was committed: "
                               "the manifest was cut or damaged inside its first record");
+  }
   // A damaged final record may have been a pin of any retained revision.
   if (out->damaged_tail)
     for (const RevisionRecord& r : out->revisions) out->doubtful.insert(r.revision);

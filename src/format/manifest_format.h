@@ -156,6 +156,10 @@ struct ParsedManifest {
   // expired, dropped or pinned them. Their data may have been reused;
   // reads still check every checksum.
   std::set<uint64_t> doubtful;
+  // Set with ParseManifest's Corruption when the header's committed flag is
+  // set yet no revision record is intact: nothing of the log survives to
+  // rebuild it from (`cairn repair` says so and writes nothing).
+  bool committed_without_record = false;
 
   // Whether anything was damaged (not counting a torn final append).
   bool has_damage() const { return damaged_tail || !damaged.empty(); }

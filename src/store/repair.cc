@@ -37,6 +37,20 @@ std::string UtcStamp() {
   std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
   return buf;
 }
+// The header's committed flag is set (a revision record was once durable)
+// but no revision record is intact: there is nothing to rebuild a log
+// from, and an empty log would read as a store that never committed.
+Status NothingToRebuild(const std::string& path, uint64_t size) {
+  return Status::Corruption(
+      path + " is damaged beyond what repair can fix: its header says a revision was committed (the "
+      "'committed' flag, set once the first revision record was durable), but no revision record after the "
+      "header is intact (" + std::to_string(size) + " bytes in the file, records from offset " +
+      std::to_string(kManifestHeaderSize) + "); the log was cut or damaged inside its first record. Nothing "
+      "can be recovered automatically: without a revision record nothing says which bytes of the data files "
+      "make up a revision. Nothing was written: MANIFEST and the data files are left untouched. Restore "
+      "MANIFEST from a backup or copy of this store if there is one; otherwise keep this directory as it is "
+      "for inspection and write new checkpoints to a new store (writable opens of this one are refused)");
+}
 }  // namespace
 
 Status RepairManifest(const std::string& dir, RepairReport* report) {
@@ -67,6 +81,7 @@ Status RepairManifest(const std::string& dir, RepairReport* report) {
   f.reset();
   ParsedManifest pm;
   s = ParseManifest(old, &pm);
+  if (!s.ok() && pm.committed_without_record) return NothingToRebuild(path, old.size());
   if (!s.ok()) return s.WithContext(path + " (repair rewrites records, not the header)");
   for (const RevisionRecord& r : pm.revisions)
     if (!pm.dropped.count(r.revision)) report->retained.push_back(r.revision);

@@ -43,7 +43,9 @@ struct RepairReport {
 // above every intact one (a damaged final record, or damage with no intact
 // revision record after it) is replaced by a dropped placeholder of the
 // highest number it may have held, so that number is never reused. A damaged
-// header is not repaired (Corruption).
+// header is not repaired (Corruption), nor a log whose header has the
+// committed flag but no intact revision record (Corruption saying that
+// nothing can be recovered automatically and nothing was written).
 Status RepairManifest(const std::string& dir, RepairReport* report);
 
 }  // namespace cairn
