@@ -53,6 +53,11 @@
 !   call cairn_get_array(st, "u", [0, 0], whole)    ! whole(nx, ny)
 !   call cairn_array_info(st, "u", dtype=dt, shape=sh, blocks=nb)
 ! A C program reads what Fortran wrote as u(nx, ny) as u[ny][nx].
+! Options of cairn_put_array: statistics=.true. records each block's minimum
+! and maximum; checksum_grain=G (integer(int64)) checksums the block in
+! pieces cut at the data file's multiples of G bytes (a multiple of 4096,
+! else CAIRN_INVALID_ARGUMENT; 0: the chunk size; default 4096; see
+! ArrayPutOptions::checksum_grain in include/cairn/array.h).
 module cairn
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: error_unit, int8, int16, int32, int64, real32, real64
@@ -148,6 +153,11 @@ module cairn
     type(c_ptr) :: tags
     integer(c_size_t) :: ntags
   end type c_object
+  ! cairn_array_put_options_t.
+  type, bind(C) :: c_array_put_options
+    integer(c_int) :: flags
+    integer(c_int64_t) :: checksum_grain
+  end type c_array_put_options
   type, bind(C) :: c_revinfo
     integer(c_int64_t) :: revision, parent, time_ns
     integer(c_int32_t) :: ranks
@@ -602,18 +612,22 @@ module cairn
       integer(c_int64_t), intent(out) :: size
       integer(c_int) :: c_get_shared
     end function
-    function c_put_array(store, name, dtype, ndims, shape, start, count, data, flags, tags, ntags) &
-        bind(C, name="cairn_put_array")
-      import :: c_ptr, c_char, c_int, c_int64_t, c_size_t, c_tag
+    subroutine c_array_put_options_init(opts) bind(C, name="cairn_array_put_options_init")
+      import :: c_array_put_options
+      type(c_array_put_options), intent(out) :: opts
+    end subroutine
+    function c_put_array_opts(store, name, dtype, ndims, shape, start, count, data, opts, tags, ntags) &
+        bind(C, name="cairn_put_array_opts")
+      import :: c_ptr, c_char, c_int, c_int64_t, c_size_t, c_tag, c_array_put_options
       type(c_ptr), value :: store
       character(kind=c_char), intent(in) :: name(*)
       integer(c_int), value :: dtype, ndims
       integer(c_int64_t), intent(in) :: shape(*), start(*), count(*)
       type(c_ptr), value :: data
-      integer(c_int), value :: flags
+      type(c_array_put_options), intent(in) :: opts
       type(c_tag), intent(in) :: tags(*)
       integer(c_size_t), value :: ntags
-      integer(c_int) :: c_put_array
+      integer(c_int) :: c_put_array_opts
     end function
     function c_get_array(store, name, ndims, start, count, out, cap, flags) bind(C, name="cairn_get_array")
       import :: c_ptr, c_char, c_int, c_int64_t, c_size_t
@@ -914,12 +928,13 @@ contains
   end subroutine cairn_revision_ranks
 
   ! Local. The retained revisions, oldest first, and (optional) how many
-  ! ranks wrote each.
-  subroutine cairn_revisions(store, revisions, ranks, ierr)
+  ! ranks wrote each and the bytes of each one's index tables.
+  subroutine cairn_revisions(store, revisions, ranks, ierr, index_bytes)
     type(cairn_store), intent(in) :: store
     integer(int64), allocatable, intent(out) :: revisions(:)
     integer, allocatable, intent(out), optional :: ranks(:)
     integer, intent(out), optional :: ierr
+    integer(int64), allocatable, intent(out), optional :: index_bytes(:)
     type(c_ptr) :: p
     integer(c_size_t) :: n
     type(c_revinfo), pointer :: r(:)
@@ -931,10 +946,12 @@ contains
     end if
     allocate(revisions(n))
     if (present(ranks)) allocate(ranks(n))
+    if (present(index_bytes)) allocate(index_bytes(n))
     if (n > 0) then
       call c_f_pointer(p, r, [n])
       revisions = r%revision
       if (present(ranks)) ranks = int(r%ranks)
+      if (present(index_bytes)) index_bytes = r%index_bytes
     end if
     call c_free(p)
     if (present(ierr)) ierr = CAIRN_OK
@@ -1899,7 +1916,7 @@ contains
 
   ! --- global arrays ---
 
-  subroutine put_array_c(store, name, dtype, gshape, start, count, p, statistics, tags, ierr)
+  subroutine put_array_c(store, name, dtype, gshape, start, count, p, statistics, tags, ierr, checksum_grain)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(c_int), intent(in) :: dtype
@@ -1908,8 +1925,10 @@ contains
     logical, intent(in), optional :: statistics
     type(cairn_tag), intent(in), optional :: tags(:)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: checksum_grain
     type(c_tag), allocatable :: ct(:)
     character(kind=c_char), allocatable, target :: buf(:)
+    type(c_array_put_options) :: opts
     integer(c_int) :: flags
     integer :: k, n, pos
     if (size(gshape) /= size(count) .or. size(start) /= size(count)) then
@@ -1935,8 +1954,11 @@ contains
     do n = 1, k
       call tag_to_c(tags(n), buf, pos, ct(n))
     end do
-    call check(c_put_array(store%ptr, cstr(name), dtype, size(count, kind=c_int), gshape, start, count, p, &
-                           flags, ct, int(k, c_size_t)), "cairn_put_array('" // name // "')", ierr)
+    call c_array_put_options_init(opts)
+    opts%flags = flags
+    if (present(checksum_grain)) opts%checksum_grain = checksum_grain
+    call check(c_put_array_opts(store%ptr, cstr(name), dtype, size(count, kind=c_int), gshape, start, count, &
+                                p, opts, ct, int(k, c_size_t)), "cairn_put_array('" // name // "')", ierr)
   end subroutine put_array_c
 
   subroutine get_array_c(store, name, start, count, p, cap, ierr)
@@ -2080,7 +2102,7 @@ contains
     call get_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
   end subroutine gs_i1
 
-  subroutine pa_i1_4(store, name, global_shape, start, data, statistics, tags, ierr)
+  subroutine pa_i1_4(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: global_shape(:), start(:)
@@ -2088,8 +2110,9 @@ contains
     logical, intent(in), optional :: statistics
     type(cairn_tag), intent(in), optional :: tags(:)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: checksum_grain
     call put_array_c(store, name, 1_c_int, int(global_shape, int64), int(start, int64), &
-                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i1_4
 
   subroutine ga_i1_4(store, name, start, data, ierr)
@@ -2102,7 +2125,7 @@ contains
                      int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
   end subroutine ga_i1_4
 
-  subroutine pa_i1_8(store, name, global_shape, start, data, statistics, tags, ierr)
+  subroutine pa_i1_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: global_shape(:), start(:)
@@ -2110,8 +2133,9 @@ contains
     logical, intent(in), optional :: statistics
     type(cairn_tag), intent(in), optional :: tags(:)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: checksum_grain
     call put_array_c(store, name, 1_c_int, int(global_shape, int64), int(start, int64), &
-                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i1_8
 
   subroutine ga_i1_8(store, name, start, data, ierr)
@@ -2155,7 +2179,7 @@ contains
     call get_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
   end subroutine gs_i2
 
-  subroutine pa_i2_4(store, name, global_shape, start, data, statistics, tags, ierr)
+  subroutine pa_i2_4(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: global_shape(:), start(:)
@@ -2163,8 +2187,9 @@ contains
     logical, intent(in), optional :: statistics
     type(cairn_tag), intent(in), optional :: tags(:)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: checksum_grain
     call put_array_c(store, name, 2_c_int, int(global_shape, int64), int(start, int64), &
-                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i2_4
 
   subroutine ga_i2_4(store, name, start, data, ierr)
@@ -2177,7 +2202,7 @@ contains
                      int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
   end subroutine ga_i2_4
 
-  subroutine pa_i2_8(store, name, global_shape, start, data, statistics, tags, ierr)
+  subroutine pa_i2_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: global_shape(:), start(:)
@@ -2185,8 +2210,9 @@ contains
     logical, intent(in), optional :: statistics
     type(cairn_tag), intent(in), optional :: tags(:)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: checksum_grain
     call put_array_c(store, name, 2_c_int, int(global_shape, int64), int(start, int64), &
-                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i2_8
 
   subroutine ga_i2_8(store, name, start, data, ierr)
@@ -2230,7 +2256,7 @@ contains
     call get_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
   end subroutine gs_i4
 
-  subroutine pa_i4_4(store, name, global_shape, start, data, statistics, tags, ierr)
+  subroutine pa_i4_4(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: global_shape(:), start(:)
@@ -2238,8 +2264,9 @@ contains
     logical, intent(in), optional :: statistics
     type(cairn_tag), intent(in), optional :: tags(:)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: checksum_grain
     call put_array_c(store, name, 3_c_int, int(global_shape, int64), int(start, int64), &
-                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i4_4
 
   subroutine ga_i4_4(store, name, start, data, ierr)
@@ -2252,7 +2279,7 @@ contains
                      int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
   end subroutine ga_i4_4
 
-  subroutine pa_i4_8(store, name, global_shape, start, data, statistics, tags, ierr)
+  subroutine pa_i4_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: global_shape(:), start(:)
@@ -2260,8 +2287,9 @@ contains
     logical, intent(in), optional :: statistics
     type(cairn_tag), intent(in), optional :: tags(:)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: checksum_grain
     call put_array_c(store, name, 3_c_int, int(global_shape, int64), int(start, int64), &
-                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i4_8
 
   subroutine ga_i4_8(store, name, start, data, ierr)
@@ -2305,7 +2333,7 @@ contains
     call get_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
   end subroutine gs_i8
 
-  subroutine pa_i8_4(store, name, global_shape, start, data, statistics, tags, ierr)
+  subroutine pa_i8_4(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: global_shape(:), start(:)
@@ -2313,8 +2341,9 @@ contains
     logical, intent(in), optional :: statistics
     type(cairn_tag), intent(in), optional :: tags(:)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: checksum_grain
     call put_array_c(store, name, 4_c_int, int(global_shape, int64), int(start, int64), &
-                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i8_4
 
   subroutine ga_i8_4(store, name, start, data, ierr)
@@ -2327,7 +2356,7 @@ contains
                      int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
   end subroutine ga_i8_4
 
-  subroutine pa_i8_8(store, name, global_shape, start, data, statistics, tags, ierr)
+  subroutine pa_i8_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: global_shape(:), start(:)
@@ -2335,8 +2364,9 @@ contains
     logical, intent(in), optional :: statistics
     type(cairn_tag), intent(in), optional :: tags(:)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: checksum_grain
     call put_array_c(store, name, 4_c_int, int(global_shape, int64), int(start, int64), &
-                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i8_8
 
   subroutine ga_i8_8(store, name, start, data, ierr)
@@ -2380,7 +2410,7 @@ contains
     call get_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
   end subroutine gs_r4
 
-  subroutine pa_r4_4(store, name, global_shape, start, data, statistics, tags, ierr)
+  subroutine pa_r4_4(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: global_shape(:), start(:)
@@ -2388,8 +2418,9 @@ contains
     logical, intent(in), optional :: statistics
     type(cairn_tag), intent(in), optional :: tags(:)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: checksum_grain
     call put_array_c(store, name, 9_c_int, int(global_shape, int64), int(start, int64), &
-                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_r4_4
 
   subroutine ga_r4_4(store, name, start, data, ierr)
@@ -2402,7 +2433,7 @@ contains
                      int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
   end subroutine ga_r4_4
 
-  subroutine pa_r4_8(store, name, global_shape, start, data, statistics, tags, ierr)
+  subroutine pa_r4_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: global_shape(:), start(:)
@@ -2410,8 +2441,9 @@ contains
     logical, intent(in), optional :: statistics
     type(cairn_tag), intent(in), optional :: tags(:)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: checksum_grain
     call put_array_c(store, name, 9_c_int, int(global_shape, int64), int(start, int64), &
-                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_r4_8
 
   subroutine ga_r4_8(store, name, start, data, ierr)
@@ -2455,7 +2487,7 @@ contains
     call get_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
   end subroutine gs_r8
 
-  subroutine pa_r8_4(store, name, global_shape, start, data, statistics, tags, ierr)
+  subroutine pa_r8_4(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: global_shape(:), start(:)
@@ -2463,8 +2495,9 @@ contains
     logical, intent(in), optional :: statistics
     type(cairn_tag), intent(in), optional :: tags(:)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: checksum_grain
     call put_array_c(store, name, 10_c_int, int(global_shape, int64), int(start, int64), &
-                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_r8_4
 
   subroutine ga_r8_4(store, name, start, data, ierr)
@@ -2477,7 +2510,7 @@ contains
                      int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
   end subroutine ga_r8_4
 
-  subroutine pa_r8_8(store, name, global_shape, start, data, statistics, tags, ierr)
+  subroutine pa_r8_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: global_shape(:), start(:)
@@ -2485,8 +2518,9 @@ contains
     logical, intent(in), optional :: statistics
     type(cairn_tag), intent(in), optional :: tags(:)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: checksum_grain
     call put_array_c(store, name, 10_c_int, int(global_shape, int64), int(start, int64), &
-                     int(shape(data), int64), c_loc(data), statistics, tags, ierr)
+                     int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_r8_8
 
   subroutine ga_r8_8(store, name, start, data, ierr)

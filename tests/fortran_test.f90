@@ -5,8 +5,9 @@
 ! asynchronous commits, shared objects, and global arrays of every kind
 ! in Fortran order (irregular blocks, a rank with none at 3 ranks and
 ! more, sub-boxes across blocks, both index kinds), with their info, list,
-! tags, queries and delete, and errors through ierr. Prints each failed
-! check's number and exits non-zero on any rank's failure.
+! tags, queries and delete, the checksum grain of array puts, and errors
+! through ierr. Prints each failed check's number and exits non-zero on
+! any rank's failure.
 program fortran_test
   use mpi
   use cairn
@@ -38,6 +39,7 @@ program fortran_test
   call revisions()
   call arrays()
   call cairn_close(st)
+  call grain()
 
   ! A read-only reopen sees the arrays as committed.
   call cairn_open(st, trim(dir), MPI_COMM_WORLD, read_only=.true.)
@@ -47,7 +49,7 @@ program fortran_test
   call MPI_Allreduce(bad, anybad, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) then
-    call execute_command_line("rm -rf '" // trim(dir) // "'")
+    call execute_command_line("rm -rf '" // trim(dir) // "' '" // trim(dir) // "-grain'")
     if (anybad /= 0) then
       print '(a)', "fortran_test: FAILED"
     else
@@ -203,6 +205,47 @@ contains
     call cairn_revisions(st, revs)
     call check(size(revs) == 1, 54)
   end subroutine revisions
+
+  ! The checksum grain (cairn_put_array's checksum_grain), in a store of
+  ! its own: a grain that is not a multiple of 4096 is
+  ! CAIRN_INVALID_ARGUMENT naming it; the grains 4096, 65536 and 0 (the
+  ! chunk size) store the same values with fewer and fewer checksummed
+  ! pieces, so smaller and smaller index tables (1 MiB per rank: 256, 16
+  ! and 1 or 2 pieces of about 16 index bytes each).
+  subroutine grain()
+    integer, parameter :: GN = 1024, GM = 128
+    real(real64), allocatable :: a(:, :), b(:, :)
+    type(cairn_store) :: gs
+    integer(int64), allocatable :: revs(:), ib(:)
+    integer(int64), parameter :: grains(3) = [4096_int64, 65536_int64, 0_int64]
+    integer(int64) :: r
+    integer :: k
+    allocate(a(GN, GM), b(GN, GM))
+    do j = 1, GM
+      do i = 1, GN
+        a(i, j) = i + GN * (j + GM * rank)
+      end do
+    end do
+    call cairn_open(gs, trim(dir) // "-grain", MPI_COMM_WORLD)
+    call cairn_put_array(gs, "g", [GN, GM * nranks], [0, GM * rank], a, checksum_grain=1000_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "checksum_grain 1000") > 0, 90)
+    call cairn_put_array(gs, "g", [GN, GM * nranks], [0, GM * rank], a, checksum_grain=6144_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "multiple of 4096") > 0, 91)
+    do k = 1, 3
+      call cairn_put_array(gs, "g", [GN, GM * nranks], [0, GM * rank], a, checksum_grain=grains(k))
+      call cairn_commit(gs, r)
+      b = 0
+      call cairn_get_array(gs, "g", [0, GM * rank], b)
+      call check(r == k .and. all(b == a), 91 + k)
+    end do
+    call cairn_revisions(gs, revs, index_bytes=ib)
+    call check(size(ib) == 3, 95)
+    if (size(ib) == 3) then
+      call check(ib(1) > ib(2) + nranks * 2400_int64 .and. ib(2) > ib(3) + nranks * 120_int64, 96)
+      if (rank == 0) print '(a,3(i0,1x))', "fortran_test: index bytes at grains 4096 / 65536 / chunk size: ", ib
+    end if
+    call cairn_close(gs)
+  end subroutine grain
 
   ! Columns [c0, c0 + nc) of the NX x NY grid that `r` puts: rank 0 three,
   ! rank 1 none (unless last), rank r >= 2 one, the last rank the rest.

@@ -373,6 +373,30 @@ const char* cairn_dtype_name(int dtype);
 int cairn_put_array(cairn_store_t* store, const char* name, int dtype, int ndims,
                     const uint64_t* global_shape, const uint64_t* start, const uint64_t* count,
                     const void* data, int flags, const cairn_tag_t* tags, size_t ntags);
+/* Options of cairn_put_array_opts (cairn::ArrayPutOptions);
+ * cairn_array_put_options_init fills the defaults. Fields are only ever
+ * appended. */
+typedef struct {
+  /* As cairn_put_array's flags: CAIRN_ROW_MAJOR (0) or CAIRN_COLUMN_MAJOR,
+   * optionally | CAIRN_ARRAY_STATISTICS. Default 0. */
+  int flags;
+  /* ArrayPutOptions::checksum_grain: the block is checksummed in pieces cut
+   * at the data file's multiples of this many bytes, so a read of a sub-box
+   * reads and verifies only the pieces holding it. A multiple of 4096 (else
+   * CAIRN_INVALID_ARGUMENT, nothing stored), or 0 for the store's
+   * chunk_size. Default 4096. */
+  uint64_t checksum_grain;
+} cairn_array_put_options_t;
+
+/* Any thread. Fills opts with the defaults (flags 0, checksum_grain 4096). */
+void cairn_array_put_options_init(cairn_array_put_options_t* opts);
+
+/* Local. cairn_put_array with options (opts NULL: the defaults); the same
+ * errors, and CAIRN_INVALID_ARGUMENT for a bad checksum_grain. */
+int cairn_put_array_opts(cairn_store_t* store, const char* name, int dtype, int ndims,
+                         const uint64_t* global_shape, const uint64_t* start, const uint64_t* count,
+                         const void* data, const cairn_array_put_options_t* opts, const cairn_tag_t* tags,
+                         size_t ntags);
 /* Local. Reads the box (start, count; ndims each, in the order flags give)
  * of array `name`, as the store's revision holds it, into out: prod(count)
  * elements, dense, in that order; cap is out's size in bytes. Any rank,

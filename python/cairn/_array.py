@@ -79,9 +79,20 @@ def _dims(v: Any, what: str, name: str, ndim: int) -> List[int]:
 
 def put_array(s: Any, name: str, local: Any, start: Optional[Sequence[int]],
               global_shape: Optional[Sequence[int]], tags: Optional[Dict[str, Any]],
-              order: Optional[str], statistics: bool) -> None:
+              order: Optional[str], statistics: bool, checksum_grain: Optional[int] = None) -> None:
     """Store.put_array (see there and the module's doc)."""
     _need_numpy()
+    if checksum_grain is not None:
+        if isinstance(checksum_grain, bool):
+            raise InvalidArgument(f"array '{name}': checksum_grain must be an int, got {checksum_grain!r}")
+        try:
+            checksum_grain = operator.index(checksum_grain)
+        except TypeError:
+            raise InvalidArgument(f"array '{name}': checksum_grain must be an int, "
+                                  f"got {checksum_grain!r}") from None
+        if checksum_grain < 0:
+            raise InvalidArgument(f"array '{name}': checksum_grain {checksum_grain} is negative "
+                                  "(a multiple of 4096, or 0 for the chunk size)")
     a = local if isinstance(local, _np.ndarray) else _np.asarray(local)
     code = dtype_code(a.dtype, name)
     if not a.dtype.isnative:
@@ -100,7 +111,8 @@ def put_array(s: Any, name: str, local: Any, start: Optional[Sequence[int]],
     gs = list(a.shape) if global_shape is None else _dims(global_shape, "global_shape", name, a.ndim)
     # The buffer protocol refuses a 0-d array's reshape nowhere, but the library
     # wants 1 to 16 dimensions: it says so itself.
-    s.put_array(name, a, code, gs, st, list(a.shape), fortran, _tags.to_list(tags), bool(statistics))
+    s.put_array(name, a, code, gs, st, list(a.shape), fortran, _tags.to_list(tags), bool(statistics),
+                checksum_grain)
 
 
 def _plan(key: Any, shape: Tuple[int, ...]):

@@ -386,7 +386,8 @@ class Store:
     # ---- global arrays (cairn._array has the rules) ----
     def put_array(self, name: str, local: Any, start: Optional[Any] = None,
                   global_shape: Optional[Any] = None, tags: Optional[Dict[str, Any]] = None,
-                  order: Optional[str] = None, statistics: bool = False) -> None:
+                  order: Optional[str] = None, statistics: bool = False,
+                  checksum_grain: Optional[int] = None) -> None:
         """Local: puts `local` (a NumPy array, or anything numpy.asarray
         takes) as the block at `start` (default all zeros) of global array
         `name` of shape `global_shape` (default local.shape). A rank may
@@ -396,8 +397,15 @@ class Store:
         memory; ``order="F"`` takes a Fortran-ordered block and its
         dimensions reversed (the C++ kColumnMajor). Tags: as put's (where
         ranks disagree, the lowest rank's value wins). Commit checks that
-        the ranks agree on dtype and shape and that blocks do not overlap."""
-        _array.put_array(self._s, name, local, start, global_shape, tags, order, statistics)
+        the ranks agree on dtype and shape and that blocks do not overlap.
+        ``statistics=True`` records the block's minimum and maximum.
+        ``checksum_grain``: the block is checksummed in pieces cut at the
+        data file's multiples of this many bytes, so that a read of a part
+        reads and verifies only the pieces holding it; a multiple of 4096,
+        or 0 for the store's chunk_size (None: the library's default,
+        4096; anything else is cairn.InvalidArgument). See the C++
+        ArrayPutOptions::checksum_grain."""
+        _array.put_array(self._s, name, local, start, global_shape, tags, order, statistics, checksum_grain)
 
     def array(self, name: str) -> Array:
         """Local: the global array `name` of this handle's revision, as a

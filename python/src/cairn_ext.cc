@@ -733,7 +733,7 @@ class PyStore {
   // buffer is held, and the GIL released, while the library writes it).
   void put_array(const std::string& name, nb::handle data, int dtype, nb::handle global_shape,
                  nb::handle start, nb::handle count, bool column_major, nb::handle tags,
-                 bool statistics) {
+                 bool statistics, nb::handle checksum_grain) {
     const auto dt = static_cast<cairn::DType>(dtype);
     const size_t es = cairn::DTypeSize(dt);
     if (es == 0) Invalid("array '" + name + "': bad dtype code " + std::to_string(dtype));
@@ -744,6 +744,13 @@ class PyStore {
     o.order = column_major ? cairn::ArrayOrder::kColumnMajor : cairn::ArrayOrder::kRowMajor;
     o.tags = ToTags(tags);
     o.statistics = statistics;
+    if (!checksum_grain.is_none()) {  // None: ArrayPutOptions' default; PutArray checks the value
+      uint64_t g = 0;
+      if (!nb::try_cast<uint64_t>(checksum_grain, g))
+        Invalid("array '" + name + "': checksum_grain must be a non-negative int, got " +
+                nb::cast<std::string>(nb::repr(checksum_grain)));
+      o.checksum_grain = g;
+    }
     Buffer b(data, false);
     uint64_t n = es;
     for (uint64_t c : cnt) n *= c;
@@ -900,7 +907,7 @@ NB_MODULE(_cairn, m) {
       .def("stats", &PyStore::stats)
       .def("put_array", &PyStore::put_array, nb::arg("name"), nb::arg("data"), nb::arg("dtype"),
            nb::arg("global_shape"), nb::arg("start"), nb::arg("count"), nb::arg("column_major"),
-           nb::arg("tags").none(), nb::arg("statistics"))
+           nb::arg("tags").none(), nb::arg("statistics"), nb::arg("checksum_grain").none())
       .def("get_array", &PyStore::get_array)
       .def("array_info", &PyStore::array_info)
       .def("list_arrays", &PyStore::list_arrays)

@@ -219,6 +219,42 @@ def test_array_errors(path, comm):
         a[0]
 
 
+def test_checksum_grain(path, comm):
+    """put_array(checksum_grain=G): the block is checksummed in pieces cut at
+    the file's multiples of G bytes, so a finer grain stores more pieces (a
+    bigger index) and a one-element read reads less; the values are the
+    same. A grain the library refuses (not a multiple of 4096), or one that
+    is not a non-negative int, is InvalidArgument naming it."""
+    n = 128 * 1024  # float64: 1 MiB per rank, above inline_value_limit
+    mine = np.arange(n, dtype=np.float64) + 1e7 * comm.rank
+    lo = comm.rank * n
+    where = dict(start=(lo,), global_shape=(comm.size * n,))
+    with cairn.Store(path, comm) as st:
+        for bad in (1000, 6144, 4097):
+            with pytest.raises(cairn.InvalidArgument, match=f"'g'.*checksum_grain {bad} is not a multiple of 4096"):
+                st.put_array("g", mine, checksum_grain=bad, **where)
+        for bad in (-4096, 4096.0, "4096", True):
+            with pytest.raises(cairn.InvalidArgument, match="'g'.*checksum_grain"):
+                st.put_array("g", mine, checksum_grain=bad, **where)
+        assert st.commit() == 1 and "g" not in [a.name for a in st.arrays()]
+        read = []
+        for grain in (4096, 65536, 0, None):
+            st.put_array("g", mine, checksum_grain=grain, **where)
+            st.commit()
+            a = st.array("g")
+            a[lo]  # loads what the first read needs beyond the block's bytes
+            before = st.stats()["read_bytes"]
+            assert a[lo + n // 2] == mine[n // 2]
+            read.append(st.stats()["read_bytes"] - before)
+            np.testing.assert_array_equal(a[lo:lo + n], mine)
+        ib = [r.index_bytes for r in st.revisions()][1:]
+        # About 16 index bytes per piece: 256 pieces per rank at 4 KiB, 16
+        # at 64 KiB, 1 or 2 at the chunk size; None is the default, 4 KiB.
+        assert ib[0] > ib[1] + comm.size * 2400 and ib[1] > ib[2] + comm.size * 120, ib
+        assert abs(ib[3] - ib[0]) < comm.size * 100, ib
+        assert read[0] <= 8192 and read[1] >= 65536 and read[3] <= 8192, read
+
+
 def test_save_load_shards(path, comm):
     """Sharded arrays as global arrays, on the same rank count (another one:
     array_restart.py); replicated leaves per rank."""

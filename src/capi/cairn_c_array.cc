@@ -1,4 +1,4 @@
-// The C API of global arrays (cairn/array.h): cairn_put_array,
+// The C API of global arrays (cairn/array.h): cairn_put_array(_opts),
 // cairn_get_array, cairn_delete_array, cairn_array_info, cairn_list_arrays,
 // cairn_query_arrays, and the dtype helpers. Descriptions are packed into
 // one malloc'ed block (capi_internal.h's Block), freed with cairn_free.
@@ -103,9 +103,30 @@ const char* cairn_dtype_name(int dtype) {
 
 int cairn_writer_ranks(const cairn_store_t* s) { return s ? s->store->writer_ranks() : -1; }
 
+void cairn_array_put_options_init(cairn_array_put_options_t* o) {
+  if (!o) return;
+  cairn::ArrayPutOptions d;
+  o->flags = CAIRN_ROW_MAJOR;
+  o->checksum_grain = d.checksum_grain;
+}
+
 int cairn_put_array(cairn_store_t* s, const char* name, int dtype, int ndims,
                     const uint64_t* global_shape, const uint64_t* start, const uint64_t* count,
                     const void* data, int flags, const cairn_tag_t* tags, size_t ntags) {
+  cairn_array_put_options_t o;
+  cairn_array_put_options_init(&o);
+  o.flags = flags;
+  return cairn_put_array_opts(s, name, dtype, ndims, global_shape, start, count, data, &o, tags, ntags);
+}
+
+int cairn_put_array_opts(cairn_store_t* s, const char* name, int dtype, int ndims,
+                         const uint64_t* global_shape, const uint64_t* start, const uint64_t* count,
+                         const void* data, const cairn_array_put_options_t* opts, const cairn_tag_t* tags,
+                         size_t ntags) {
+  cairn_array_put_options_t defaults;
+  cairn_array_put_options_init(&defaults);
+  if (!opts) opts = &defaults;
+  const int flags = opts->flags;
   if (!s || !name) return Invalid("cairn_put_array: NULL argument");
   if (!ValidDims(ndims))
     return Invalid(("cairn_put_array('" + std::string(name) + "'): ndims " + std::to_string(ndims) +
@@ -120,6 +141,7 @@ int cairn_put_array(cairn_store_t* s, const char* name, int dtype, int ndims,
   if (!OrderOf(flags, CAIRN_COLUMN_MAJOR | CAIRN_ARRAY_STATISTICS, "cairn_put_array", &opt.order, &rc))
     return rc;
   opt.statistics = (flags & CAIRN_ARRAY_STATISTICS) != 0;
+  opt.checksum_grain = opts->checksum_grain;  // checked by PutArray
   if (ntags && (!tags || !ToTags(tags, ntags, &opt.tags)))
     return Invalid("cairn_put_array: bad tag (NULL name or unknown type)");
   return Code(s->store->PutArray(name, cairn::DType(dtype), Vec(global_shape, ndims), Vec(start, ndims),
