@@ -18,7 +18,18 @@ import sys
 import time
 
 import mpi4py
-import numpy as np
+
+# The memory the arrays live in, as bench_cairn's: 4 KiB pages. NumPy asks
+# the kernel for transparent huge pages (madvise MADV_HUGEPAGE) for every
+# array of 4 MiB or more, bench_cairn's std::vector gets 4 KiB pages, and
+# reads into huge pages measured 0.87-0.90x on this machine in C++ and Python
+# alike (bench/python/README.md). NumPy reads NUMPY_MADVISE_HUGEPAGE when it
+# is imported; --numpy-hugepages keeps NumPy's default (reported as
+# "cairn-python-thp").
+NUMPY_HUGEPAGES = "--numpy-hugepages" in sys.argv
+if not NUMPY_HUGEPAGES:
+    os.environ["NUMPY_MADVISE_HUGEPAGE"] = "0"
+import numpy as np  # noqa: E402
 
 # MPI at the thread level bench_cairn asks for (MPI_THREAD_SERIALIZED; cairn
 # needs FUNNELED), not mpi4py's default MULTIPLE, which makes Open MPI slower
@@ -35,6 +46,25 @@ def timed(comm, fn):
     fn()
     comm.Barrier()
     return time.perf_counter() - t0
+
+
+def anon_huge_kib(arrays):
+    """KiB of transparent huge pages backing the arrays' memory
+    (AnonHugePages of /proc/self/smaps over their address ranges)."""
+    spans = [(a.ctypes.data, a.ctypes.data + a.nbytes) for a in arrays]
+    total, inside = 0, False
+    try:
+        with open("/proc/self/smaps") as f:
+            for line in f:
+                head = line.split(None, 1)[0]
+                if "-" in head and not head.endswith(":"):
+                    lo, hi = (int(x, 16) for x in head.split("-"))
+                    inside = any(lo < e and b < hi for b, e in spans)
+                elif inside and head == "AnonHugePages:":
+                    total += int(line.split()[1])
+    except OSError:
+        return -1
+    return total
 
 
 def fsync_path(p):
@@ -69,6 +99,9 @@ def main():
     ap.add_argument("--systems", default="cairn,numpy,h5py")
     ap.add_argument("--same-buffer", action="store_true",
                     help="put one array --arrays times, as bench_cairn puts one buffer")
+    ap.add_argument("--numpy-hugepages", action="store_true",
+                    help="keep NumPy's transparent huge pages for the arrays (default: 4 KiB "
+                         "pages, as bench_cairn's buffers; read at import, see the top)")
     ap.add_argument("--read", choices=("get_many", "get"), default="get_many",
                     help="cairn read: one get_many of all arrays (Store::MultiGet, as bench_cairn "
                          "reads with --read-batch of all of them) or one get(out=) per array")
@@ -84,13 +117,14 @@ def main():
     base = os.path.join(args.dir, f"pybench-np{size}")
     results = []
 
-    def record(system, phase, times, note=""):
+    def record(system, phase, times, note="", huge=None):
         if rank == 0:
-            r = {"system": system + ("-same-buffer" if args.same_buffer else "")
+            r = {"system": system + ("-thp" if args.numpy_hugepages else "")
+                 + ("-same-buffer" if args.same_buffer else "")
                  + ("-get" if system == "cairn-python" and phase == "read" and args.read == "get" else ""), "phase": phase, "ranks": size, "mib_per_rank": args.mib,
                  "arrays": args.arrays, "min_s": min(times), "median_s": statistics.median(times),
                  "max_s": max(times), "median_gib_s": total / statistics.median(times) / 2**30,
-                 "seconds": times, "note": note}
+                 "seconds": times, "note": note, "anon_huge_kib": huge}
             results.append(r)
             print("RESULT " + json.dumps(r), flush=True)
 
@@ -131,8 +165,9 @@ def main():
                         st.get_many(keys, outs=out)
             r.append(timed(comm, read))
             assert all((o == a).all() for o, a in zip(out, arrays))
-        record("cairn-python", "write", w)
-        record("cairn-python", "read", r)
+            out_huge = anon_huge_kib(out)
+        record("cairn-python", "write", w, huge=anon_huge_kib(arrays))
+        record("cairn-python", "read", r, huge=out_huge)
 
     if "numpy" in systems:
         w, r = [], []

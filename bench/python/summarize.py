@@ -14,6 +14,7 @@ from collections import defaultdict
 
 NAMES = {"cairn": "cairn C++", "cairn-python": "cairn Python",
          "cairn-python-same-buffer": "cairn Python, one buffer",
+         "cairn-python-thp": "cairn Python, NumPy's huge pages",
          "cairn-python-get": "cairn Python, get per array", "h5py": "h5py",
          "numpy.save": "numpy.save"}
 
@@ -22,6 +23,7 @@ def main(path):
     times = defaultdict(list)
     bytes_of = {}
     notes = {}
+    huge = defaultdict(set)
     for line in open(path):
         if not line.startswith("RESULT "):
             continue
@@ -32,6 +34,8 @@ def main(path):
             bytes_of[key] = r["mib_per_rank"] * 2**20 * r["ranks"]
             if r.get("note"):
                 notes[r["system"]] = r["note"]
+            if r.get("anon_huge_kib") is not None:
+                huge[(r["system"], r["phase"])].add(r["anon_huge_kib"])
         else:  # bench_cairn: one line per repetition
             times[key].append(r["seconds"])
             bytes_of[key] = r["bytes"]
@@ -62,6 +66,10 @@ def main(path):
               f"{statistics.median(r):.2f}x [{min(r):.2f}-{max(r):.2f}] |")
     for s, n in notes.items():
         print(f"\n{NAMES.get(s, s)}: {n}")
+    # bench.py's arrays (write: the source, read: the outs) on rank 0.
+    for (s, phase), kib in sorted(huge.items()):
+        print(f"\n{NAMES.get(s, s)}, {phase}: transparent huge pages in the arrays "
+              f"(AnonHugePages, rank 0): {', '.join(f'{k} KiB' for k in sorted(kib))}")
 
 
 if __name__ == "__main__":
