@@ -40,12 +40,20 @@ from mpi4py import MPI  # noqa: E402
 import cairn
 
 
-def timed(comm, fn):
+def timed(comm, fn, to_barrier):
+    """The phase's time as bench_cairn measures it (IOR's way): every rank
+    takes its own start, after a barrier, and its own end, before the
+    closing barrier; the phase lasts from the earliest start to the latest
+    end. Also appends to `to_barrier` rank 0's time from its start to its
+    exit from the closing barrier (how bench.py measured before 25 Nov
+    2026), which adds the barrier's own latency."""
     comm.Barrier()
-    t0 = time.perf_counter()
+    t0 = MPI.Wtime()
     fn()
+    t1 = MPI.Wtime()
     comm.Barrier()
-    return time.perf_counter() - t0
+    to_barrier.append(MPI.Wtime() - t0)
+    return comm.allreduce(t1, op=MPI.MAX) - comm.allreduce(t0, op=MPI.MIN)
 
 
 def anon_huge_kib(arrays):
@@ -117,14 +125,15 @@ def main():
     base = os.path.join(args.dir, f"pybench-np{size}")
     results = []
 
-    def record(system, phase, times, note="", huge=None):
+    def record(system, phase, times, barrier, note="", huge=None):
         if rank == 0:
             r = {"system": system + ("-thp" if args.numpy_hugepages else "")
                  + ("-same-buffer" if args.same_buffer else "")
                  + ("-get" if system == "cairn-python" and phase == "read" and args.read == "get" else ""), "phase": phase, "ranks": size, "mib_per_rank": args.mib,
                  "arrays": args.arrays, "min_s": min(times), "median_s": statistics.median(times),
                  "max_s": max(times), "median_gib_s": total / statistics.median(times) / 2**30,
-                 "seconds": times, "note": note, "anon_huge_kib": huge}
+                 "seconds": times, "note": note, "anon_huge_kib": huge,
+                 "seconds_to_barrier": barrier}
             results.append(r)
             print("RESULT " + json.dumps(r), flush=True)
 
@@ -136,7 +145,7 @@ def main():
 
     systems = args.systems.split(",")
     if "cairn" in systems:
-        w, r = [], []
+        w, r, wb, rb = [], [], [], []
         for rep in range(args.reps):
             p = os.path.join(base, f"cairn{rep}")
             fresh(p)
@@ -146,7 +155,7 @@ def main():
                     for i, a in enumerate(arrays):
                         st.put(f"a{i}", a)
                     st.commit()
-            w.append(timed(comm, write))
+            w.append(timed(comm, write, wb))
             # The arrays to read into, made and touched before the timed
             # phase, as bench_cairn's read buffer is (same work: no page
             # faults of new memory inside either timed read).
@@ -163,14 +172,14 @@ def main():
                             st.get(k, out=o)
                     else:
                         st.get_many(keys, outs=out)
-            r.append(timed(comm, read))
+            r.append(timed(comm, read, rb))
             assert all((o == a).all() for o, a in zip(out, arrays))
             out_huge = anon_huge_kib(out)
-        record("cairn-python", "write", w, huge=anon_huge_kib(arrays))
-        record("cairn-python", "read", r, huge=out_huge)
+        record("cairn-python", "write", w, wb, huge=anon_huge_kib(arrays))
+        record("cairn-python", "read", r, rb, huge=out_huge)
 
     if "numpy" in systems:
-        w, r = [], []
+        w, r, wb, rb = [], [], [], []
         for rep in range(args.reps):
             p = os.path.join(base, f"numpy{rep}")
             fresh(p)
@@ -183,16 +192,16 @@ def main():
                     fh.flush()
                     os.fsync(fh.fileno())
                 fsync_path(p)
-            w.append(timed(comm, write))
+            w.append(timed(comm, write, wb))
             evict(comm, p)
 
             def read():
                 with open(f, "rb") as fh:
                     got = [np.load(fh) for _ in arrays]
                 assert got[-1][0] == arrays[-1][0]
-            r.append(timed(comm, read))
-        record("numpy.save", "write", w, "one file per rank, fsync")
-        record("numpy.save", "read", r, "one file per rank")
+            r.append(timed(comm, read, rb))
+        record("numpy.save", "write", w, wb, "one file per rank, fsync")
+        record("numpy.save", "read", r, rb, "one file per rank")
 
     if "h5py" in systems:
         try:
@@ -205,7 +214,7 @@ def main():
             mpio = h5py.get_config().mpi
             note = "mpio driver, one shared file" if mpio else \
                 "h5py without MPI: one file per rank (no mpio driver in this h5py)"
-            w, r = [], []
+            w, r, wb, rb = [], [], [], []
             for rep in range(args.reps):
                 p = os.path.join(base, f"h5py{rep}")
                 fresh(p)
@@ -224,7 +233,7 @@ def main():
                             for i, a in enumerate(arrays):
                                 h.create_dataset(f"a{i}", data=a)
                         fsync_path(f)
-                w.append(timed(comm, write))
+                w.append(timed(comm, write, wb))
                 out = np.empty(n)
                 evict(comm, p)
 
@@ -237,9 +246,9 @@ def main():
                         with h5py.File(os.path.join(p, f"rank{rank}.h5"), "r") as h:
                             for i in range(args.arrays):
                                 h[f"a{i}"].read_direct(out)
-                r.append(timed(comm, read))
-            record("h5py", "write", w, note)
-            record("h5py", "read", r, note)
+                r.append(timed(comm, read, rb))
+            record("h5py", "write", w, wb, note)
+            record("h5py", "read", r, rb, note)
 
     comm.Barrier()
     if rank == 0:
