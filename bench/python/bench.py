@@ -15,7 +15,6 @@ import os
 import shutil
 import statistics
 import sys
-import time
 
 import mpi4py
 
