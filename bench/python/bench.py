@@ -15,6 +15,7 @@ import os
 import shutil
 import statistics
 import sys
+import time
 
 import mpi4py
 
@@ -39,19 +40,23 @@ from mpi4py import MPI  # noqa: E402
 import cairn
 
 
-def timed(comm, fn, to_barrier):
+def timed(comm, fn, extra):
     """The phase's time as bench_cairn measures it (IOR's way): every rank
     takes its own start, after a barrier, and its own end, before the
     closing barrier; the phase lasts from the earliest start to the latest
-    end. Also appends to `to_barrier` rank 0's time from its start to its
-    exit from the closing barrier (how bench.py measured before 25 Nov
-    2026), which adds the barrier's own latency."""
+    end. Appends to `extra` the CPU time of the processes in the phase,
+    summed over the ranks (bench_cairn's cpu_seconds), and rank 0's time
+    from its start to its exit from the closing barrier (how bench.py
+    measured before 25 Nov 2026, which adds the barrier's own latency)."""
     comm.Barrier()
+    c0 = time.process_time()
     t0 = MPI.Wtime()
     fn()
     t1 = MPI.Wtime()
+    c1 = time.process_time()
     comm.Barrier()
-    to_barrier.append(MPI.Wtime() - t0)
+    to_barrier = MPI.Wtime() - t0
+    extra.append((comm.allreduce(c1 - c0), to_barrier))
     return comm.allreduce(t1, op=MPI.MAX) - comm.allreduce(t0, op=MPI.MIN)
 
 
@@ -124,7 +129,7 @@ def main():
     base = os.path.join(args.dir, f"pybench-np{size}")
     results = []
 
-    def record(system, phase, times, barrier, note="", huge=None):
+    def record(system, phase, times, extra, note="", huge=None):
         if rank == 0:
             r = {"system": system + ("-thp" if args.numpy_hugepages else "")
                  + ("-same-buffer" if args.same_buffer else "")
@@ -132,7 +137,8 @@ def main():
                  "arrays": args.arrays, "min_s": min(times), "median_s": statistics.median(times),
                  "max_s": max(times), "median_gib_s": total / statistics.median(times) / 2**30,
                  "seconds": times, "note": note, "anon_huge_kib": huge,
-                 "seconds_to_barrier": barrier}
+                 "cpu_seconds": [c for c, _ in extra],
+                 "seconds_to_barrier": [b for _, b in extra]}
             results.append(r)
             print("RESULT " + json.dumps(r), flush=True)
 
