@@ -22,7 +22,7 @@ import mpi4py
 # The memory the arrays live in, as bench_cairn's: 4 KiB pages. NumPy asks
 # the kernel for transparent huge pages (madvise MADV_HUGEPAGE) for every
 # array of 4 MiB or more, bench_cairn's std::vector gets 4 KiB pages, and
-# reads into huge pages measured 0.87-0.90x on this machine in C++ and Python
+# reads into huge pages measured 0.73-0.92x on this machine in C++ and Python
 # alike (bench/python/README.md). NumPy reads NUMPY_MADVISE_HUGEPAGE when it
 # is imported; --numpy-hugepages keeps NumPy's default (reported as
 # "cairn-python-thp").
