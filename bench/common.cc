@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <ctime>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstring>
@@ -115,6 +116,20 @@ double ReduceSpan(double t0, double t1) {
   return tmax - tmin;
 }
 
+// This process's CPU time (all its threads, user and system), in seconds.
+double CpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
+// The sum over the ranks of the CPU time each spent in [c0, c1] (rank 0 has it).
+double SumCpu(double c0, double c1) {
+  double mine = c1 - c0, sum = 0;
+  MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, g_ctx.comm);
+  return sum;
+}
+
 uint64_t SumU64(uint64_t v) {
   uint64_t s = 0;
   MPI_Reduce(&v, &s, 1, MPI_UINT64_T, MPI_SUM, 0, g_ctx.comm);
@@ -163,6 +178,7 @@ void WritePhase(System* sys, int rep) {
   sys->TakeCounters();
   MPI_Barrier(g_ctx.comm);
   Marker("write-begin");
+  double c0 = CpuSeconds();
   double t0 = MPI_Wtime();
   sys->OpenForWrite(rd);
   for (int ck = 0; ck < c.checkpoints; ++ck) {
@@ -171,13 +187,16 @@ void WritePhase(System* sys, int rep) {
   }
   sys->CloseAfterWrite();
   double t1 = MPI_Wtime();
+  double c1 = CpuSeconds();
   Marker("write-end");
   MPI_Barrier(g_ctx.comm);
   double span = ReduceSpan(t0, t1);
+  double cpu = SumCpu(c0, c1);
   std::string counters = CountersJson(sys->TakeCounters());
   uint64_t bytes = c.count * c.size * static_cast<uint64_t>(g_ctx.nranks) * c.scale * c.checkpoints;
   Json j = BaseJson(sys, "write", rep);
   j.U64("checkpoints", c.checkpoints).U64("bytes", bytes).Num("seconds", span);
+  j.Num("cpu_seconds", cpu);
   j.Num("mib_s", span > 0 ? bytes / span / (1 << 20) : 0).U64("errors", 0);
   j.Raw("counters", counters);
   PrintResult(j);
@@ -195,20 +214,24 @@ void ReadPhase(System* sys, int rep, bool sparse) {
   const char* label = sparse ? "sparse" : "read";
   MPI_Barrier(g_ctx.comm);
   Marker(std::string(label) + "-begin");
+  double c0 = CpuSeconds();
   double t0 = MPI_Wtime();
   sys->OpenForRead(rd, ck);
   uint64_t bad = sparse ? sys->ReadSome(rd, ck, ids) : sys->ReadAll(rd, ck);
   sys->CloseAfterRead();
   double t1 = MPI_Wtime();
+  double c1 = CpuSeconds();
   Marker(std::string(label) + "-end");
   MPI_Barrier(g_ctx.comm);
   double span = ReduceSpan(t0, t1);
+  double cpu = SumCpu(c0, c1);
   uint64_t errors = SumU64(bad);
   std::string counters = CountersJson(sys->TakeCounters());
   uint64_t objects = sparse ? ids.size() : c.count * c.scale;
   uint64_t bytes = objects * c.size * static_cast<uint64_t>(g_ctx.nranks);
   Json j = BaseJson(sys, label, rep);
   j.U64("objects_read", objects * g_ctx.nranks).U64("bytes", bytes).Num("seconds", span);
+  j.Num("cpu_seconds", cpu);
   j.Num("mib_s", span > 0 ? bytes / span / (1 << 20) : 0).U64("errors", errors);
   j.U64("evicted_files", ev.files).U64("evicted_bytes", ev.bytes);
   j.U64("resident_pages_after_evict", ev.resident_pages);

@@ -18,7 +18,18 @@ import sys
 import time
 
 import mpi4py
-import numpy as np
+
+# The memory the arrays live in, as bench_cairn's: 4 KiB pages. NumPy asks
+# the kernel for transparent huge pages (madvise MADV_HUGEPAGE) for every
+# array of 4 MiB or more, bench_cairn's std::vector gets 4 KiB pages, and
+# reads into huge pages measured 0.73-0.92x on this machine in C++ and Python
+# alike (bench/python/README.md). NumPy reads NUMPY_MADVISE_HUGEPAGE when it
+# is imported; --numpy-hugepages keeps NumPy's default (reported as
+# "cairn-python-thp").
+NUMPY_HUGEPAGES = "--numpy-hugepages" in sys.argv
+if not NUMPY_HUGEPAGES:
+    os.environ["NUMPY_MADVISE_HUGEPAGE"] = "0"
+import numpy as np  # noqa: E402
 
 # MPI at the thread level bench_cairn asks for (MPI_THREAD_SERIALIZED; cairn
 # needs FUNNELED), not mpi4py's default MULTIPLE, which makes Open MPI slower
@@ -29,12 +40,43 @@ from mpi4py import MPI  # noqa: E402
 import cairn
 
 
-def timed(comm, fn):
+def timed(comm, fn, extra):
+    """The phase's time as bench_cairn measures it (IOR's way): every rank
+    takes its own start, after a barrier, and its own end, before the
+    closing barrier; the phase lasts from the earliest start to the latest
+    end. Appends to `extra` the CPU time of the processes in the phase,
+    summed over the ranks (bench_cairn's cpu_seconds), and rank 0's time
+    from its start to its exit from the closing barrier (how bench.py
+    measured before 25 Nov 2026, which adds the barrier's own latency)."""
     comm.Barrier()
-    t0 = time.perf_counter()
+    c0 = time.process_time()
+    t0 = MPI.Wtime()
     fn()
+    t1 = MPI.Wtime()
+    c1 = time.process_time()
     comm.Barrier()
-    return time.perf_counter() - t0
+    to_barrier = MPI.Wtime() - t0
+    extra.append((comm.allreduce(c1 - c0), to_barrier))
+    return comm.allreduce(t1, op=MPI.MAX) - comm.allreduce(t0, op=MPI.MIN)
+
+
+def anon_huge_kib(arrays):
+    """KiB of transparent huge pages backing the arrays' memory
+    (AnonHugePages of /proc/self/smaps over their address ranges)."""
+    spans = [(a.ctypes.data, a.ctypes.data + a.nbytes) for a in arrays]
+    total, inside = 0, False
+    try:
+        with open("/proc/self/smaps") as f:
+            for line in f:
+                head = line.split(None, 1)[0]
+                if "-" in head and not head.endswith(":"):
+                    lo, hi = (int(x, 16) for x in head.split("-"))
+                    inside = any(lo < e and b < hi for b, e in spans)
+                elif inside and head == "AnonHugePages:":
+                    total += int(line.split()[1])
+    except OSError:
+        return -1
+    return total
 
 
 def fsync_path(p):
@@ -69,6 +111,9 @@ def main():
     ap.add_argument("--systems", default="cairn,numpy,h5py")
     ap.add_argument("--same-buffer", action="store_true",
                     help="put one array --arrays times, as bench_cairn puts one buffer")
+    ap.add_argument("--numpy-hugepages", action="store_true",
+                    help="keep NumPy's transparent huge pages for the arrays (default: 4 KiB "
+                         "pages, as bench_cairn's buffers; read at import, see the top)")
     ap.add_argument("--read", choices=("get_many", "get"), default="get_many",
                     help="cairn read: one get_many of all arrays (Store::MultiGet, as bench_cairn "
                          "reads with --read-batch of all of them) or one get(out=) per array")
@@ -84,13 +129,16 @@ def main():
     base = os.path.join(args.dir, f"pybench-np{size}")
     results = []
 
-    def record(system, phase, times, note=""):
+    def record(system, phase, times, extra, note="", huge=None):
         if rank == 0:
-            r = {"system": system + ("-same-buffer" if args.same_buffer else "")
+            r = {"system": system + ("-thp" if args.numpy_hugepages else "")
+                 + ("-same-buffer" if args.same_buffer else "")
                  + ("-get" if system == "cairn-python" and phase == "read" and args.read == "get" else ""), "phase": phase, "ranks": size, "mib_per_rank": args.mib,
                  "arrays": args.arrays, "min_s": min(times), "median_s": statistics.median(times),
                  "max_s": max(times), "median_gib_s": total / statistics.median(times) / 2**30,
-                 "seconds": times, "note": note}
+                 "seconds": times, "note": note, "anon_huge_kib": huge,
+                 "cpu_seconds": [c for c, _ in extra],
+                 "seconds_to_barrier": [b for _, b in extra]}
             results.append(r)
             print("RESULT " + json.dumps(r), flush=True)
 
@@ -102,7 +150,7 @@ def main():
 
     systems = args.systems.split(",")
     if "cairn" in systems:
-        w, r = [], []
+        w, r, wb, rb = [], [], [], []
         for rep in range(args.reps):
             p = os.path.join(base, f"cairn{rep}")
             fresh(p)
@@ -112,7 +160,7 @@ def main():
                     for i, a in enumerate(arrays):
                         st.put(f"a{i}", a)
                     st.commit()
-            w.append(timed(comm, write))
+            w.append(timed(comm, write, wb))
             # The arrays to read into, made and touched before the timed
             # phase, as bench_cairn's read buffer is (same work: no page
             # faults of new memory inside either timed read).
@@ -129,13 +177,14 @@ def main():
                             st.get(k, out=o)
                     else:
                         st.get_many(keys, outs=out)
-            r.append(timed(comm, read))
+            r.append(timed(comm, read, rb))
             assert all((o == a).all() for o, a in zip(out, arrays))
-        record("cairn-python", "write", w)
-        record("cairn-python", "read", r)
+            out_huge = anon_huge_kib(out)
+        record("cairn-python", "write", w, wb, huge=anon_huge_kib(arrays))
+        record("cairn-python", "read", r, rb, huge=out_huge)
 
     if "numpy" in systems:
-        w, r = [], []
+        w, r, wb, rb = [], [], [], []
         for rep in range(args.reps):
             p = os.path.join(base, f"numpy{rep}")
             fresh(p)
@@ -148,16 +197,16 @@ def main():
                     fh.flush()
                     os.fsync(fh.fileno())
                 fsync_path(p)
-            w.append(timed(comm, write))
+            w.append(timed(comm, write, wb))
             evict(comm, p)
 
             def read():
                 with open(f, "rb") as fh:
                     got = [np.load(fh) for _ in arrays]
                 assert got[-1][0] == arrays[-1][0]
-            r.append(timed(comm, read))
-        record("numpy.save", "write", w, "one file per rank, fsync")
-        record("numpy.save", "read", r, "one file per rank")
+            r.append(timed(comm, read, rb))
+        record("numpy.save", "write", w, wb, "one file per rank, fsync")
+        record("numpy.save", "read", r, rb, "one file per rank")
 
     if "h5py" in systems:
         try:
@@ -170,7 +219,7 @@ def main():
             mpio = h5py.get_config().mpi
             note = "mpio driver, one shared file" if mpio else \
                 "h5py without MPI: one file per rank (no mpio driver in this h5py)"
-            w, r = [], []
+            w, r, wb, rb = [], [], [], []
             for rep in range(args.reps):
                 p = os.path.join(base, f"h5py{rep}")
                 fresh(p)
@@ -189,7 +238,7 @@ def main():
                             for i, a in enumerate(arrays):
                                 h.create_dataset(f"a{i}", data=a)
                         fsync_path(f)
-                w.append(timed(comm, write))
+                w.append(timed(comm, write, wb))
                 out = np.empty(n)
                 evict(comm, p)
 
@@ -202,9 +251,9 @@ def main():
                         with h5py.File(os.path.join(p, f"rank{rank}.h5"), "r") as h:
                             for i in range(args.arrays):
                                 h[f"a{i}"].read_direct(out)
-                r.append(timed(comm, read))
-            record("h5py", "write", w, note)
-            record("h5py", "read", r, note)
+                r.append(timed(comm, read, rb))
+            record("h5py", "write", w, wb, note)
+            record("h5py", "read", r, rb, note)
 
     comm.Barrier()
     if rank == 0:

@@ -3,6 +3,7 @@
 # the C++ API's bench_cairn on the same per-rank data (ARRAYS arrays making
 # MIB MiB per rank) at 1, 2 and 4 ranks, interleaved one repetition at a
 # time (cairn Python, cairn C++, h5py, numpy.save; then again), REPS times,
+# (SYSTEMS may add cairn-thp: cairn Python with NumPy's huge pages kept),
 # and prints the table of min/median/max (bench/python/summarize.py).
 # usage: bench/python/run.sh [BUILD_DIR (default build)] [DATA_DIR (default /tmp/cairn-pybench)]
 # The build must have the Python bindings and bench_cairn
@@ -31,8 +32,12 @@ for n in ${RANKS:-1 2 4}; do
         done
         rm -rf "$data/cxx$n"
       else
+        # cairn-thp: cairn Python with NumPy's transparent huge pages kept
+        # (bench.py's arrays otherwise get 4 KiB pages, as bench_cairn's).
+        extra=""
+        if [ "$sys" = cairn-thp ]; then sys=cairn extra=--numpy-hugepages; fi
         PYTHONPATH=$pypath mpiexec -n "$n" "$py" bench/python/bench.py --dir "$data" \
-          --mib "$mib" --arrays "$arrays" --reps 1 --systems "$sys" ${BENCH_ARGS:-} | tee -a "$out"
+          --mib "$mib" --arrays "$arrays" --reps 1 --systems "$sys" $extra ${BENCH_ARGS:-} | tee -a "$out"
       fi
     done
   done

@@ -14,14 +14,17 @@ from collections import defaultdict
 
 NAMES = {"cairn": "cairn C++", "cairn-python": "cairn Python",
          "cairn-python-same-buffer": "cairn Python, one buffer",
+         "cairn-python-thp": "cairn Python, NumPy's huge pages",
          "cairn-python-get": "cairn Python, get per array", "h5py": "h5py",
          "numpy.save": "numpy.save"}
 
 
 def main(path):
     times = defaultdict(list)
+    cpu = defaultdict(list)
     bytes_of = {}
     notes = {}
+    huge = defaultdict(set)
     for line in open(path):
         if not line.startswith("RESULT "):
             continue
@@ -29,11 +32,16 @@ def main(path):
         key = (r["phase"], r["ranks"], r["system"])
         if "min_s" in r:  # bench.py: the times of its repetitions
             times[key] += r["seconds"]
+            cpu[key] += r.get("cpu_seconds", [])
             bytes_of[key] = r["mib_per_rank"] * 2**20 * r["ranks"]
             if r.get("note"):
                 notes[r["system"]] = r["note"]
+            if r.get("anon_huge_kib") is not None:
+                huge[(r["system"], r["phase"])].add(r["anon_huge_kib"])
         else:  # bench_cairn: one line per repetition
             times[key].append(r["seconds"])
+            if "cpu_seconds" in r:
+                cpu[key].append(r["cpu_seconds"])
             bytes_of[key] = r["bytes"]
     print("| system | phase | ranks | n | median s [min-max] | GiB/s | Python / C++ |")
     print("|---|---|---|---|---|---|---|")
@@ -60,8 +68,25 @@ def main(path):
         r = [c / p for c, p in zip(cxx, times[key])]
         print(f"| {NAMES.get(system, system)} | {phase} | {ranks} | {len(r)} | "
               f"{statistics.median(r):.2f}x [{min(r):.2f}-{max(r):.2f}] |")
+    # CPU time of the phase, all ranks' processes summed (both programs
+    # measure it the same way): less at the mercy of the machine's load than
+    # the wall time, it says whether a side does more work.
+    if cpu:
+        print("\n| CPU time, all ranks | phase | ranks | n | median s [min-max] |")
+        print("|---|---|---|---|---|")
+        for key in sorted(cpu, key=lambda k: (k[0] != "write", k[1], list(NAMES).index(k[2])
+                                              if k[2] in NAMES else 9)):
+            phase, ranks, system = key
+            c = cpu[key]
+            if c:
+                print(f"| {NAMES.get(system, system)} | {phase} | {ranks} | {len(c)} | "
+                      f"{statistics.median(c):.3f} [{min(c):.3f}-{max(c):.3f}] |")
     for s, n in notes.items():
         print(f"\n{NAMES.get(s, s)}: {n}")
+    # bench.py's arrays (write: the source, read: the outs) on rank 0.
+    for (s, phase), kib in sorted(huge.items()):
+        print(f"\n{NAMES.get(s, s)}, {phase}: transparent huge pages in the arrays "
+              f"(AnonHugePages, rank 0): {', '.join(f'{k} KiB' for k in sorted(kib))}")
 
 
 if __name__ == "__main__":
