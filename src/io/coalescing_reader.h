@@ -62,10 +62,20 @@ using FileResolver = std::function<Status(uint32_t subfile, File** file)>;
 // Called once per range, as soon as its bytes are in place.
 using RangeDone = std::function<void(const ReadRange& range)>;
 
+// What ReadCoalesced asked of the file system: read calls (pread/preadv)
+// and the bytes they returned, gaps included.
+struct ReadCounts {
+  uint64_t requests = 0;
+  uint64_t bytes = 0;
+};
+
 // Plans and performs the reads (see the top of this file). A block whose
 // ranges overlap goes through one bounce buffer instead and is copied out.
-// On an I/O error, ranges not yet `done` may hold partial bytes.
+// Neighbouring ranges whose destinations also touch are one iovec. On an
+// I/O error, ranges not yet `done` may hold partial bytes. `counts`, if
+// given, is increased by the calls made.
 Status ReadCoalesced(std::vector<ReadRange> ranges, const ReadPlanLimits& limits,
-                     const FileResolver& files, const RangeDone& done = nullptr);
+                     const FileResolver& files, const RangeDone& done = nullptr,
+                     ReadCounts* counts = nullptr);
 
 }  // namespace cairn
