@@ -208,6 +208,7 @@ Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& file
   limits.gap_limit = 0;
   limits.max_block = UINT64_MAX;
   limits.max_amplification = 1.0;
+  limits.advise_all = true;
   Status s = ReadCoalesced(std::move(ranges), limits, files, done, counts);
   if (!s.ok()) return s;
   return bad;

@@ -11,9 +11,11 @@ namespace cairn {
 
 std::vector<ReadBlock> PlanReadBlocks(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits) {
   auto& r = *ranges;
-  std::sort(r.begin(), r.end(), [](const ReadRange& a, const ReadRange& b) {
+  auto before = [](const ReadRange& a, const ReadRange& b) {
     return a.subfile != b.subfile ? a.subfile < b.subfile : a.offset < b.offset;
-  });
+  };
+  if (!std::is_sorted(r.begin(), r.end(), before))  // planned reads often come in file order
+    std::sort(r.begin(), r.end(), before);
   double amp = std::max(1.0, limits.max_amplification);
   std::vector<ReadBlock> blocks;
   for (size_t i = 0; i < r.size(); i++) {
@@ -163,6 +165,11 @@ Status ReadCoalesced(std::vector<ReadRange> ranges, const ReadPlanLimits& limits
     for (const ReadRange& x : ranges)
       if (x.length == 0) done(x);
   Readahead ra(blocks, files);
+  if (limits.advise_all)
+    for (const ReadBlock& b : blocks) {
+      File* f = nullptr;
+      if (files(b.subfile, &f).ok()) f->WillNeed(b.offset, b.length);
+    }
   std::string scratch, bounce;
   for (size_t k = 0; k < blocks.size(); k++) {
     const ReadBlock& b = blocks[k];
@@ -176,7 +183,7 @@ Status ReadCoalesced(std::vector<ReadRange> ranges, const ReadPlanLimits& limits
       overlap = i > b.first && ranges[i].offset < end;
       end = std::max(end, ranges[i].offset + ranges[i].length);
     }
-    ra.Before(k);
+    if (!limits.advise_all) ra.Before(k);
     s = overlap ? ReadBounced(f, b, ranges, &bounce, done, counts)
                 : ReadScattered(f, b, ranges, &scratch, done, counts);
     if (!s.ok()) return s;
