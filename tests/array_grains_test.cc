@@ -24,8 +24,10 @@ std::vector<ChunkRef> Grains(size_t n, uint64_t len = 4096, uint64_t base = 1 <<
 struct Plan {
   std::vector<GrainWindow> windows;
   GrainPlanner p;
-  explicit Plan(uint64_t gap = 64 << 10, uint64_t wbytes = kWindowBytes, uint64_t wpieces = kWindowPieces)
-      : p(gap, [this](const GrainWindow& w) { windows.push_back(w); return Status::OK(); }, wbytes, wpieces) {}
+  explicit Plan(uint64_t gap = 64 << 10, uint64_t wbytes = kWindowBytes, uint64_t wpieces = kWindowPieces,
+                uint64_t wside = kWindowSideBytes)
+      : p(gap, [this](const GrainWindow& w) { windows.push_back(w); return Status::OK(); }, wbytes, wpieces,
+          wside) {}
   // Plans one block of `chunks` read through `runs`.
   void Block(const std::vector<ChunkRef>& chunks, const std::vector<ByteRun>& runs, uint64_t label = 7) {
     ASSERT_TRUE(p.BeginBlock(&chunks, label).ok());
@@ -174,6 +176,28 @@ TEST(ArrayGrains, WindowsBoundWhatIsHeld) {
   EXPECT_EQ(small.windows[0].pieces.size(), 128u);
   EXPECT_EQ(small.windows[0].side_bytes, 2u * 4096);
   EXPECT_EQ(small.windows[1].grains[0].side_at, 0u);  // the side buffer starts over
+}
+
+TEST(ArrayGrains, CutGrainsCloseAWindowAtTheSideBound) {
+  // Half of each of 10 grains: every grain bounces; with a side bound of 3
+  // grains, windows of 3, 3, 3 and 1 grains, each side buffer from 0.
+  auto g = Grains(10);
+  std::vector<ByteRun> runs;
+  for (uint64_t i = 0; i < 10; i++) runs.push_back(ByteRun{i * 4096, i * 2048, 2048});
+  Plan pl(0, kWindowBytes, kWindowPieces, 3 * 4096);
+  pl.Block(g, runs);
+  ASSERT_TRUE(pl.p.Finish().ok());
+  ASSERT_EQ(pl.windows.size(), 4u);
+  for (size_t i = 0; i < 4; i++) {
+    const GrainWindow& w = pl.windows[i];
+    EXPECT_EQ(w.grains.size(), i < 3 ? 3u : 1u);
+    EXPECT_EQ(w.side_bytes, w.grains.size() * 4096);
+    EXPECT_EQ(w.grains[0].side_at, 0u);
+  }
+  // Whole grains read straight do not count against it.
+  Plan direct(0, kWindowBytes, kWindowPieces, 3 * 4096);
+  direct.Block(g, {ByteRun{0, 0, 10 * 4096}});
+  EXPECT_EQ(direct.Only().grains.size(), 10u);
 }
 
 TEST(ArrayGrains, NoGapIsReadAcrossAWindowEdge) {

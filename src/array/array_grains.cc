@@ -113,7 +113,9 @@ Status GrainPlanner::CloseGrain() {
   }
   w_.grain_bytes += g.length;
   w_.grains.push_back(g);
-  if (w_.grain_bytes + w_.gap_bytes < window_bytes_ && w_.pieces.size() < window_pieces_) return Status::OK();
+  if (w_.grain_bytes + w_.gap_bytes < window_bytes_ && w_.pieces.size() < window_pieces_ &&
+      w_.side_bytes < window_side_)
+    return Status::OK();
   have_prev_ = false;  // no gap joins a grain of the window handed off
   return Finish();
 }
@@ -203,12 +205,13 @@ Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& file
     }
     if (!ok) bad = mismatch(g);
   };
-  // Only touching ranges join: the planner already chose the gaps worth reading.
+  // Only touching ranges join: the planner already chose the gaps worth
+  // reading. No WILLNEED: measured slower here (bench/arrays/README.md).
   ReadPlanLimits limits;
   limits.gap_limit = 0;
   limits.max_block = UINT64_MAX;
   limits.max_amplification = 1.0;
-  limits.advise_all = true;
+  limits.readahead = false;
   Status s = ReadCoalesced(std::move(ranges), limits, files, done, counts);
   if (!s.ok()) return s;
   return bad;

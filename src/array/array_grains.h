@@ -16,10 +16,11 @@
 // Between two runs of a block, the whole grains nobody wants are read (into
 // a scratch buffer, as "gaps") when they cost at most the gap limit and at
 // most a quarter of the bytes the two runs want, so gaps add at most half
-// the bytes wanted (the rule of RunGrouper, array_plan.h).
+// the bytes wanted.
 //
 // When a window holds kWindowBytes of grains and gaps (or kWindowPieces
-// pieces) it is handed to the flush callback, which reads all of it with one
+// pieces, or kWindowSideBytes of cut grains) it is handed to the flush
+// callback, which reads all of it with one
 // ReadCoalesced (ReadGrainWindow), and the planner starts a new one. So the
 // memory of a call is bounded whatever the box (side buffer <= the window),
 // and the planning cost is linear in the runs and grains touched.
@@ -40,6 +41,10 @@ namespace cairn {
 
 constexpr uint64_t kWindowBytes = 32ull << 20;
 constexpr uint64_t kWindowPieces = 1ull << 18;
+// A window also closes when its cut grains fill this much side buffer: the
+// buffer is then reused window after window while in the CPU cache, instead
+// of faulting in fresh pages for every cut grain of a large box.
+constexpr uint64_t kWindowSideBytes = 1ull << 20;
 constexpr uint64_t kMinScatterPiece = 512;
 
 // `len` bytes at offset `at` of a grain go to offset `dst` of the caller's buffer.
@@ -76,11 +81,15 @@ struct GrainWindow {
 class GrainPlanner {
  public:
   using Flush = std::function<Status(const GrainWindow&)>;
-  // gap_limit: ArrayReadOptions::gap_limit; window_bytes, window_pieces:
-  // when a window is handed to `flush` (tests make them small).
+  // gap_limit: ArrayReadOptions::gap_limit; window_bytes, window_pieces,
+  // window_side: when a window is handed to `flush` (tests make them small).
   GrainPlanner(uint64_t gap_limit, Flush flush, uint64_t window_bytes = kWindowBytes,
-               uint64_t window_pieces = kWindowPieces)
-      : gap_(gap_limit), window_bytes_(window_bytes), window_pieces_(window_pieces), flush_(std::move(flush)) {}
+               uint64_t window_pieces = kWindowPieces, uint64_t window_side = kWindowSideBytes)
+      : gap_(gap_limit),
+        window_bytes_(window_bytes),
+        window_pieces_(window_pieces),
+        window_side_(window_side),
+        flush_(std::move(flush)) {}
 
   // Starts a block: its object's chunks in value order (they must outlive
   // the block's runs) and a label for errors. Chunks must be stored as is
@@ -101,7 +110,7 @@ class GrainPlanner {
   void AddGaps(size_t from, size_t to);  // grains [from, to) of the block as gaps
   size_t GrainOf(uint64_t off);          // the grain holding offset `off`, searched from cursor_
 
-  uint64_t gap_, window_bytes_, window_pieces_;
+  uint64_t gap_, window_bytes_, window_pieces_, window_side_;
   Flush flush_;
   GrainWindow w_;
   uint64_t windows_ = 0;

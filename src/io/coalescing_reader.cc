@@ -165,11 +165,6 @@ Status ReadCoalesced(std::vector<ReadRange> ranges, const ReadPlanLimits& limits
     for (const ReadRange& x : ranges)
       if (x.length == 0) done(x);
   Readahead ra(blocks, files);
-  if (limits.advise_all)
-    for (const ReadBlock& b : blocks) {
-      File* f = nullptr;
-      if (files(b.subfile, &f).ok()) f->WillNeed(b.offset, b.length);
-    }
   std::string scratch, bounce;
   for (size_t k = 0; k < blocks.size(); k++) {
     const ReadBlock& b = blocks[k];
@@ -183,7 +178,7 @@ Status ReadCoalesced(std::vector<ReadRange> ranges, const ReadPlanLimits& limits
       overlap = i > b.first && ranges[i].offset < end;
       end = std::max(end, ranges[i].offset + ranges[i].length);
     }
-    if (!limits.advise_all) ra.Before(k);
+    if (limits.readahead) ra.Before(k);
     s = overlap ? ReadBounced(f, b, ranges, &bounce, done, counts)
                 : ReadScattered(f, b, ranges, &scratch, done, counts);
     if (!s.ok()) return s;

@@ -46,10 +46,10 @@ struct ReadPlanLimits {
   // A block reads at most this many times the bytes asked for in it
   // (>= 1; a single range is never cut).
   double max_amplification = 2.0;
-  // Tell the kernel (WILLNEED) about every block before the first read,
-  // instead of a window ahead of the reading position: for a caller that
-  // bounds what it asks at once (array reads: a plan window).
-  bool advise_all = false;
+  // Tell the kernel (WILLNEED) about the blocks ahead of the one being read
+  // (see the top of this file). Array reads turn it off: their windows
+  // measured faster without it (bench/arrays/README.md).
+  bool readahead = true;
 };
 
 // Requests of a block are cut at range boundaries near this size (a range
