@@ -20,10 +20,10 @@
 //
 // When a window holds kWindowBytes of grains and gaps (or kWindowPieces
 // pieces, or kWindowSideBytes of cut grains) it is handed to the flush
-// callback, which reads all of it with one
-// ReadCoalesced (ReadGrainWindow), and the planner starts a new one. So the
-// memory of a call is bounded whatever the box (side buffer <= the window),
-// and the planning cost is linear in the runs and grains touched.
+// callback, which reads all of it with one ReadCoalesced (ReadGrainWindow),
+// and the planner starts a new one. So the memory of a call is bounded
+// whatever the box (side buffer < 1 MiB plus a grain), and the planning
+// cost is linear in the runs and grains touched.
 #pragma once
 
 #include <cstdint>
