@@ -419,6 +419,120 @@ TEST(Array, CorruptGrainIsCorruptionOthersRead) {
   EXPECT_EQ(rows, Cut(all, 8, shape, {8, 33, 0}, {1, 2, 1024}));
 }
 
+// A flipped byte in a grain is Corruption on each of the three ways a
+// grain is read (src/array/array_grains.h): straight into the caller's
+// buffer in one piece, scattered there in pieces, and through the side
+// buffer; the message names the array, the block and the file offset.
+TEST(Array, CorruptGrainIsCorruptionOnEveryReadPath) {
+  TempDir dir;
+  Options o = test::SmallOptions();
+  o.chunk_size = 4ull << 20;
+  o.extent_size = 64ull << 20;
+  auto s = MustOpen(dir.sub("s"), o);
+  // Blocks A (columns [0, 64)) and B ([64, 128)) of 64 rows: a row of a
+  // block is 512 bytes, a grain 8 rows.
+  std::vector<uint64_t> shape = {64, 128};
+  std::string all = test::Pattern(21, size_t(Prod(shape) * 8));
+  std::string a = Cut(all, 8, shape, {0, 0}, {64, 64}), b = Cut(all, 8, shape, {0, 64}, {64, 64});
+  ASSERT_TRUE(s->PutArray("g", DType::kFloat64, shape, {0, 0}, {64, 64}, a.data()).ok());
+  ASSERT_TRUE(s->PutArray("g", DType::kFloat64, shape, {0, 64}, {64, 64}, b.data()).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->Close().ok());
+  std::string file = dir.sub("s") + "/data.00000";
+  uint64_t base = FileOffsetOf(file, a.substr(0, 64));
+  ASSERT_EQ(base % 4096, 0u);  // a block object starts on a page: its grains are the file's pages
+  test::FlipByte(file, base + 4096 + 700);  // grain 1 of A: rows 8..15
+  s = MustOpen(dir.sub("s"), o);
+  struct Case {
+    const char* path;
+    std::vector<uint64_t> st, ct;
+  } cases[] = {
+      {"direct", {0, 0}, {64, 64}},    // A alone: one run, its grains land whole
+      {"scatter", {0, 0}, {64, 128}},  // all: A's rows land 1 KiB apart, 512-byte pieces
+      {"side", {8, 0}, {8, 32}},       // half of each row of grain 1
+  };
+  for (const Case& c : cases) {
+    std::string out(size_t(Prod(c.ct) * 8), '\0');
+    Status st = s->GetArray("g", c.st, c.ct, out.data());
+    EXPECT_TRUE(st.IsCorruption()) << c.path << ": " << st.ToString();
+    EXPECT_NE(st.message().find("array 'g'"), std::string::npos) << st.ToString();
+    EXPECT_NE(st.message().find("block 0 (rank 0"), std::string::npos) << st.ToString();
+    EXPECT_NE(st.message().find("checksum mismatch in chunk at data.00000 offset " + std::to_string(base + 4096)),
+              std::string::npos)
+        << st.ToString();
+  }
+  // The other grains read, on each path.
+  for (const Case& c : {Case{"direct", {16, 0}, {48, 64}}, Case{"scatter", {16, 0}, {48, 128}},
+                        Case{"side", {0, 0}, {8, 32}}, Case{"side", {16, 1}, {8, 127}}}) {
+    std::string out(size_t(Prod(c.ct) * 8), '\0');
+    Status st = s->GetArray("g", c.st, c.ct, out.data());
+    ASSERT_TRUE(st.ok()) << c.path << ": " << st.ToString();
+    EXPECT_EQ(out, Cut(all, 8, shape, c.st, c.ct)) << c.path;
+  }
+}
+
+// A full read of many blocks is one planned pass: the grains of all blocks
+// join into requests of about kRequestBytes (1 MiB) across block edges,
+// far fewer than the grains or the blocks, and array_read_stats counts
+// what the file system saw.
+TEST(Array, FullReadJoinsGrainsAcrossBlocks) {
+  TempDir dir;
+  Options o = test::SmallOptions();
+  o.chunk_size = 4ull << 20;
+  o.extent_size = 64ull << 20;
+  auto s = MustOpen(dir.sub("s"), o);
+  // 32 x 2 blocks of 8 x 256 float64 (16 KiB, 4 grains each), 1 MiB in all;
+  // a box row is two blocks' rows, so every grain lands in 2 pieces.
+  std::vector<uint64_t> shape = {256, 512};
+  std::string all = test::Pattern(22, size_t(Prod(shape) * 8));
+  for (uint64_t i = 0; i < 32; i++)
+    for (uint64_t j = 0; j < 2; j++) {
+      std::string v = Cut(all, 8, shape, {i * 8, j * 256}, {8, 256});
+      ASSERT_TRUE(s->PutArray("m", DType::kFloat64, shape, {i * 8, j * 256}, {8, 256}, v.data()).ok());
+    }
+  ASSERT_TRUE(s->Commit().ok());
+  double x;
+  ASSERT_TRUE(s->GetArray("m", {0, 0}, {1, 1}, &x).ok());  // descriptor and tables loaded
+  std::string out(all.size(), '\0');
+  IoStats before = s->stats();
+  ArrayReadStats abefore = s->array_read_stats();
+  ASSERT_TRUE(s->GetArray("m", {0, 0}, shape, out.data()).ok());
+  IoStats after = s->stats();
+  ArrayReadStats aafter = s->array_read_stats();
+  EXPECT_EQ(out, all);
+  uint64_t grains = all.size() / 4096, requests = aafter.requests - abefore.requests;
+  EXPECT_EQ(aafter.blocks_read - abefore.blocks_read, 64u);
+  EXPECT_LE(requests, 4u) << "for " << grains << " grains of 64 blocks";
+  EXPECT_EQ(requests, after.read_requests - before.read_requests);
+  EXPECT_EQ(aafter.bytes_read - abefore.bytes_read, after.read_bytes - before.read_bytes);
+  EXPECT_EQ(aafter.bytes_read - abefore.bytes_read, all.size());
+  EXPECT_EQ(aafter.bytes_wanted - abefore.bytes_wanted, all.size());
+}
+
+// A box larger than a plan window (32 MiB, array_grains.h) is read in
+// several windows, with blocks of irregular shapes, whole and cut grains.
+TEST(Array, BoxLargerThanAWindow) {
+  TempDir dir;
+  Options o = test::SmallOptions();
+  o.chunk_size = 4ull << 20;
+  o.extent_size = 64ull << 20;
+  auto s = MustOpen(dir.sub("s"), o);
+  std::vector<uint64_t> shape = {96, 300, 160};  // 35 MiB of float64
+  std::string all = test::Pattern(23, size_t(Prod(shape) * 8));
+  PutSplit(s.get(), "w", DType::kFloat64, shape, all, 37);
+  ASSERT_TRUE(s->Commit().ok());
+  std::string out(all.size(), '\0');
+  ASSERT_TRUE(s->GetArray("w", {0, 0, 0}, shape, out.data()).ok());
+  EXPECT_TRUE(out == all);
+  std::vector<uint64_t> st = {1, 3, 5}, ct = {94, 290, 150};
+  std::string part(size_t(Prod(ct) * 8), '\0');
+  ArrayReadStats a = s->array_read_stats();
+  ASSERT_TRUE(s->GetArray("w", st, ct, part.data()).ok());
+  ArrayReadStats b = s->array_read_stats();
+  EXPECT_TRUE(part == Cut(all, 8, shape, st, ct));
+  EXPECT_LE(b.bytes_read - a.bytes_read, (b.bytes_wanted - a.bytes_wanted) * 3 / 2);
+}
+
 // Issue 12: planning cost in blocks examined. A grid of 16^3 blocks:
 // GetArray examines exactly the blocks a box touches, whatever the
 // array's block count. The same blocks cut irregularly (each split in two

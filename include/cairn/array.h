@@ -115,9 +115,9 @@ struct ArrayReadStats {
   uint64_t blocks_examined = 0;  // blocks the overlap index looked at
   uint64_t blocks_read = 0;      // blocks that overlapped a box
   uint64_t runs = 0;             // contiguous byte runs planned
-  uint64_t requests = 0;         // verified reads issued (each of whole checksum grains)
+  uint64_t requests = 0;         // read calls to the file system (inline blocks: one per run)
   uint64_t bytes_wanted = 0;     // bytes of the boxes that blocks cover
-  uint64_t bytes_read = 0;       // bytes of the whole checksum grains those reads covered
+  uint64_t bytes_read = 0;       // bytes they returned: whole checksum grains, and gaps joining them
 };
 
 CAIRN_API_END

@@ -1,26 +1,22 @@
 // Reading global arrays: Store::GetArray, GetArrayInfo, ListArrays and
 // QueryArrays. A read finds the blocks overlapping the box through the
 // array's index (array_index.h), turns each block ∩ box into byte runs of
-// the block object (array_plan.h) and reads them with the store's per-chunk
-// verified read, straight into the caller's buffer where a request carries
-// one run.
+// the block object (array_plan.h), maps them onto the objects' checksum
+// grains (array_grains.h) and reads all blocks' grains in one coalesced,
+// verified pass per window, straight into the caller's buffer where a
+// grain's bytes land there whole.
 #include <algorithm>
 #include <cstring>
 
+#include "array/array_grains.h"
 #include "array/array_plan.h"
 #include "array/array_state.h"
+#include "store/key_text.h"
 
 namespace cairn {
 
 namespace {
 
-// No request grows past this by joining runs. A request of several runs
-// goes through a bounce buffer and is copied out: 1 MiB keeps that buffer
-// in the CPU cache between the read, the checksums and the copy (and the
-// run list short); a single run of any length is one request straight into
-// the caller's buffer. (64 MiB before: a full read of 8 blocks into one
-// box bounced each 32 MiB block through a zero-filled 32 MiB buffer.)
-constexpr uint64_t kMaxRequest = 1ull << 20;
 constexpr uint64_t kCacheBytes = 256ull << 20;     // decoded descriptors kept per handle
 
 // The descriptor of `name` in the revision in view (decoded once per revision).
@@ -143,78 +139,71 @@ Status Store::GetArray(std::string_view name, const std::vector<uint64_t>& start
   st.bytes_wanted += covered * esize;
   if (covered < elements) std::memset(dst, 0, size_t(elements * esize));
 
-  ReadOptions rro;
-  rro.gap_limit = ro.gap_limit;
-  std::unique_ptr<char[]> tmp;  // the bounce buffer, not zero-filled
-  uint64_t tmp_size = 0;
-  std::vector<uint64_t> ends;
-  EntryView sub;
-  for (uint64_t b : hits) {
-    m.Block(b, bs.data(), bc.data());
-    uint32_t ns = m.BlockNs(b);
-    std::string key = ArrayBlockKey(name, m.BlockSeq(b));
-    std::string where = who + "block " + std::to_string(b) + " (rank " + std::to_string(ns) + ")";
-    if (ns >= r->current.nranks)
-      return Status::Corruption(where + ": the revision has no namespace " + std::to_string(ns));
-    std::shared_ptr<const IndexTable> t;
-    s = r->Table(ns, &t);
-    if (!s.ok()) return s;
-    ptrdiff_t i = t ? t->Find(key) : -1;
-    if (i < 0) return Status::Corruption(where + ": its object is missing from " + r->Where(ns));
-    EntryView e;
-    s = DecodeEntryBody(t->entries[size_t(i)], &e);
-    if (s.ok()) s = r->CheckHugeValue(e);
-    if (!s.ok()) return s.WithContext(where);
-    uint64_t belems;
-    Product(bc, &belems);
-    if (e.size != belems * esize)
-      return Status::Corruption(where + ": its object holds " + std::to_string(e.size) + " bytes, not " +
-                                std::to_string(belems * esize));
-    bool chunked = e.kind == ValueKind::kChunked;
-    ends.clear();
-    if (chunked) {
-      uint64_t pos = 0;
-      for (const ChunkRef& ch : e.chunks) ends.push_back(pos += ch.raw_length);
-    }
-    // Reads [lo, hi) of the block object: through the checksum chunks that
-    // hold it only (found by binary search), so a request costs O(log
-    // chunks + its chunks), not a pass over a finely cut block's list.
-    auto read = [&](uint64_t lo, uint64_t hi, char* to) {
-      st.requests++;
-      if (!chunked) {
-        st.bytes_read += hi - lo;
-        return r->ReadValue(e, lo, hi - lo, to, rro);
+  // Chunked block objects: one planned pass over the grains the box needs,
+  // read and verified window by window (array_grains.h). Other objects
+  // (inline values) are copied run by run.
+  std::unique_ptr<char[]> side;  // the pooled side buffer, not zero-filled
+  uint64_t side_size = 0;
+  ReadCounts counts;
+  FileResolver files = [r](uint32_t id, File** f) { return r->DataFile(id, f); };
+  auto mismatch = [&](const PlannedGrain& g) {
+    std::string key = ArrayBlockKey(name, m.BlockSeq(g.block));
+    return Status::Corruption("block " + std::to_string(g.block) + " (rank " +
+                              std::to_string(m.BlockNs(g.block)) + ", '" + KeyText(key) +
+                              "'): checksum mismatch in chunk at " + DataFileName(g.subfile) + " offset " +
+                              std::to_string(g.offset));
+  };
+  GrainPlanner plan(ro.gap_limit, [&](const GrainWindow& w) {
+    return ReadGrainWindow(w, dst, files, &side, &side_size, mismatch, &counts);
+  });
+  auto read_blocks = [&]() -> Status {
+    for (uint64_t b : hits) {
+      m.Block(b, bs.data(), bc.data());
+      uint32_t ns = m.BlockNs(b);
+      std::string where = "block " + std::to_string(b) + " (rank " + std::to_string(ns) + ")";
+      if (ns >= r->current.nranks)
+        return Status::Corruption(where + ": the revision has no namespace " + std::to_string(ns));
+      std::shared_ptr<const IndexTable> t;
+      Status s = r->Table(ns, &t);
+      if (!s.ok()) return s;
+      ptrdiff_t i = t ? t->Find(ArrayBlockKey(name, m.BlockSeq(b))) : -1;
+      if (i < 0) return Status::Corruption(where + ": its object is missing from " + r->Where(ns));
+      EntryView e;
+      s = DecodeEntryBody(t->entries[size_t(i)], &e);
+      if (s.ok()) s = r->CheckHugeValue(e);
+      if (!s.ok()) return s.WithContext(where);
+      uint64_t belems;
+      Product(bc, &belems);
+      if (e.size != belems * esize)
+        return Status::Corruption(where + ": its object holds " + std::to_string(e.size) + " bytes, not " +
+                                  std::to_string(belems * esize));
+      if (e.kind != ValueKind::kChunked) {
+        s = ForEachRun(nd, bs.data(), bc.data(), qs.data(), qc.data(), esize, [&](const ByteRun& run) {
+          st.runs++;
+          st.requests++;
+          st.bytes_read += run.len;
+          return r->ReadValue(e, run.src, run.len, dst + run.dst, ReadOptions());
+        });
+        if (!s.ok()) return s.WithContext(where);
+        continue;
       }
-      size_t a = size_t(std::upper_bound(ends.begin(), ends.end(), lo) - ends.begin());
-      size_t z = size_t(std::lower_bound(ends.begin(), ends.end(), hi) - ends.begin());
-      uint64_t base = a ? ends[a - 1] : 0;
-      sub.key = e.key;
-      sub.kind = ValueKind::kChunked;
-      sub.size = ends[z] - base;
-      sub.chunks.assign(e.chunks.begin() + ptrdiff_t(a), e.chunks.begin() + ptrdiff_t(z) + 1);
-      st.bytes_read += sub.size;
-      return r->ReadValue(sub, lo - base, hi - lo, to, rro);
-    };
-    RunGrouper g(&ends, chunked ? ro.gap_limit : 0, kMaxRequest,
-                 [&](uint64_t lo, uint64_t hi, const std::vector<ByteRun>& runs) {
-                   if (runs.size() == 1)  // contiguous: straight into the caller's buffer
-                     return read(lo, hi, dst + runs[0].dst);
-                   if (tmp_size < hi - lo) {
-                     tmp_size = hi - lo;
-                     tmp.reset(new char[size_t(tmp_size)]);
-                   }
-                   Status rs = read(lo, hi, tmp.get());
-                   if (!rs.ok()) return rs;
-                   for (const ByteRun& run : runs) std::memcpy(dst + run.dst, tmp.get() + (run.src - lo), run.len);
-                   return Status::OK();
-                 });
-    s = ForEachRun(nd, bs.data(), bc.data(), qs.data(), qc.data(), esize, [&](const ByteRun& run) {
-      st.runs++;
-      return g.Add(run);
-    });
-    if (s.ok()) s = g.Finish();
-    if (!s.ok()) return s.WithContext(who.substr(0, who.size() - 2));
-  }
+      s = plan.BeginBlock(&e.chunks, b);
+      if (!s.ok()) return s.WithContext(where);
+      // Errors from here on may come from a window's read, of any block: a
+      // checksum mismatch names its block, an I/O error its file.
+      s = ForEachRun(nd, bs.data(), bc.data(), qs.data(), qc.data(), esize, [&](const ByteRun& run) {
+          st.runs++;
+          return plan.AddRun(run);
+        });
+      if (s.ok()) s = plan.EndBlock();
+      if (!s.ok()) return s;
+    }
+    return plan.Finish();
+  };
+  s = read_blocks();
+  st.requests += counts.requests;
+  st.bytes_read += counts.bytes;
+  if (!s.ok()) return s.WithContext(who.substr(0, who.size() - 2));
   return Status::OK();
 }
 

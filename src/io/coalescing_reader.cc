@@ -11,9 +11,11 @@ namespace cairn {
 
 std::vector<ReadBlock> PlanReadBlocks(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits) {
   auto& r = *ranges;
-  std::sort(r.begin(), r.end(), [](const ReadRange& a, const ReadRange& b) {
+  auto before = [](const ReadRange& a, const ReadRange& b) {
     return a.subfile != b.subfile ? a.subfile < b.subfile : a.offset < b.offset;
-  });
+  };
+  if (!std::is_sorted(r.begin(), r.end(), before))  // planned reads often come in file order
+    std::sort(r.begin(), r.end(), before);
   double amp = std::max(1.0, limits.max_amplification);
   std::vector<ReadBlock> blocks;
   for (size_t i = 0; i < r.size(); i++) {
@@ -80,7 +82,7 @@ class Readahead {
 // ranges land in `scratch`. `done` runs after each request for the ranges
 // it completed.
 Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& r,
-                     std::string* scratch, const RangeDone& done) {
+                     std::string* scratch, const RangeDone& done, ReadCounts* counts) {
   std::vector<struct iovec> iov;
   size_t i = b.first;
   while (i <= b.last) {
@@ -114,12 +116,20 @@ Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& 
       const ReadRange& x = r[m];
       if (x.length == 0) continue;
       if (x.offset > at) iov.push_back(iovec{scratch->data(), size_t(x.offset - at)});
-      iov.push_back(iovec{x.dest, size_t(x.length)});
+      if (x.offset == at && !iov.empty() &&
+          static_cast<char*>(iov.back().iov_base) + iov.back().iov_len == x.dest)
+        iov.back().iov_len += size_t(x.length);  // touching in the file and in memory
+      else
+        iov.push_back(iovec{x.dest, size_t(x.length)});
       at = x.offset + x.length;
     }
     Status s = iov.size() == 1 ? f->PRead(start, iov[0].iov_base, pos - start)
                                : f->PReadV(start, iov.data(), int(iov.size()), pos - start);
     if (!s.ok()) return s;
+    if (counts) {
+      counts->requests++;
+      counts->bytes += pos - start;
+    }
     if (done)
       for (size_t m = i; m < j; m++) done(r[m]);
     i = j;
@@ -129,10 +139,14 @@ Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& 
 
 // A block whose ranges overlap: one read into a bounce buffer, copied out.
 Status ReadBounced(File* f, const ReadBlock& b, const std::vector<ReadRange>& r,
-                   std::string* bounce, const RangeDone& done) {
+                   std::string* bounce, const RangeDone& done, ReadCounts* counts) {
   if (bounce->size() < b.length) bounce->resize(b.length);
   Status s = f->PRead(b.offset, bounce->data(), b.length);
   if (!s.ok()) return s;
+  if (counts) {
+    counts->requests++;
+    counts->bytes += b.length;
+  }
   for (size_t i = b.first; i <= b.last; i++) {
     const ReadRange& x = r[i];
     if (x.length == 0) continue;  // `done` already ran for it
@@ -145,7 +159,7 @@ Status ReadBounced(File* f, const ReadBlock& b, const std::vector<ReadRange>& r,
 }  // namespace
 
 Status ReadCoalesced(std::vector<ReadRange> ranges, const ReadPlanLimits& limits,
-                     const FileResolver& files, const RangeDone& done) {
+                     const FileResolver& files, const RangeDone& done, ReadCounts* counts) {
   std::vector<ReadBlock> blocks = PlanReadBlocks(&ranges, limits);
   if (done)  // empty ranges belong to no block
     for (const ReadRange& x : ranges)
@@ -164,8 +178,9 @@ Status ReadCoalesced(std::vector<ReadRange> ranges, const ReadPlanLimits& limits
       overlap = i > b.first && ranges[i].offset < end;
       end = std::max(end, ranges[i].offset + ranges[i].length);
     }
-    ra.Before(k);
-    s = overlap ? ReadBounced(f, b, ranges, &bounce, done) : ReadScattered(f, b, ranges, &scratch, done);
+    if (limits.readahead) ra.Before(k);
+    s = overlap ? ReadBounced(f, b, ranges, &bounce, done, counts)
+                : ReadScattered(f, b, ranges, &scratch, done, counts);
     if (!s.ok()) return s;
   }
   return Status::OK();

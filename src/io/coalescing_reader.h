@@ -46,6 +46,10 @@ struct ReadPlanLimits {
   // A block reads at most this many times the bytes asked for in it
   // (>= 1; a single range is never cut).
   double max_amplification = 2.0;
+  // Tell the kernel (WILLNEED) about the blocks ahead of the one being read
+  // (see the top of this file). Array reads turn it off: their windows
+  // measured faster without it (bench/arrays/README.md).
+  bool readahead = true;
 };
 
 // Requests of a block are cut at range boundaries near this size (a range
@@ -62,10 +66,20 @@ using FileResolver = std::function<Status(uint32_t subfile, File** file)>;
 // Called once per range, as soon as its bytes are in place.
 using RangeDone = std::function<void(const ReadRange& range)>;
 
+// What ReadCoalesced asked of the file system: read calls (pread/preadv)
+// and the bytes they returned, gaps included.
+struct ReadCounts {
+  uint64_t requests = 0;
+  uint64_t bytes = 0;
+};
+
 // Plans and performs the reads (see the top of this file). A block whose
 // ranges overlap goes through one bounce buffer instead and is copied out.
-// On an I/O error, ranges not yet `done` may hold partial bytes.
+// Neighbouring ranges whose destinations also touch are one iovec. On an
+// I/O error, ranges not yet `done` may hold partial bytes. `counts`, if
+// given, is increased by the calls made.
 Status ReadCoalesced(std::vector<ReadRange> ranges, const ReadPlanLimits& limits,
-                     const FileResolver& files, const RangeDone& done = nullptr);
+                     const FileResolver& files, const RangeDone& done = nullptr,
+                     ReadCounts* counts = nullptr);
 
 }  // namespace cairn
