@@ -96,13 +96,13 @@ TEST_F(PinArrayResize, PinnedRevisionOfArraysSurvivesRetentionAndResize) {
       ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), gen, false));
       ASSERT_TRUE(s->Commit().ok());
     }
-    ASSERT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 9, 1));
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 9, 1));
     ASSERT_TRUE(s->Close().ok());
   }
   {
     auto r = OpenAt(MPI_COMM_WORLD, Path(), 1, true);
     ASSERT_TRUE(r);
-    ASSERT_NO_FATAL_FAILURE(ExpectArrays(r.get(), 1, 1));
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), 1, 1));
     std::vector<RevisionInfo> revs;
     ASSERT_TRUE(r->ListRevisions(&revs).ok());
     ASSERT_EQ(revs.size(), 2u) << "keep 1 and a pin: revisions 1 and 9";
@@ -119,10 +119,10 @@ TEST_F(PinArrayResize, PinnedRevisionOfArraysSurvivesRetentionAndResize) {
       if (gen == 12) {
         auto r = OpenAt(sub, Path(), 1, true);
         ASSERT_TRUE(r);
-        ASSERT_NO_FATAL_FAILURE(ExpectArrays(r.get(), 1, 1));
+        EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), 1, 1));
       }
     }
-    ASSERT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 15, 10));
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 15, 10));
     ASSERT_TRUE(s->Close().ok());
   }
   MPI_Barrier(MPI_COMM_WORLD);
@@ -131,7 +131,7 @@ TEST_F(PinArrayResize, PinnedRevisionOfArraysSurvivesRetentionAndResize) {
     auto s = OpenAt(MPI_COMM_WORLD, Path(), 0, false);
     ASSERT_TRUE(s);
     EXPECT_EQ(s->writer_ranks(), half);
-    ASSERT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 15, 10));
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 15, 10));
     for (int gen = 16; gen <= 18; gen++) {
       ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), gen, false));
       ASSERT_TRUE(s->Commit().ok());  // 16-18
@@ -139,7 +139,7 @@ TEST_F(PinArrayResize, PinnedRevisionOfArraysSurvivesRetentionAndResize) {
     auto r = OpenAt(MPI_COMM_WORLD, Path(), 1, true);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->writer_ranks(), size);
-    ASSERT_NO_FATAL_FAILURE(ExpectArrays(r.get(), 1, 1));
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), 1, 1));
     r.reset();
     // Unpinned, revision 1 expires at the next commit.
     ASSERT_TRUE(s->Unpin(1).ok());
@@ -147,7 +147,7 @@ TEST_F(PinArrayResize, PinnedRevisionOfArraysSurvivesRetentionAndResize) {
     uint64_t got = 0;
     ASSERT_TRUE(s->Commit(&got).ok());
     EXPECT_EQ(got, 19u);
-    ASSERT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 19, 10));
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 19, 10));
     ASSERT_TRUE(s->Close().ok());
   }
   Options o = Small();
