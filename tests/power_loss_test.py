@@ -33,7 +33,8 @@ at revision 1 only and carried while the space around it is reused; in
 three (flag u) the last rank changes nothing in two revisions of three, so
 its index table is reused from a revision retention has expired; in
 three (flag t) a write stream, flushed in parts, is open across every
-commit and closed in the next round.
+commit and closed in the next round; in two (flag p) each job pins the
+revision it reopened at, and every pin reported done must survive.
 
 --resize: restarts on other rank counts instead: the jobs of one store run
 at 1, 2 and 4 ranks in turn (each job's first commit is at a new rank
@@ -260,8 +261,8 @@ class Runner:
         return p.returncode, p.stdout.decode(errors="replace")
 
 
-FLAGS = ["-", "au", "fgt", "su", "ast", "afgu", "sft", "asfg"]  # g: global arrays, u: a rank unchanged, t: a stream open across commits
-RESIZE_FLAGS = ["r", "ar", "sr", "asfr"]  # --resize: r, each job at another rank count
+FLAGS = ["-", "aup", "fgt", "su", "ast", "afgu", "sftp", "asfg"]  # g: global arrays, u: a rank unchanged, t: a stream open across commits, p: pins
+RESIZE_FLAGS = ["r", "arp", "sr", "asfr"]  # --resize: r, each job at another rank count
 
 
 def cut_trials(r, trials, log, zeros, resize=False):

@@ -24,7 +24,10 @@
 // the jobs of one store at 1, 2 and 4 ranks in turn): every revision
 // rewrites every key, and the check reads every namespace of the revision
 // (its writer count, spread over the checking job's ranks); not combined
-// with g, u or t. keep_revisions = 2, so extents are reused.
+// with g, u or t. p = pins: each job pins the revision it reopened at
+// (appending its number to STORE.pinned once Pin has returned), and the
+// check requires every revision listed there to be retained, pinned and
+// intact. keep_revisions = 2, so extents are reused.
 // Which keys a revision writes, and their values, depend only on (rank,
 // revision, key), so the check needs nothing else.
 // Exit: 0 ok, 1 a check failed ("CHECK FAILED"), 2 a call failed.
@@ -56,6 +59,7 @@ constexpr size_t kSize[kKeys] = {700, 3000, 5000, 9000, 20000, 33000};
 bool g_unchanged = false;  // flag u
 bool g_streams = false;    // flag t
 bool g_resize = false;     // flag r
+bool g_pins = false;       // flag p
 std::string StreamValue(int rank, uint64_t w) { return Pattern(rank * 7777ull + w * 31 + 5, 20000 + size_t(w % 5) * 1000); }
 int Ranks();
 bool RankWrites(int rank, uint64_t rev) { return !g_unchanged || rank != Ranks() - 1 || rev % 3 == 1; }
@@ -212,6 +216,7 @@ int main(int argc, char** argv) {
   g_unchanged = flags.find('u') != std::string::npos;
   g_streams = flags.find('t') != std::string::npos;
   g_resize = flags.find('r') != std::string::npos;
+  g_pins = flags.find('p') != std::string::npos;
 
   // The check of what the restart finds: first read-only, before any
   // writable open has cut a torn tail (what a reader started right after
@@ -261,6 +266,17 @@ int main(int argc, char** argv) {
                             : "open retained revision " + std::to_string(ri.revision) + ": " + st.ToString();
     if (err.empty()) err = e;
   }
+  if (g_pins && err.empty()) {
+    // A pin reported done survives the cut: retained, pinned (its data was
+    // checked with the other retained revisions above).
+    std::ifstream in(store + ".pinned");
+    for (uint64_t p = 0; in >> p && err.empty();) {
+      bool found = false;
+      for (const cairn::RevisionInfo& ri : retained)
+        if (ri.revision == p) found = ri.pinned;
+      if (!found) err = "revision " + std::to_string(p) + " was reported pinned but is not a pinned retained revision";
+    }
+  }
   int bad = err.empty() ? 0 : 1, any = 0;
   MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (any) {
@@ -270,6 +286,11 @@ int main(int argc, char** argv) {
   if (rank == 0 && rev == acked + 1) AppendLine(store + ".acked", std::to_string(rev) + "\n");  // it is there now
   if (rank == 0) std::printf("reopened at revision %llu (%zu retained), intact\n", (unsigned long long)rev, retained.size());
 
+  if (g_pins && rev > 0) {
+    st = s->Pin(rev);
+    if (!st.ok()) return Finish(rank, "pin " + std::to_string(rev) + ": " + st.ToString(), 2);
+    if (rank == 0) AppendLine(store + ".pinned", std::to_string(rev) + "\n");
+  }
   // The workload: more revisions, each reported once committed.
   std::unique_ptr<cairn::StreamWriter> sw;  // flag t: open across each commit
   for (uint64_t r = rev + 1; r <= rev + revisions && err.empty(); r++) {
