@@ -5,6 +5,15 @@
 //                                   commit may have reached its commit point
 //                                   before the kill), every value intact; then
 //                                   commit one more and read it back
+//   crash_loop_writer STORE read    (one process, beside a loop) opens the store
+//                                   read-only over MPI_COMM_SELF again and again
+//                                   until STORE.stop exists: every open must
+//                                   succeed at a revision no older than the last
+//                                   acknowledged before it and no newer than one
+//                                   past the last acknowledged after it, and read
+//                                   back every rank's values of that revision;
+//                                   prints how many opens it made, and how many
+//                                   after STORE.killed appeared
 // Values depend only on (rank, revision, key), so any process can check them.
 // Each rank writes its pid to STORE.pid.<rank> and, once open, STORE.ready.<rank>;
 // rank 0 appends each revision to STORE.acked once Commit has returned.
@@ -15,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "cairn/store.h"
@@ -67,6 +77,59 @@ std::string CheckRevision(cairn::Store* s, int rank, uint64_t rev) {
   return "";
 }
 
+// The last acknowledged revision, counting only whole lines (the file may
+// be appended to while it is read).
+uint64_t LastAckedWhole(const std::string& store) {
+  std::ifstream in(store + ".acked");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t end = text.rfind('\n');
+  if (end == std::string::npos) return 0;
+  size_t start = text.rfind('\n', end - 1);
+  start = start == std::string::npos || end == 0 ? 0 : start + 1;
+  return std::strtoull(text.c_str() + start, nullptr, 10);
+}
+
+// The read mode: see the top of the file. Returns the first error ("" if none).
+std::string ReadLoop(const std::string& store) {
+  cairn::Options ro;
+  ro.read_only = true;
+  auto exists = [&](const char* suffix) { return ::access((store + suffix).c_str(), F_OK) == 0; };
+  uint64_t opens = 0, after_kill = 0;
+  while (!exists(".stop")) {
+    bool killed = exists(".killed");
+    uint64_t before = LastAckedWhole(store);
+    std::unique_ptr<cairn::Store> s;
+    cairn::Status st = cairn::Store::Open(ro, store, MPI_COMM_SELF, &s);
+    uint64_t after = LastAckedWhole(store);
+    opens++;
+    after_kill += killed;
+    if (!st.ok()) return "read-only open " + std::to_string(opens) + ": " + st.ToString();
+    uint64_t rev = s->revision();
+    if (rev < before || rev > after + 1)
+      return "read-only open at revision " + std::to_string(rev) + ", acknowledged " + std::to_string(before) +
+             " before the open and " + std::to_string(after) + " after";
+    if (rev == 0) continue;
+    for (int r = 0; r < s->writer_ranks(); r++) {
+      cairn::ReadOptions o;
+      o.rank = r;
+      for (int i = 0; i < kKeys; i++) {
+        std::string v;
+        st = s->Get("v" + std::to_string(i), &v, o);
+        if (!st.ok()) return "revision " + std::to_string(rev) + " rank " + std::to_string(r) + ": " + st.ToString();
+        if (v != Value(r, rev, i))
+          return "revision " + std::to_string(rev) + " rank " + std::to_string(r) + " v" + std::to_string(i) +
+                 ": other bytes than committed";
+      }
+    }
+    std::string meta;
+    st = s->Get("meta", &meta, cairn::ReadOptions{cairn::ReadOptions::kShared});
+    if (!st.ok()) return "shared meta: " + st.ToString();
+    if (meta != "revision " + std::to_string(rev)) return "shared meta of revision " + std::to_string(rev) + " differs";
+  }
+  std::printf("read-only opens: %lu (%lu after the kill)\n", (unsigned long)opens, (unsigned long)after_kill);
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -74,10 +137,16 @@ int main(int argc, char** argv) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (argc != 3) {
-    if (rank == 0) std::fprintf(stderr, "usage: crash_loop_writer STORE loop|check\n");
+    if (rank == 0) std::fprintf(stderr, "usage: crash_loop_writer STORE loop|check|read\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   std::string store = argv[1], mode = argv[2];
+  if (mode == "read") {
+    std::string err = ReadLoop(store);
+    if (!err.empty()) std::fprintf(stderr, "reader: %s\n", err.c_str());
+    MPI_Finalize();
+    return err.empty() ? 0 : 1;
+  }
   WriteFile(store + ".pid." + std::to_string(rank), std::to_string(getpid()) + "\n", false);
   cairn::Options o;
   o.extent_size = 1 << 20;

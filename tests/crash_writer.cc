@@ -11,6 +11,10 @@
 //   crash_writer STORE close-alone R  the same for a Close made by rank 0 alone
 //                                 (of a read-write handle: frees its window)
 // CAIRN_TEST_KEEP=K in the environment opens with keep_revisions = K.
+//   crash_writer STORE pin R        Pin(R) (collective), nothing else
+//   crash_writer STORE check-old R  revision R, opened read-only, all intact
+// CAIRN_TEST_PARENT=P: write and write-async expect the store's newest
+// revision to be P instead of R-1 (after a repair reserved a number).
 //   crash_writer STORE write-async R      commit R with CommitAsync, staged puts,
 //                                         buffers overwritten at once; Close waits
 //   crash_writer STORE write-async-leak R  the same, but the store is never
@@ -93,6 +97,8 @@ int main(int argc, char** argv) {
     }
     std::_Exit(5);  // never reached when the timeout works: MPI_Abort ends the job first
   }
+  uint64_t parent = rev - 1;
+  if (const char* p = std::getenv("CAIRN_TEST_PARENT")) parent = std::strtoull(p, nullptr, 10);
   bool async = mode == "write-async" || mode == "write-async-leak";
   if (async) {
     // Reopen with staging, so puts copy and a background thread writes.
@@ -102,7 +108,7 @@ int main(int argc, char** argv) {
     if (!st.ok()) fail("open: " + st.ToString());
   }
   if (!bad && async) {
-    if (s->revision() != rev - 1) fail("store at revision " + std::to_string(s->revision()));
+    if (s->revision() != parent) fail("store at revision " + std::to_string(s->revision()));
     std::string buf;
     for (int i = 0; i < 6 && !bad; i++) {
       buf = Value(rank, rev, i);
@@ -139,7 +145,7 @@ int main(int argc, char** argv) {
       return worst;
     }
   } else if (!bad && mode == "write") {
-    if (s->revision() != rev - 1) fail("store at revision " + std::to_string(s->revision()));
+    if (s->revision() != parent) fail("store at revision " + std::to_string(s->revision()));
     for (int i = 0; i < 6 && !bad; i++) {
       st = s->Put("v" + std::to_string(i), Value(rank, rev, i), {{"rev", cairn::TagValue::UInt(rev)}});
       if (!st.ok()) fail("put: " + st.ToString());
@@ -154,8 +160,20 @@ int main(int argc, char** argv) {
       if (!st.ok()) fail("commit: " + st.ToString());
       else if (got != rev) fail("committed as " + std::to_string(got));
     }
-  } else if (!bad && mode == "check") {
-    if (s->revision() != rev) fail("newest revision is " + std::to_string(s->revision()) + ", expected " + std::to_string(rev));
+  } else if (!bad && mode == "pin") {
+    st = s->Pin(rev);
+    if (!st.ok()) fail("pin: " + st.ToString());
+  } else if (!bad && (mode == "check" || mode == "check-old")) {
+    if (mode == "check-old") {
+      s->Close();
+      s.reset();
+      cairn::Options ro = o;
+      ro.read_only = true;
+      ro.revision = rev;
+      st = cairn::Store::Open(ro, argv[1], MPI_COMM_WORLD, &s);
+      if (!st.ok()) fail("open revision " + std::to_string(rev) + ": " + st.ToString());
+    }
+    if (!bad && s->revision() != rev) fail("newest revision is " + std::to_string(s->revision()) + ", expected " + std::to_string(rev));
     for (int i = 0; i < 6 && !bad; i++) {
       std::string v;
       st = s->Get("v" + std::to_string(i), &v);
@@ -163,9 +181,9 @@ int main(int argc, char** argv) {
       else if (v != Value(rank, rev, i)) fail("value v" + std::to_string(i) + " differs");
     }
     std::string meta;
-    st = s->GetShared("meta", &meta);
+    st = s ? s->GetShared("meta", &meta) : cairn::Status::OK();  // collective; no handle if the open failed
     if (!st.ok()) fail("get shared: " + st.ToString());
-    else if (meta != "revision " + std::to_string(rev)) fail("shared value differs");
+    else if (s && meta != "revision " + std::to_string(rev)) fail("shared value differs");
   }
   if (s) s->Close();
   int worst = 0;

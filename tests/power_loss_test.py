@@ -33,7 +33,14 @@ at revision 1 only and carried while the space around it is reused; in
 three (flag u) the last rank changes nothing in two revisions of three, so
 its index table is reused from a revision retention has expired; in
 three (flag t) a write stream, flushed in parts, is open across every
-commit and closed in the next round.
+commit and closed in the next round; in two (flag p) each job pins the
+revision it reopened at, and every pin reported done must survive.
+
+--resize: restarts on other rank counts instead: the jobs of one store run
+at 1, 2 and 4 ranks in turn (each job's first commit is at a new rank
+count), with flag r (every key rewritten each revision; every namespace of
+each revision checked, whatever its writer count), plain, asynchronous,
+staged, or both.
 
 Usage: power_loss_test.py POWER_LOSS_WRITER CAIRN_TOOL MPIEXEC [TRIALS]
 TRIALS defaults to 104, 13 stores of 8 cuts (CAIRN_LONG_TESTS=1: 1,040).
@@ -254,10 +261,11 @@ class Runner:
         return p.returncode, p.stdout.decode(errors="replace")
 
 
-FLAGS = ["-", "au", "fgt", "su", "ast", "afgu", "sft", "asfg"]  # g: global arrays, u: a rank unchanged, t: a stream open across commits
+FLAGS = ["-", "aup", "fgt", "su", "ast", "afgu", "sftp", "asfg"]  # g: global arrays, u: a rank unchanged, t: a stream open across commits, p: pins
+RESIZE_FLAGS = ["r", "arp", "sr", "asfr"]  # --resize: r, each job at another rank count
 
 
-def cut_trials(r, trials, log, zeros):
+def cut_trials(r, trials, log, zeros, resize=False):
     """The main test: chains of cut, replay, reopen-and-check on one store."""
     failures = []
     stats = {"cut": 0, "ran_to_end": 0, "tear": 0, "newer": 0, "store_gone": 0}
@@ -267,12 +275,14 @@ def cut_trials(r, trials, log, zeros):
     chain = 0
     while t < trials:
         np = [1, 2, 4][chain % 3]
-        flags = FLAGS[chain % len(FLAGS)]
+        flags = (RESIZE_FLAGS if resize else FLAGS)[chain % (len(RESIZE_FLAGS) if resize else len(FLAGS))]
         store = os.path.join(r.tmp, f"s{chain}")
         journal = os.path.join(r.tmp, f"j{chain}")
         chain += 1
         for k in range(min(chain_len, trials - t)):
             t += 1
+            if resize:  # every job of the chain at another rank count than the one before
+                np = [1, 2, 4][(chain + k) % 3]
             start = journal_calls(journal)
             # Below the calls the last whole run of this kind made, so most
             # cuts land inside the job (a first run creates the store).
@@ -382,7 +392,7 @@ def main():
                   f"failures: {len(failures)} ({time.time() - t0:.0f} s)")
         else:
             trials = int(args[3]) if len(args) > 3 else (1040 if long_form else 104)
-            failures, stats = cut_trials(r, trials, log, "--zeros" in sys.argv)
+            failures, stats = cut_trials(r, trials, log, "--zeros" in sys.argv, "--resize" in sys.argv)
             print(f"power-loss cuts: {trials} trials ({stats['cut']} cut inside a job, {stats['ran_to_end']} after "
                   f"it ended; {stats['tear']} torn; store directory lost {stats['store_gone']} times, each "
                   f"before anything was reported committed); failures: {len(failures)} "

@@ -1,7 +1,8 @@
 // The writer of the power-loss test (power_loss_test.py).
 //   power_loss_writer STORE REVISIONS FLAGS
-// Opens STORE (creating it if missing) and first checks it as a restart
-// after a power loss must find it: the newest revision is the last one
+// First opens STORE read-only (no writable open has cut a torn tail yet)
+// and checks its newest revision as below; then opens it (creating it if
+// missing) and checks it as a restart after a power loss must find it: the newest revision is the last one
 // reported committed in STORE.acked, or the one after it (its commit point
 // may have been reached just before the cut), and it and every other
 // retained revision read back intact on every rank (each rank's namespace,
@@ -19,7 +20,14 @@
 // "st" is streamed (written and flushed in parts) during round r, stays
 // open across commit r and is closed in round r + 1, so it joins commit
 // r + 1 (tag "w" = r); its chunks lie on disk unreferenced while commit r
-// hands out free space. keep_revisions = 2, so extents are reused.
+// hands out free space. r = restarts on other rank counts (the test runs
+// the jobs of one store at 1, 2 and 4 ranks in turn): every revision
+// rewrites every key, and the check reads every namespace of the revision
+// (its writer count, spread over the checking job's ranks); not combined
+// with g, u or t. p = pins: each job pins the revision it reopened at
+// (appending its number to STORE.pinned once Pin has returned), and the
+// check requires every revision listed there to be retained, pinned and
+// intact. keep_revisions = 2, so extents are reused.
 // Which keys a revision writes, and their values, depend only on (rank,
 // revision, key), so the check needs nothing else.
 // Exit: 0 ok, 1 a check failed ("CHECK FAILED"), 2 a call failed.
@@ -50,10 +58,12 @@ constexpr size_t kSize[kKeys] = {700, 3000, 5000, 9000, 20000, 33000};
 // carried forward from extents written by older revisions.
 bool g_unchanged = false;  // flag u
 bool g_streams = false;    // flag t
+bool g_resize = false;     // flag r
+bool g_pins = false;       // flag p
 std::string StreamValue(int rank, uint64_t w) { return Pattern(rank * 7777ull + w * 31 + 5, 20000 + size_t(w % 5) * 1000); }
 int Ranks();
 bool RankWrites(int rank, uint64_t rev) { return !g_unchanged || rank != Ranks() - 1 || rev % 3 == 1; }
-bool Writes(uint64_t rev, int i) { return rev == 1 || i % 3 == 0 || (rev + uint64_t(i)) % 3 == 0; }
+bool Writes(uint64_t rev, int i) { return g_resize || rev == 1 || i % 3 == 0 || (rev + uint64_t(i)) % 3 == 0; }
 uint64_t LastWrite(int rank, uint64_t rev, int i) {
   while (!(Writes(rev, i) && RankWrites(rank, rev))) rev--;
   return rev;
@@ -127,7 +137,21 @@ cairn::Status PutRevision(cairn::Store* s, int rank, uint64_t rev) {
 // "" if the open revision `rev` holds what it must.
 std::string CheckRevision(cairn::Store* s, int rank, uint64_t rev) {
   std::string err;
-  for (int i = 0; i < kKeys && err.empty(); i++) {
+  // Flag r: the namespaces of the revision's writers, whatever their count,
+  // each read by one rank of this job.
+  for (int w = rank; g_resize && w < s->writer_ranks() && err.empty(); w += Ranks()) {
+    cairn::ReadOptions ro;
+    ro.rank = w;
+    for (int i = 0; i < kKeys && err.empty(); i++) {
+      std::string v;
+      cairn::Status st = s->Get(Key(i), &v, ro);
+      if (!st.ok()) err = "revision " + std::to_string(rev) + " rank " + std::to_string(w) + " get " + Key(i) + ": " + st.ToString();
+      else if (v != Value(w, rev, i))
+        err = "revision " + std::to_string(rev) + " (" + std::to_string(s->writer_ranks()) + " writers) rank " +
+              std::to_string(w) + " value " + Key(i) + " differs";
+    }
+  }
+  for (int i = 0; i < kKeys && err.empty() && !g_resize; i++) {
     std::string v;
     cairn::Status st = s->Get(Key(i), &v);
     if (!st.ok()) err = "revision " + std::to_string(rev) + " get " + Key(i) + ": " + st.ToString();
@@ -191,14 +215,37 @@ int main(int argc, char** argv) {
   g_arrays = flags.find('g') != std::string::npos;
   g_unchanged = flags.find('u') != std::string::npos;
   g_streams = flags.find('t') != std::string::npos;
+  g_resize = flags.find('r') != std::string::npos;
+  g_pins = flags.find('p') != std::string::npos;
 
-  // The check of what the restart finds.
-  std::unique_ptr<cairn::Store> s;
-  cairn::Status st = cairn::Store::Open(o, store, MPI_COMM_WORLD, &s);
-  if (!st.ok()) return Finish(rank, "open: " + st.ToString(), 1);
+  // The check of what the restart finds: first read-only, before any
+  // writable open has cut a torn tail (what a reader started right after
+  // the power came back sees), then writable.
   uint64_t acked = 0;
   if (rank == 0) acked = LastAcked(store);
   MPI_Bcast(&acked, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  {
+    cairn::Options ro = o;
+    ro.read_only = true;
+    std::unique_ptr<cairn::Store> r;
+    cairn::Status st = cairn::Store::Open(ro, store, MPI_COMM_WORLD, &r);
+    std::string err;
+    if (!st.ok()) {
+      // No store, or one never committed: only if nothing was reported committed.
+      if (acked > 0) err = "read-only open after the power cut: " + st.ToString();
+    } else if (r->revision() != acked && r->revision() != acked + 1) {
+      err = "read-only open at revision " + std::to_string(r->revision()) + ", but " + std::to_string(acked) +
+            " was reported committed";
+    } else if (r->revision() > 0) {
+      err = CheckRevision(r.get(), rank, r->revision());
+    }
+    int bad = err.empty() ? 0 : 1, any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any) return Finish(rank, err, 1);
+  }
+  std::unique_ptr<cairn::Store> s;
+  cairn::Status st = cairn::Store::Open(o, store, MPI_COMM_WORLD, &s);
+  if (!st.ok()) return Finish(rank, "open: " + st.ToString(), 1);
   uint64_t rev = s->revision();
   if (rev != acked && rev != acked + 1)
     return Finish(rank, "reopened at revision " + std::to_string(rev) + ", but " + std::to_string(acked) +
@@ -219,6 +266,17 @@ int main(int argc, char** argv) {
                             : "open retained revision " + std::to_string(ri.revision) + ": " + st.ToString();
     if (err.empty()) err = e;
   }
+  if (g_pins && err.empty()) {
+    // A pin reported done survives the cut: retained, pinned (its data was
+    // checked with the other retained revisions above).
+    std::ifstream in(store + ".pinned");
+    for (uint64_t p = 0; in >> p && err.empty();) {
+      bool found = false;
+      for (const cairn::RevisionInfo& ri : retained)
+        if (ri.revision == p) found = ri.pinned;
+      if (!found) err = "revision " + std::to_string(p) + " was reported pinned but is not a pinned retained revision";
+    }
+  }
   int bad = err.empty() ? 0 : 1, any = 0;
   MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (any) {
@@ -228,6 +286,11 @@ int main(int argc, char** argv) {
   if (rank == 0 && rev == acked + 1) AppendLine(store + ".acked", std::to_string(rev) + "\n");  // it is there now
   if (rank == 0) std::printf("reopened at revision %llu (%zu retained), intact\n", (unsigned long long)rev, retained.size());
 
+  if (g_pins && rev > 0) {
+    st = s->Pin(rev);
+    if (!st.ok()) return Finish(rank, "pin " + std::to_string(rev) + ": " + st.ToString(), 2);
+    if (rank == 0) AppendLine(store + ".pinned", std::to_string(rev) + "\n");
+  }
   // The workload: more revisions, each reported once committed.
   std::unique_ptr<cairn::StreamWriter> sw;  // flag t: open across each commit
   for (uint64_t r = rev + 1; r <= rev + revisions && err.empty(); r++) {

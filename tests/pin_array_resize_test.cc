@@ -1,0 +1,165 @@
+// Pinned revisions against global arrays and other rank counts
+// (doc/interactions.md, `pin` x `array` and `pin` x `resize`), at 1, 2 and
+// 4 ranks: revision 1 holds two global arrays (one rewritten in every later
+// revision, one carried unchanged) and is pinned; eight more revisions with
+// keep 1 rewrite the first array, so every extent not pinned is reused;
+// then the store is reopened for writing on half the ranks (2 -> 1, 4 -> 2;
+// 1 rank stays 1), which put the arrays again with another decomposition
+// for six revisions with keep 1, and on all ranks again. Revision 1 must
+// read back exactly, on every rank count, after all of it; after Unpin the
+// next commit expires it and its number can no longer be opened.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "cairn/array.h"
+#include "cairn/store.h"
+#include "mpi_main.h"
+
+namespace cairn::test {
+namespace {
+
+Options Small() {
+  Options o;
+  o.extent_size = 64 * 1024;
+  o.chunk_size = 16 * 1024;
+  o.write_buffer_size = 32 * 1024;
+  o.inline_value_limit = 64;
+  o.sync = false;
+  return o;
+}
+
+const uint64_t kN = 48000;  // elements of each array (384 KB of float64)
+
+double Elem(int gen, uint64_t i, int array) { return double(gen) * 1e6 + double(i) + 0.25 * array; }
+
+// Puts array "a" (and "b" too when `with_b`) of generation `gen`, split
+// evenly over the ranks of `s`.
+void PutArrays(Store* s, int gen, bool with_b) {
+  int rank = s->rank(), size = s->size();
+  uint64_t lo = kN * uint64_t(rank) / uint64_t(size), hi = kN * uint64_t(rank + 1) / uint64_t(size);
+  for (int array = 0; array < (with_b ? 2 : 1); array++) {
+    std::vector<double> d(hi - lo);
+    for (uint64_t i = lo; i < hi; i++) d[i - lo] = Elem(gen, i, array);
+    Status st = s->PutArray(array == 0 ? "a" : "b", DType::kFloat64, {kN}, {lo}, {hi - lo}, d.data());
+    ASSERT_TRUE(st.ok()) << st.ToString();
+  }
+}
+
+// Reads both arrays whole on every rank of `s` and compares: "a" of
+// generation a_gen, "b" of generation b_gen.
+void ExpectArrays(Store* s, int a_gen, int b_gen) {
+  std::vector<double> got(kN);
+  for (int array = 0; array < 2; array++) {
+    Status st = s->GetArray(array == 0 ? "a" : "b", {0}, {kN}, got.data());
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    int gen = array == 0 ? a_gen : b_gen;
+    uint64_t bad = 0;
+    for (uint64_t i = 0; i < kN; i++) bad += got[i] != Elem(gen, i, array);
+    EXPECT_EQ(bad, 0u) << "array " << (array == 0 ? "a" : "b") << " of generation " << gen << ", revision "
+                       << s->revision() << ": " << bad << " elements differ";
+  }
+}
+
+std::unique_ptr<Store> OpenAt(MPI_Comm comm, const std::string& path, uint64_t rev, bool read_only,
+                              uint64_t keep = 1) {
+  Options o = Small();
+  o.read_only = read_only;
+  o.revision = rev;
+  o.keep_revisions = keep;
+  std::unique_ptr<Store> s;
+  Status st = Store::Open(o, path, comm, &s);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return s;
+}
+
+class PinArrayResize : public MpiDirTest {};
+
+TEST_F(PinArrayResize, PinnedRevisionOfArraysSurvivesRetentionAndResize) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int half = size > 1 ? size / 2 : 1;
+  MPI_Comm sub;
+  MPI_Comm_split(MPI_COMM_WORLD, rank < half ? 0 : MPI_UNDEFINED, rank, &sub);
+  {
+    auto s = OpenAt(MPI_COMM_WORLD, Path(), 0, false);
+    ASSERT_TRUE(s);
+    ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), 1, true));
+    uint64_t got = 0;
+    ASSERT_TRUE(s->Commit(&got).ok());
+    ASSERT_EQ(got, 1u);
+    ASSERT_TRUE(s->Pin(1).ok());
+    for (int gen = 2; gen <= 9; gen++) {  // revisions 2-9: "a" rewritten, "b" carried; keep 1
+      ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), gen, false));
+      ASSERT_TRUE(s->Commit().ok());
+    }
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 9, 1));
+    ASSERT_TRUE(s->Close().ok());
+  }
+  {
+    auto r = OpenAt(MPI_COMM_WORLD, Path(), 1, true);
+    ASSERT_TRUE(r);
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), 1, 1));
+    std::vector<RevisionInfo> revs;
+    ASSERT_TRUE(r->ListRevisions(&revs).ok());
+    ASSERT_EQ(revs.size(), 2u) << "keep 1 and a pin: revisions 1 and 9";
+  }
+  if (sub != MPI_COMM_NULL) {
+    // Half the ranks: another decomposition of both arrays, six revisions
+    // with keep 1, reading the pinned revision at this rank count between.
+    auto s = OpenAt(sub, Path(), 0, false);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->writer_ranks(), size);
+    for (int gen = 10; gen <= 15; gen++) {
+      ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), gen, gen == 10));
+      ASSERT_TRUE(s->Commit().ok());  // 10-15
+      if (gen == 12) {
+        auto r = OpenAt(sub, Path(), 1, true);
+        ASSERT_TRUE(r);
+        EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), 1, 1));
+      }
+    }
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 15, 10));
+    ASSERT_TRUE(s->Close().ok());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  {
+    // All ranks again: three more revisions, then the pinned one read.
+    auto s = OpenAt(MPI_COMM_WORLD, Path(), 0, false);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->writer_ranks(), half);
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 15, 10));
+    for (int gen = 16; gen <= 18; gen++) {
+      ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), gen, false));
+      ASSERT_TRUE(s->Commit().ok());  // 16-18
+    }
+    auto r = OpenAt(MPI_COMM_WORLD, Path(), 1, true);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->writer_ranks(), size);
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), 1, 1));
+    r.reset();
+    // Unpinned, revision 1 expires at the next commit.
+    ASSERT_TRUE(s->Unpin(1).ok());
+    ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), 19, false));
+    uint64_t got = 0;
+    ASSERT_TRUE(s->Commit(&got).ok());
+    EXPECT_EQ(got, 19u);
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 19, 10));
+    ASSERT_TRUE(s->Close().ok());
+  }
+  Options o = Small();
+  o.read_only = true;
+  o.revision = 1;
+  std::unique_ptr<Store> gone;
+  Status st = Store::Open(o, Path(), MPI_COMM_WORLD, &gone);
+  EXPECT_FALSE(st.ok()) << "revision 1 still opens after Unpin and a commit with keep 1";
+  if (sub != MPI_COMM_NULL) MPI_Comm_free(&sub);
+}
+
+}  // namespace
+}  // namespace cairn::test
+
+CAIRN_MPI_TEST_MAIN
