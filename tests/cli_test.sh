@@ -45,6 +45,8 @@ check "verify names the corrupt object" 'grep -q "CORRUPT .*key '"'"'v" "$tmp/v1
 key=$(grep -o "rank [0-9] key 'v[0-9]'" "$tmp/v1" | head -1)
 r=$(echo "$key" | cut -d" " -f2); k=$(echo "$key" | grep -o "v[0-9]")
 check "get reports corruption and prints no data" '! "$tool" get "$tmp/c1" "$k" --rank "$r" >"$tmp/g" 2>"$tmp/ge" && grep -q Corruption "$tmp/ge" && [ ! -s "$tmp/g" ]'
+check "get of a corrupt value exits 2, as verify does" '"$tool" get "$tmp/c1" "$k" --rank "$r" >/dev/null 2>&1; [ $? -eq 2 ]'
+check "get of a missing key exits 1, not 2" '"$tool" get "$tmp/c1" nosuchkey --rank "$r" >/dev/null 2>&1; [ $? -eq 1 ]'
 check "the older revision still verifies" '"$tool" verify "$tmp/c1" --revision 1 >/dev/null'
 # A flipped byte in revision 1's data: only revision 1 is affected.
 cp -r "$s" "$tmp/c4"
@@ -58,6 +60,8 @@ idx=$("$tool" info "$s" --json | python3 -c "import json,sys; print(json.load(sy
 flip "$tmp/c5/data.00000" $((idx + 30))
 "$tool" verify "$tmp/c5" >"$tmp/v5" 2>&1; rc=$?
 check "verify fails on a flipped index byte, naming rank 1's index" '[ $rc -ne 0 ] && grep -q "rank 1: index table checksum" "$tmp/v5"'
+check "keys of a namespace with a damaged index exits 2" '"$tool" keys "$tmp/c5" --rank 1 >/dev/null 2>&1; [ $? -eq 2 ]'
+check "keys --json of it exits 2 with a JSON Corruption error" '"$tool" keys "$tmp/c5" --rank 1 --json >"$tmp/kj" 2>/dev/null; [ $? -eq 2 ] && python3 -c "import json,sys; assert json.load(open(sys.argv[1]))[\"error\"][\"code\"]==\"Corruption\"" "$tmp/kj"'
 # A flipped byte in the manifest's last record: that revision is not trusted.
 cp -r "$s" "$tmp/c2"
 size=$(stat -c %s "$tmp/c2/MANIFEST")

@@ -61,14 +61,17 @@ void JsonError(std::string_view code, std::string_view message) {
               JsonString(message).c_str());
 }
 
+// Reports a failed command; the exit status is 2 for damage (Corruption),
+// as for verify and repair, and 1 for any other error (README.md).
 int Fail(const Status& s) {
+  int code = s.IsCorruption() ? 2 : 1;
   if (g_json) {
     std::string full = s.ToString();
     JsonError(full.substr(0, full.find(':')), s.message());
-    return 1;
+    return code;
   }
   std::fprintf(stderr, "cairn: %s\n", s.ToString().c_str());
-  return 1;
+  return code;
 }
 
 // The exit status of `verify` and `repair` (README.md, "The `cairn` tool"):
@@ -180,15 +183,29 @@ int CmdKeys(const std::string& path, uint64_t revision, int rank, bool json) {
     for (int k = 0; k < int(r.nranks); k++) which.push_back(k);
     if (r.revision != 0) which.push_back(cairn::ReadOptions::kShared);
   }
+  // Under --json every namespace is listed before anything is printed, so
+  // that a damaged one gives a JSON error alone, not a half-printed array;
+  // text output streams namespace by namespace.
+  std::vector<std::vector<cairn::ObjectInfo>> lists(json ? which.size() : 0);
+  for (size_t i = 0; json && i < which.size(); i++) {
+    cairn::ReadOptions ro;
+    ro.rank = which[i];
+    s = st->List(&lists[i], ro);
+    if (!s.ok()) return Fail(s);
+  }
   bool any = false;
   if (json) std::printf("[");
-  for (int k : which) {
+  for (size_t i = 0; i < which.size(); i++) {
+    int k = which[i];
     std::string who = k == cairn::ReadOptions::kShared ? "\"shared\"" : std::to_string(k);
-    std::vector<cairn::ObjectInfo> objs;
-    cairn::ReadOptions ro;
-    ro.rank = k;
-    s = st->List(&objs, ro);
-    if (!s.ok()) return Fail(s);
+    std::vector<cairn::ObjectInfo> text_objs;
+    if (!json) {
+      cairn::ReadOptions ro;
+      ro.rank = k;
+      s = st->List(&text_objs, ro);
+      if (!s.ok()) return Fail(s);
+    }
+    const std::vector<cairn::ObjectInfo>& objs = json ? lists[i] : text_objs;
     for (const auto& o : objs) {
       if (json) {
         std::printf("%s\n {\"rank\": %s, \"key\": %s, \"size\": %lu, \"inline\": %s, \"tags\": {", any ? "," : "",
