@@ -61,10 +61,16 @@ void JsonError(std::string_view code, std::string_view message) {
               JsonString(message).c_str());
 }
 
-// Reports a failed command; the exit status is 2 for damage (Corruption),
-// as for verify and repair, and 1 for any other error (README.md).
+// The exit status of every command (README.md, "The `cairn` tool"): 0 on
+// success (verify: intact; repair: repaired or nothing to repair), 2 when
+// damage is found (any Corruption, including a store that cannot be opened
+// because of it), 1 on any other error (no store, an I/O error, the writer
+// lock held).
+constexpr int kExitCorrupt = 2;
+
+// Reports a failed command and returns its exit status.
 int Fail(const Status& s) {
-  int code = s.IsCorruption() ? 2 : 1;
+  int code = s.IsCorruption() ? kExitCorrupt : 1;
   if (g_json) {
     std::string full = s.ToString();
     JsonError(full.substr(0, full.find(':')), s.message());
@@ -72,16 +78,6 @@ int Fail(const Status& s) {
   }
   std::fprintf(stderr, "cairn: %s\n", s.ToString().c_str());
   return code;
-}
-
-// The exit status of `verify` and `repair` (README.md, "The `cairn` tool"):
-// 0 intact (verify) or repaired / nothing to repair (repair), 2 damage
-// found (any Corruption, including a store that cannot be opened because of
-// it), 1 any other error (no store, an I/O error, the writer lock held).
-constexpr int kExitCorrupt = 2;
-int FailChecked(const Status& s) {
-  int rc = Fail(s);
-  return s.IsCorruption() ? kExitCorrupt : rc;
 }
 
 // The name of a tag's type, e.g. "int16", "float32", "string", "uint8[]".
@@ -433,10 +429,10 @@ int CmdGetArray(const std::string& path, const std::string& name, uint64_t revis
 int CmdVerify(const std::string& path, uint64_t revision, bool json) {
   std::unique_ptr<cairn::Store> st;
   Status s = OpenStore(path, revision, &st);
-  if (!s.ok()) return FailChecked(s);
+  if (!s.ok()) return Fail(s);
   cairn::VerifyReport rep;
   s = cairn::Inspector::Verify(st.get(), &rep);
-  if (!s.ok()) return FailChecked(s);
+  if (!s.ok()) return Fail(s);
   uint64_t rev = st->revision();
   if (json) {
     std::printf("{\"revision\": %lu, \"namespaces\": %lu, \"objects\": %lu, \"chunks\": %lu, \"bytes\": %lu, "
@@ -451,7 +447,7 @@ int CmdVerify(const std::string& path, uint64_t revision, bool json) {
                 rep.namespaces, rep.objects, rep.chunks, rep.bytes,
                 rep.problems.empty() ? "OK" : (std::to_string(rep.problems.size()) + " problem(s)").c_str());
   }
-  return rep.problems.empty() ? 0 : 2;
+  return rep.problems.empty() ? 0 : kExitCorrupt;
 }
 
 // Verifies every retained revision; problems of the manifest itself are
@@ -459,10 +455,10 @@ int CmdVerify(const std::string& path, uint64_t revision, bool json) {
 int CmdVerifyAll(const std::string& path, bool json) {
   std::unique_ptr<cairn::Store> st;
   Status s = OpenStore(path, 0, &st);
-  if (!s.ok()) return FailChecked(s);
+  if (!s.ok()) return Fail(s);
   std::vector<cairn::RevisionInfo> revs;
   s = st->ListRevisions(&revs);
-  if (!s.ok()) return FailChecked(s);
+  if (!s.ok()) return Fail(s);
   st.reset();
   std::vector<std::string> manifest_problems;
   std::vector<uint64_t> failed;
@@ -511,13 +507,13 @@ int CmdVerifyAll(const std::string& path, bool json) {
     if (!manifest_problems.empty()) std::printf("; the manifest has damaged records (run `cairn repair`)");
     std::printf("\n");
   }
-  return ok ? 0 : 2;
+  return ok ? 0 : kExitCorrupt;
 }
 
 int CmdRepair(const std::string& path) {
   cairn::RepairReport rep;
   Status s = cairn::RepairManifest(path, &rep);
-  if (!s.ok()) return FailChecked(s);
+  if (!s.ok()) return Fail(s);
   if (!rep.changed) {
     std::printf("%s/MANIFEST has no damaged records: nothing to repair\n", path.c_str());
     return 0;
