@@ -38,6 +38,7 @@ mpi4py.rc.thread_level = "serialized"
 from mpi4py import MPI  # noqa: E402
 
 import cairn
+from hugepages import anon_huge_kib  # bench/python/hugepages.py (beside this script)
 
 
 def timed(comm, fn, extra):
@@ -58,25 +59,6 @@ def timed(comm, fn, extra):
     to_barrier = MPI.Wtime() - t0
     extra.append((comm.allreduce(c1 - c0), to_barrier))
     return comm.allreduce(t1, op=MPI.MAX) - comm.allreduce(t0, op=MPI.MIN)
-
-
-def anon_huge_kib(arrays):
-    """KiB of transparent huge pages backing the arrays' memory
-    (AnonHugePages of /proc/self/smaps over their address ranges)."""
-    spans = [(a.ctypes.data, a.ctypes.data + a.nbytes) for a in arrays]
-    total, inside = 0, False
-    try:
-        with open("/proc/self/smaps") as f:
-            for line in f:
-                head = line.split(None, 1)[0]
-                if "-" in head and not head.endswith(":"):
-                    lo, hi = (int(x, 16) for x in head.split("-"))
-                    inside = any(lo < e and b < hi for b, e in spans)
-                elif inside and head == "AnonHugePages:":
-                    total += int(line.split()[1])
-    except OSError:
-        return -1
-    return total
 
 
 def fsync_path(p):

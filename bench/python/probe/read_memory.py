@@ -24,21 +24,10 @@ import numpy as np  # noqa: E402
 
 import cairn  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from hugepages import anon_huge_kib  # noqa: E402  (bench/python/hugepages.py)
+
 COUNT, SIZE = 16, 16 << 20
-
-
-def anon_huge_kib(outs):
-    spans = [(o.ctypes.data, o.ctypes.data + o.nbytes) for o in outs]
-    total, inside = 0, False
-    with open("/proc/self/smaps") as f:
-        for line in f:
-            head = line.split(None, 1)[0]
-            if "-" in head and not head.endswith(":"):
-                lo, hi = (int(x, 16) for x in head.split("-"))
-                inside = any(lo < e and b < hi for b, e in spans)
-            elif inside and head == "AnonHugePages:":
-                total += int(line.split()[1])
-    return total
 
 
 def make_outs(kind):
