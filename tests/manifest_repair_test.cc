@@ -237,6 +237,46 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"Newest", 2, 8, 40, 7, {2, 6, 7}, {5}, 9}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// What repair cannot fix, it names, and writes nothing: a damaged header
+// (repair keeps the header), and an intact record that contradicts the log
+// (a pin of a revision the log never had, framed with a valid checksum, so
+// not damage). The message said "(repair rewrites records, not the header)"
+// for both, which blamed the header for the second.
+TEST(Unrepairable, DamagedHeaderAndContradictingRecordAreNamedAndNothingIsWritten) {
+  TempDir dir;
+  std::string path = dir.path() + "/s";
+  BuildStore(path);
+  std::string man_path = path + "/MANIFEST";
+  const std::string whole = Slurp(man_path);
+  struct Variant {
+    const char* name;
+    std::string manifest;
+    const char* says;
+    const char* not_says;
+  };
+  std::string bad_header = whole;
+  bad_header[20] ^= 0x5a;  // inside the header, under its checksum
+  std::string contradicting = whole + FrameRecord(RecordType::kPin, EncodeMarkPayload(999));
+  for (const Variant& v : {Variant{"header", bad_header, "the header is damaged", "contradicts"},
+                           Variant{"record", contradicting, "contradicts the log", "header is damaged"}}) {
+    SCOPED_TRACE(v.name);
+    std::ofstream(man_path, std::ios::binary | std::ios::trunc) << v.manifest;
+    RepairReport rep;
+    Status st = RepairManifest(path, &rep);
+    EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+    EXPECT_NE(st.message().find(man_path), std::string::npos) << st.ToString();
+    EXPECT_NE(st.message().find(v.says), std::string::npos) << st.ToString();
+    EXPECT_EQ(st.message().find(v.not_says), std::string::npos) << st.ToString();
+    EXPECT_NE(st.message().find("Nothing was written"), std::string::npos) << st.ToString();
+    EXPECT_FALSE(rep.changed);
+    EXPECT_EQ(Slurp(man_path), v.manifest) << "repair wrote over a MANIFEST it could not fix";
+    for (const auto& e : std::filesystem::directory_iterator(path))
+      EXPECT_EQ(e.path().filename().string().rfind("MANIFEST.", 0), std::string::npos) << e.path();
+  }
+  std::ofstream(man_path, std::ios::binary | std::ios::trunc) << whole;
+  CheckRevision(path, 8, true);
+}
+
 // A MANIFEST cut inside its first record (issue: it opened as an empty
 // store, and a writer wrote a new revision 1 over it). The header says a
 // revision was committed, so it is Corruption naming the file and offset,

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <memory>
 #include <set>
+#include <string_view>
 
 #include "io/file.h"
 #include "store/manifest.h"
@@ -51,6 +52,26 @@ Status NothingToRebuild(const std::string& path, uint64_t size) {
       "MANIFEST from a backup or copy of this store if there is one; otherwise keep this directory as it is "
       "for inspection and write new checkpoints to a new store (writable opens of this one are refused)");
 }
+
+// ParseManifest failed for another reason than damage it can skip. Either
+// the header itself is damaged (repair keeps the header, so it cannot help),
+// or an intact record contradicts the log (its checksum matches, so it was
+// written that way: by another format version's writer, or a bug), and
+// repair cannot tell which revisions to keep. Says which, and that nothing
+// was written.
+Status Unrepairable(const Status& s, std::string_view file, const std::string& path) {
+  if (s.IsNotSupported()) return s.WithContext(path);
+  ManifestHeader h;
+  const char* why =
+      DecodeManifestHeader(file, &h).ok()
+          ? "an intact record (its checksum matches) contradicts the log before it, so it was written that "
+            "way, not damaged; repair rebuilds a log from intact records and cannot tell which revisions to "
+            "keep. Nothing was written. Read the retained revisions with a read-only open (cairn ls, cairn get) "
+            "and report the store to the developers"
+          : "the header is damaged; repair rewrites the log's records, not its header. Nothing was written. "
+            "Restore MANIFEST from a backup or copy of this store if there is one.";
+  return Status(s.code(), path + ": " + s.message() + " (" + why + ")");
+}
 }  // namespace
 
 Status RepairManifest(const std::string& dir, RepairReport* report) {
@@ -82,7 +103,7 @@ Status RepairManifest(const std::string& dir, RepairReport* report) {
   ParsedManifest pm;
   s = ParseManifest(old, &pm);
   if (!s.ok() && pm.committed_without_record) return NothingToRebuild(path, old.size());
-  if (!s.ok()) return s.WithContext(path + " (repair rewrites records, not the header)");
+  if (!s.ok()) return Unrepairable(s, old, path);
   for (const RevisionRecord& r : pm.revisions)
     if (!pm.dropped.count(r.revision)) report->retained.push_back(r.revision);
   if (!pm.has_damage() && pm.torn_bytes == 0) return Status::OK();
