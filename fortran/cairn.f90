@@ -75,7 +75,7 @@ module cairn
 
   public :: cairn_open, cairn_close, cairn_rank, cairn_size, cairn_revision, &
       cairn_put, cairn_get, cairn_get_size, cairn_delete, cairn_commit, cairn_flush, &
-      cairn_pin, cairn_unpin, cairn_drop, cairn_set_tag, cairn_get_tag, cairn_keys, &
+      cairn_pin, cairn_unpin, cairn_drop, cairn_set_tag, cairn_get_tag, cairn_delete_tag, cairn_keys, &
       cairn_revisions, cairn_revision_ranks, cairn_last_error, cairn_version
 
   ! Stores an array (or scalar) under key in the caller's namespace (local).
@@ -242,6 +242,12 @@ module cairn
       type(c_ptr), value :: store
       character(kind=c_char), intent(in) :: key(*)
       integer(c_int) :: c_delete
+    end function
+    function c_delete_tag(store, key, name) bind(C, name="cairn_delete_tag")
+      import :: c_ptr, c_char, c_int
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: key(*), name(*)
+      integer(c_int) :: c_delete_tag
     end function
     function c_commit(store, rev) bind(C, name="cairn_commit")
       import :: c_ptr, c_int, c_int64_t
@@ -872,6 +878,16 @@ contains
     integer, intent(out), optional :: ierr
     call check(c_delete(store%ptr, cstr(key)), "cairn_delete('" // key // "')", ierr)
   end subroutine cairn_delete
+
+  ! Local. Removes tag `name` of `key` in the caller's namespace (the value
+  ! is not rewritten); CAIRN_NOT_FOUND if the object or the tag is absent.
+  subroutine cairn_delete_tag(store, key, name, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer, intent(out), optional :: ierr
+    call check(c_delete_tag(store%ptr, cstr(key), cstr(name)), &
+        "cairn_delete_tag('" // key // "', '" // name // "')", ierr)
+  end subroutine cairn_delete_tag
 
   ! Collective. Commits every rank's changes as one revision.
   subroutine cairn_commit(store, revision, ierr)

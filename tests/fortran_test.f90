@@ -123,6 +123,13 @@ contains
     call cairn_query_all(st, [cairn_tag_exists("step")], keys, ranks)
     call check(size(keys) == nranks, 25)
     if (size(keys) == nranks) call check(all(ranks == [(i, i = 0, nranks - 1)]) .and. all(keys == "field"), 26)
+    ! Removing one tag (committed by streams_async_shared, which checks
+    ! it): a second removal is NOT_FOUND.
+    call cairn_delete_tag(st, "field", "dt")
+    call cairn_delete_tag(st, "field", "dt", ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND, 27)
+    call cairn_delete_tag(st, "absent", "dt", ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND, 27)
   end subroutine objects_and_queries
 
   ! A stream written in two kinds, read back with a seek; an asynchronous
@@ -164,6 +171,15 @@ contains
     call check(done, 32)
     call cairn_async_wait(h, rev)
     call check(rev == 2, 33)
+    ! The tag objects_and_queries removed is gone, the others stay.
+    block
+      character(len=:), allocatable :: names(:), keys(:)
+      call cairn_tag_names(st, "field", names)
+      call check(size(names) == 2, 28)
+      if (size(names) == 2) call check(names(1) == "step" .and. names(2) == "units", 29)
+      call cairn_query(st, [cairn_tag_exists("dt")], keys)
+      call check(size(keys) == 0, 29)
+    end block
 
     call cairn_stream_open_read(st, "log.bin", s, rank=peer)
     call cairn_stream_read(s, head_back)

@@ -128,6 +128,13 @@ int cairn_put(cairn_store_t* store, const char* key, const void* value, size_t l
               const cairn_tag_t* tags, size_t ntags);
 /* Local. Removes key. */
 int cairn_delete(cairn_store_t* store, const char* key);
+/* Local. As cairn_put, but with Options::staging_bytes > 0 (asynchronous
+ * commits) the value is not copied into staging: the caller must not modify
+ * or free value[0..len) until the commit that includes it has finished
+ * (cairn_async_test done, cairn_async_wait, cairn_commit or cairn_flush
+ * returned). Without staging it is cairn_put. See Store::PutZeroCopy. */
+int cairn_put_zero_copy(cairn_store_t* store, const char* key, const void* value, size_t len,
+                        const cairn_tag_t* tags, size_t ntags);
 /* Local. *size = value size of key in namespace `rank` (-1: own). */
 int cairn_get_size(cairn_store_t* store, const char* key, int rank, uint64_t* size);
 /* Local. Reads len bytes at offset of key's value (namespace `rank`, -1: own) into buf. */
@@ -137,6 +144,27 @@ int cairn_get_range(cairn_store_t* store, const char* key, int rank, uint64_t of
  * size. CAIRN_INVALID_ARGUMENT if cap is too small (then *size says how much). */
 int cairn_get(cairn_store_t* store, const char* key, int rank, void* buf, size_t cap,
               uint64_t* size);
+
+/* One value of a cairn_multi_get: the caller fills key, data and capacity;
+ * cairn fills size (the value's size, also when it did not fit) and code
+ * (CAIRN_OK or this key's error). */
+typedef struct {
+  const char* key;    /* NUL-terminated */
+  void* data;         /* at least `capacity` writable bytes (NULL if 0) */
+  uint64_t capacity;
+  uint64_t size;      /* out */
+  int code;           /* out */
+} cairn_read_t;
+
+/* Local. Reads n values of namespace `rank` (-1: own) in one call, each
+ * straight into its buffer (and verified there): the byte ranges are sorted
+ * and merged into few large reads, so many small values cost few requests
+ * (Store::MultiGet). A value larger than its capacity is
+ * CAIRN_INVALID_ARGUMENT for that key and nothing is written to its buffer;
+ * where a read failed (corruption, I/O error) the first `size` bytes of its
+ * buffer are zeroed, never left as data. Returns the first non-OK code of
+ * the n reads (cairn_last_error names it), or CAIRN_OK. */
+int cairn_multi_get(cairn_store_t* store, int rank, cairn_read_t* reads, size_t n);
 /* Rank 0 only: stores a shared object. */
 int cairn_put_shared(cairn_store_t* store, const char* key, const void* value, size_t len);
 /* Collective: reads a shared object into buf (capacity cap); *size gets its size. */
@@ -225,6 +253,13 @@ enum { CAIRN_RANK_OWN = -1, CAIRN_RANK_SHARED = -2 };
 /* Local. Sets (adds or replaces) one tag of `key` in the caller's
  * namespace; the value is not rewritten. Pending until the next commit. */
 int cairn_set_tag(cairn_store_t* store, const char* key, const cairn_tag_t* tag);
+/* Local. Replaces all tags of `key` in the caller's namespace by the ntags
+ * given (0: removes them all); the value is not rewritten. Pending until the
+ * next commit. */
+int cairn_set_tags(cairn_store_t* store, const char* key, const cairn_tag_t* tags, size_t ntags);
+/* Local. Removes tag `name` of `key` in the caller's namespace; the value is
+ * not rewritten. CAIRN_NOT_FOUND if the object or the tag is absent. */
+int cairn_delete_tag(cairn_store_t* store, const char* key, const char* name);
 /* Local. The tags of `key` in namespace `rank`: *tags gets an array of
  * *ntags tags (NULL when 0), in the order they were written. Integers have
  * both i and u set (the same bits), floats d; strings, bytes and arrays

@@ -148,6 +148,15 @@ int cairn_put(cairn_store_t* s, const char* key, const void* value, size_t len,
   return Code(s->store->Put(key, std::string_view(static_cast<const char*>(value), len), tl));
 }
 
+int cairn_put_zero_copy(cairn_store_t* s, const char* key, const void* value, size_t len,
+                        const cairn_tag_t* tags, size_t ntags) {
+  if (!s || !key || (!value && len)) return Invalid("cairn_put_zero_copy: NULL argument");
+  cairn::TagList tl;
+  if (ntags && (!tags || !ToTags(tags, ntags, &tl)))
+    return Invalid("cairn_put_zero_copy: bad tag (NULL name or unknown type)");
+  return Code(s->store->PutZeroCopy(key, std::string_view(static_cast<const char*>(value), len), tl));
+}
+
 int cairn_delete(cairn_store_t* s, const char* key) {
   if (!s || !key) return Invalid("cairn_delete: NULL argument");
   return Code(s->store->Delete(key));
@@ -181,6 +190,31 @@ int cairn_get(cairn_store_t* s, const char* key, int rank, void* buf, size_t cap
   }
   if (!buf && *size) return Invalid("cairn_get: NULL buffer");
   return Code(s->store->GetRange(key, 0, buf, *size, ro));
+}
+
+int cairn_multi_get(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n) {
+  if (!s || (!reads && n)) return Invalid("cairn_multi_get: NULL argument");
+  for (size_t i = 0; i < n; i++)
+    if (!reads[i].key || (!reads[i].data && reads[i].capacity))
+      return Invalid(("cairn_multi_get: read " + std::to_string(i) + " has a NULL key or buffer").c_str());
+  std::vector<std::string> keys(n);
+  std::vector<cairn::Store::ValueBuffer> bufs(n);
+  for (size_t i = 0; i < n; i++) {
+    keys[i] = reads[i].key;
+    bufs[i].data = reads[i].data;
+    bufs[i].capacity = reads[i].capacity;
+  }
+  std::vector<cairn::Status> sts;
+  cairn::ReadOptions ro;
+  ro.rank = rank;
+  cairn::Status first = s->store->MultiGet(keys, &bufs, &sts, ro);
+  for (size_t i = 0; i < n; i++) {
+    reads[i].size = bufs[i].size;
+    // A status per key; a call that failed before reading (none given)
+    // reports its own code for every key.
+    reads[i].code = -int(i < sts.size() ? sts[i].code() : first.code());
+  }
+  return Code(first);
 }
 
 int cairn_put_shared(cairn_store_t* s, const char* key, const void* value, size_t len) {

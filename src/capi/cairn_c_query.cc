@@ -185,6 +185,18 @@ int cairn_set_tag(cairn_store_t* s, const char* key, const cairn_tag_t* tag) {
   return Code(s->store->SetTag(key, tl[0]));
 }
 
+int cairn_set_tags(cairn_store_t* s, const char* key, const cairn_tag_t* tags, size_t ntags) {
+  if (!s || !key || (!tags && ntags)) return Invalid("cairn_set_tags: NULL argument");
+  cairn::TagList tl;
+  if (ntags && !ToTags(tags, ntags, &tl)) return Invalid("cairn_set_tags: bad tag (NULL name or unknown type)");
+  return Code(s->store->SetTags(key, tl));
+}
+
+int cairn_delete_tag(cairn_store_t* s, const char* key, const char* name) {
+  if (!s || !key || !name) return Invalid("cairn_delete_tag: NULL argument");
+  return Code(s->store->DeleteTag(key, name));
+}
+
 int cairn_get_tags(cairn_store_t* s, const char* key, int rank, cairn_tag_t** tags, size_t* ntags) {
   if (!s || !key || !tags || !ntags) return Invalid("cairn_get_tags: NULL argument");
   *tags = nullptr;
