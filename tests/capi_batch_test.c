@@ -71,9 +71,26 @@ static void check_errors(cairn_store_t* s) {
   for (size_t j = 0; j < sizeof small; j++) untouched &= small[j] == 0x5A;
   CHECK(untouched);
   CHECK(reads[2].code == CAIRN_NOT_FOUND);
-  /* Bad arguments are refused before anything is read. */
-  cairn_read_t nokey = {NULL, good, sizeof good, 0, 99};
-  CHECK(cairn_multi_get(s, CAIRN_RANK_OWN, &nokey, 1) == CAIRN_INVALID_ARGUMENT);
+  /* Bad arguments are refused before anything is read, with every read's
+   * code set. */
+  cairn_read_t nokey[2] = {{"v00", good, sizeof good, 7, 99}, {NULL, none, sizeof none, 7, 99}};
+  CHECK(cairn_multi_get(s, CAIRN_RANK_OWN, nokey, 2) == CAIRN_INVALID_ARGUMENT);
+  CHECK(nokey[0].code == CAIRN_INVALID_ARGUMENT && nokey[1].code == CAIRN_INVALID_ARGUMENT && nokey[0].size == 0);
+  /* Buffers that share bytes: refused, nothing written (read in place,
+   * they would overwrite each other and an intact value read as corrupt). */
+  unsigned char arena[300];
+  memset(arena, 0x77, sizeof arena);
+  cairn_read_t overlap[2] = {{"v01", arena, 98, 0, 99}, {"v02", arena + 97, 195, 0, 99}};
+  CHECK(cairn_multi_get(s, CAIRN_RANK_OWN, overlap, 2) == CAIRN_INVALID_ARGUMENT);
+  CHECK(strstr(cairn_last_error(), "overlap") != NULL);
+  CHECK(overlap[0].code == CAIRN_INVALID_ARGUMENT && overlap[1].code == CAIRN_INVALID_ARGUMENT);
+  untouched = 1;
+  for (size_t j = 0; j < sizeof arena; j++) untouched &= arena[j] == 0x77;
+  CHECK(untouched);
+  /* Back to back is fine. */
+  overlap[1].data = arena + 98;
+  CHECK(cairn_multi_get(s, CAIRN_RANK_OWN, overlap, 2) == CAIRN_OK);
+  CHECK(value_ok(arena, rank, 1) && value_ok(arena + 98, rank, 2));
   CHECK(cairn_multi_get(s, CAIRN_RANK_OWN, NULL, 1) == CAIRN_INVALID_ARGUMENT);
   CHECK(cairn_multi_get(s, CAIRN_RANK_OWN, NULL, 0) == CAIRN_OK);
   CHECK(cairn_multi_get(s, 1 << 20, reads, 1) == CAIRN_INVALID_ARGUMENT); /* no such namespace */

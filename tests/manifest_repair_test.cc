@@ -257,8 +257,8 @@ TEST(Unrepairable, DamagedHeaderAndContradictingRecordAreNamedAndNothingIsWritte
   std::string bad_header = whole;
   bad_header[20] ^= 0x5a;  // inside the header, under its checksum
   std::string contradicting = whole + FrameRecord(RecordType::kPin, EncodeMarkPayload(999));
-  for (const Variant& v : {Variant{"header", bad_header, "the header is damaged", "contradicts"},
-                           Variant{"record", contradicting, "contradicts the log", "header is damaged"}}) {
+  for (const Variant& v : {Variant{"header", bad_header, "header is damaged", "that record is intact"},
+                           Variant{"record", contradicting, "that record is intact", "header is damaged"}}) {
     SCOPED_TRACE(v.name);
     std::ofstream(man_path, std::ios::binary | std::ios::trunc) << v.manifest;
     RepairReport rep;
@@ -273,6 +273,19 @@ TEST(Unrepairable, DamagedHeaderAndContradictingRecordAreNamedAndNothingIsWritte
     for (const auto& e : std::filesystem::directory_iterator(path))
       EXPECT_EQ(e.path().filename().string().rfind("MANIFEST.", 0), std::string::npos) << e.path();
   }
+  // The advice for the second works: a copy whose MANIFEST is cut where the
+  // message says opens, with every retained revision intact.
+  std::ofstream(man_path, std::ios::binary | std::ios::trunc) << contradicting;
+  RepairReport rep;
+  Status st = RepairManifest(path, &rep);
+  std::string copy = dir.path() + "/copy";
+  size_t at = st.message().find("truncate -s ");
+  ASSERT_NE(at, std::string::npos) << st.ToString();
+  uint64_t cut = std::stoull(st.message().substr(at + 12));
+  EXPECT_EQ(cut, whole.size());
+  std::filesystem::copy(path, copy, std::filesystem::copy_options::recursive);
+  std::filesystem::resize_file(copy + "/MANIFEST", cut);
+  for (uint64_t rev : {2, 6, 7, 8}) CheckRevision(copy, rev, true);
   std::ofstream(man_path, std::ios::binary | std::ios::trunc) << whole;
   CheckRevision(path, 8, true);
 }

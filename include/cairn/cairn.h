@@ -132,7 +132,10 @@ int cairn_delete(cairn_store_t* store, const char* key);
  * commits) the value is not copied into staging: the caller must not modify
  * or free value[0..len) until the commit that includes it has finished
  * (cairn_async_test done, cairn_async_wait, cairn_commit or cairn_flush
- * returned). Without staging it is cairn_put. See Store::PutZeroCopy. */
+ * returned). Bytes changed before then are written as changed but were
+ * checksummed as put: reads of that revision report CAIRN_CORRUPTION for
+ * the key, never the changed bytes as data. Without staging it is
+ * cairn_put (the buffer may be reused at once). See Store::PutZeroCopy. */
 int cairn_put_zero_copy(cairn_store_t* store, const char* key, const void* value, size_t len,
                         const cairn_tag_t* tags, size_t ntags);
 /* Local. *size = value size of key in namespace `rank` (-1: own). */
@@ -146,8 +149,8 @@ int cairn_get(cairn_store_t* store, const char* key, int rank, void* buf, size_t
               uint64_t* size);
 
 /* One value of a cairn_multi_get: the caller fills key, data and capacity;
- * cairn fills size (the value's size, also when it did not fit) and code
- * (CAIRN_OK or this key's error). */
+ * cairn fills size (the value's size, also when it did not fit; 0 when the
+ * call was refused) and code (CAIRN_OK or this key's error). */
 typedef struct {
   const char* key;    /* NUL-terminated */
   void* data;         /* at least `capacity` writable bytes (NULL if 0) */
@@ -163,7 +166,11 @@ typedef struct {
  * CAIRN_INVALID_ARGUMENT for that key and nothing is written to its buffer;
  * where a read failed (corruption, I/O error) the first `size` bytes of its
  * buffer are zeroed, never left as data. Returns the first non-OK code of
- * the n reads (cairn_last_error names it), or CAIRN_OK. */
+ * the n reads (cairn_last_error names it), or CAIRN_OK. The buffers must
+ * not overlap ([data, data + capacity) of each; the same key twice needs two
+ * buffers). A refused call (a NULL key, a NULL data with a capacity,
+ * overlapping buffers, a rank that names no namespace) reads nothing and sets
+ * every read's code to its error. n = 0 does nothing and returns CAIRN_OK. */
 int cairn_multi_get(cairn_store_t* store, int rank, cairn_read_t* reads, size_t n);
 /* Rank 0 only: stores a shared object. */
 int cairn_put_shared(cairn_store_t* store, const char* key, const void* value, size_t len);
@@ -255,7 +262,8 @@ enum { CAIRN_RANK_OWN = -1, CAIRN_RANK_SHARED = -2 };
 int cairn_set_tag(cairn_store_t* store, const char* key, const cairn_tag_t* tag);
 /* Local. Replaces all tags of `key` in the caller's namespace by the ntags
  * given (0: removes them all); the value is not rewritten. Pending until the
- * next commit. */
+ * next commit. CAIRN_NOT_FOUND if there is no object `key`;
+ * CAIRN_INVALID_ARGUMENT for an empty or repeated tag name. */
 int cairn_set_tags(cairn_store_t* store, const char* key, const cairn_tag_t* tags, size_t ntags);
 /* Local. Removes tag `name` of `key` in the caller's namespace; the value is
  * not rewritten. CAIRN_NOT_FOUND if the object or the tag is absent. */

@@ -244,7 +244,9 @@ class Store {
   // that key (nothing is written). Where the read of value i failed
   // (Corruption, IOError), its `size` bytes in buffer i are zeroed: a
   // damaged value is never left behind as data. Returns the first non-ok
-  // status, or ok.
+  // status, or ok. The buffers must not overlap ([data, data + capacity) of
+  // each); overlapping buffers, or as many buffers as keys not given, are
+  // InvalidArgument for every key, before anything is read.
   Status MultiGet(const std::vector<std::string>& keys, std::vector<ValueBuffer>* buffers,
                   std::vector<Status>* statuses, const ReadOptions& ro = {});
   // Lists the objects of a namespace in key order, with sizes and tags.

@@ -195,8 +195,13 @@ int cairn_get(cairn_store_t* s, const char* key, int rank, void* buf, size_t cap
 int cairn_multi_get(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n) {
   if (!s || (!reads && n)) return Invalid("cairn_multi_get: NULL argument");
   for (size_t i = 0; i < n; i++)
-    if (!reads[i].key || (!reads[i].data && reads[i].capacity))
+    if (!reads[i].key || (!reads[i].data && reads[i].capacity)) {
+      for (size_t j = 0; j < n; j++) {
+        reads[j].size = 0;
+        reads[j].code = CAIRN_INVALID_ARGUMENT;
+      }
       return Invalid(("cairn_multi_get: read " + std::to_string(i) + " has a NULL key or buffer").c_str());
+    }
   std::vector<std::string> keys(n);
   std::vector<cairn::Store::ValueBuffer> bufs(n);
   for (size_t i = 0; i < n; i++) {

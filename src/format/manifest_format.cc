@@ -246,6 +246,7 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
     uint64_t nrev = out->last_revision;
     s = ApplyRecord(type, payload, out);
     if (!s.ok()) {
+      out->valid_end = off;
       if (s.IsNotSupported()) return s;
       return s.WithContext("manifest record at offset " + std::to_string(off));
     }

@@ -141,7 +141,10 @@ struct ParsedManifest {
   // (a compacted manifest no longer names the ones it left out).
   std::set<uint64_t> dropped;
   std::set<uint64_t> pinned;   // pinned now (pins minus unpins)
-  uint64_t valid_end = 0;   // end of the last intact record
+  // End of the last intact record. When ParseManifest fails on an intact
+  // record that contradicts the log, that record's offset (the log before
+  // it is consistent).
+  uint64_t valid_end = 0;
   uint64_t torn_bytes = 0;  // bytes after valid_end (a torn final append)
   // The bytes after valid_end hold a whole record (its length fits in the
   // file, the bytes are not all zero) whose checksum fails: it cannot be

@@ -165,9 +165,30 @@ Status Store::MultiGet(const std::vector<std::string>& keys, std::vector<std::st
 
 Status Store::MultiGet(const std::vector<std::string>& keys, std::vector<ValueBuffer>* buffers,
                        std::vector<Status>* statuses, const ReadOptions& ro) {
-  if (buffers->size() != keys.size())
-    return Status::InvalidArgument("MultiGet: " + std::to_string(keys.size()) + " keys but " +
-                                   std::to_string(buffers->size()) + " buffers");
+  if (buffers->size() != keys.size()) {
+    Status bad = Status::InvalidArgument("MultiGet: " + std::to_string(keys.size()) + " keys but " +
+                                         std::to_string(buffers->size()) + " buffers");
+    statuses->assign(keys.size(), bad);
+    return bad;
+  }
+  // Values are read and verified in place: two buffers sharing bytes would
+  // overwrite each other between the read and the check, and a good value
+  // would be reported corrupt (or a reported-good one hold the other's
+  // bytes). Refused before anything is read.
+  std::vector<size_t> order;
+  for (size_t i = 0; i < keys.size(); i++)
+    if ((*buffers)[i].capacity > 0) order.push_back(i);
+  auto begin_of = [&](size_t i) { return reinterpret_cast<uintptr_t>((*buffers)[i].data); };
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return begin_of(a) < begin_of(b); });
+  for (size_t k = 1; k < order.size(); k++) {
+    size_t a = order[k - 1], b = order[k];
+    if (begin_of(a) + (*buffers)[a].capacity > begin_of(b)) {
+      Status bad = Status::InvalidArgument("MultiGet: the buffers of '" + keys[a] + "' and '" + keys[b] +
+                                           "' overlap (each value needs capacity bytes of its own)");
+      statuses->assign(keys.size(), bad);
+      return bad;
+    }
+  }
   std::vector<bool> written(keys.size(), false);
   Status first = rep_->MultiRead(keys, statuses, ro, [&](size_t i, uint64_t size, char** dest) {
     ValueBuffer& b = (*buffers)[i];

@@ -54,23 +54,30 @@ Status NothingToRebuild(const std::string& path, uint64_t size) {
 }
 
 // ParseManifest failed for another reason than damage it can skip. Either
-// the header itself is damaged (repair keeps the header, so it cannot help),
-// or an intact record contradicts the log (its checksum matches, so it was
-// written that way: by another format version's writer, or a bug), and
-// repair cannot tell which revisions to keep. Says which, and that nothing
-// was written.
-Status Unrepairable(const Status& s, std::string_view file, const std::string& path) {
+// the header itself is damaged or not a cairn header (repair keeps the
+// header, so it cannot help), or an intact record contradicts the log (its
+// checksum matches, so it was written that way: by another format
+// version's writer, or a bug), and repair cannot tell which revisions to
+// keep; every open stops at that record, and the log before it is
+// consistent. Says which, what the user can do, and that nothing was
+// written.
+Status Unrepairable(const Status& s, std::string_view file, const ParsedManifest& pm,
+                    const std::string& path, const std::string& dir) {
   if (s.IsNotSupported()) return s.WithContext(path);
   ManifestHeader h;
-  const char* why =
-      DecodeManifestHeader(file, &h).ok()
-          ? "an intact record (its checksum matches) contradicts the log before it, so it was written that "
-            "way, not damaged; repair rebuilds a log from intact records and cannot tell which revisions to "
-            "keep. Nothing was written. Read the retained revisions with a read-only open (cairn ls, cairn get) "
-            "and report the store to the developers"
-          : "the header is damaged; repair rewrites the log's records, not its header. Nothing was written. "
-            "Restore MANIFEST from a backup or copy of this store if there is one.";
-  return Status(s.code(), path + ": " + s.message() + " (" + why + ")");
+  std::string why;
+  if (!DecodeManifestHeader(file, &h).ok()) {
+    why = "its header is damaged or not a cairn header, and repair rewrites the log's records, not its "
+          "header. Nothing was written. Restore MANIFEST from a backup or copy of this store if there is one";
+  } else {
+    std::string at = std::to_string(pm.valid_end);
+    why = "that record is intact (its checksum matches), so it was written that way, not damaged; repair "
+          "rebuilds a log from intact records and cannot tell which revisions to keep. Nothing was written. "
+          "Every open of this store stops at that record. The revisions committed before it can be read (every "
+          "byte still verified) from a copy whose MANIFEST ends there: cp -a " + dir + " COPY && truncate -s " + at +
+          " COPY/MANIFEST. Keep this directory as it is and report it";
+  }
+  return Status(s.code(), path + ": " + s.message() + ". Repair cannot fix this: " + why);
 }
 }  // namespace
 
@@ -103,7 +110,7 @@ Status RepairManifest(const std::string& dir, RepairReport* report) {
   ParsedManifest pm;
   s = ParseManifest(old, &pm);
   if (!s.ok() && pm.committed_without_record) return NothingToRebuild(path, old.size());
-  if (!s.ok()) return Unrepairable(s, old, path);
+  if (!s.ok()) return Unrepairable(s, old, pm, path, dir);
   for (const RevisionRecord& r : pm.revisions)
     if (!pm.dropped.count(r.revision)) report->retained.push_back(r.revision);
   if (!pm.has_damage() && pm.torn_bytes == 0) return Status::OK();
