@@ -138,18 +138,24 @@ Status RepairManifest(const std::string& dir, RepairReport* report) {
     s = Status::Corruption("the rebuilt manifest does not read back as built");
   if (!s.ok()) return s.WithContext("repair bug: not writing " + path);
 
-  // Keep the original, durably, before replacing it.
-  report->backup = path + ".damaged-" + UtcStamp();
-  for (int i = 1; PathExists(report->backup, &stats, nullptr); i++)
-    report->backup = path + ".damaged-" + UtcStamp() + "-" + std::to_string(i);
+  // Keep the original, durably, before replacing it: written under a
+  // temporary name and renamed, so that a MANIFEST.damaged-* copy is always
+  // whole (a repair killed while copying leaves only the temporary file),
+  // and its directory entry synced before MANIFEST is replaced.
+  std::string backup_tmp = path + ".repair-copy-tmp";  // not MANIFEST.damaged-*: never taken for a copy
+  std::string backup_name = path + ".damaged-" + UtcStamp();
+  for (int i = 1; PathExists(backup_name, &stats, nullptr); i++)
+    backup_name = path + ".damaged-" + UtcStamp() + "-" + std::to_string(i);
   std::unique_ptr<File> backup;
-  s = WriteSynced(report->backup, old, &stats, "repair_torn_backup", "repair_unsynced_backup", &backup);
+  s = WriteSynced(backup_tmp, old, &stats, "repair_torn_backup", "repair_unsynced_backup", &backup);
+  if (s.ok()) s = backup->Rename(backup_name);
+  if (s.ok()) s = SyncDir(dir, &stats);
   backup.reset();
   if (!s.ok()) {
-    ::unlink(report->backup.c_str());  // no partial copy left behind; MANIFEST is untouched
-    report->backup.clear();
-    return s;
+    ::unlink(backup_tmp.c_str());  // no partial copy left behind; MANIFEST is untouched
+    return s.WithContext("keeping a copy of " + path);
   }
+  report->backup = backup_name;
   std::string tmp = path + ".repair-tmp";
   std::unique_ptr<File> nf;
   s = WriteSynced(tmp, out, &stats, "repair_torn_tmp", "repair_unsynced_tmp", &nf);
