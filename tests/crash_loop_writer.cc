@@ -14,7 +14,9 @@
 //                                   back every rank's values of that revision;
 //                                   prints how many opens it made, and how many
 //                                   after STORE.killed appeared
-// Values depend only on (rank, revision, key), so any process can check them.
+// Values depend only on (rank, revision, key), so any process can check them;
+// key "tg" has its tags edited without a put by every revision after the
+// first (tag_edit_rounds.h), checked with its tags and by Query.
 // Each rank writes its pid to STORE.pid.<rank> and, once open, STORE.ready.<rank>;
 // rank 0 appends each revision to STORE.acked once Commit has returned.
 #include <fcntl.h>
@@ -28,6 +30,7 @@
 #include <string>
 
 #include "cairn/store.h"
+#include "tag_edit_rounds.h"
 #include "test_util.h"
 
 using cairn::test::Pattern;
@@ -59,6 +62,8 @@ cairn::Status PutRevision(cairn::Store* s, int rank, uint64_t rev) {
     cairn::Status st = s->Put("v" + std::to_string(i), Value(rank, rev, i), {{"rev", cairn::TagValue::UInt(rev)}});
     if (!st.ok()) return st;
   }
+  cairn::Status st = cairn::test::EditTagsForRevision(s, rank, rev);  // "tg": tag edits without a put
+  if (!st.ok()) return st;
   if (rank == 0) return s->PutShared("meta", "revision " + std::to_string(rev));
   return cairn::Status::OK();
 }
@@ -70,8 +75,10 @@ std::string CheckRevision(cairn::Store* s, int rank, uint64_t rev) {
     if (!st.ok()) return "get v" + std::to_string(i) + ": " + st.ToString();
     if (v != Value(rank, rev, i)) return "value v" + std::to_string(i) + " of revision " + std::to_string(rev) + " differs";
   }
+  std::string err = cairn::test::CheckEditedTags(s, rank, rev);
   std::string meta;
-  cairn::Status st = s->GetShared("meta", &meta);
+  cairn::Status st = s->GetShared("meta", &meta);  // collective: called whatever err says
+  if (!err.empty()) return err;
   if (!st.ok()) return "get shared: " + st.ToString();
   if (meta != "revision " + std::to_string(rev)) return "shared value differs";
   return "";
@@ -120,6 +127,8 @@ std::string ReadLoop(const std::string& store) {
           return "revision " + std::to_string(rev) + " rank " + std::to_string(r) + " v" + std::to_string(i) +
                  ": other bytes than committed";
       }
+      std::string e = cairn::test::CheckEditedTags(s.get(), r, rev, o);
+      if (!e.empty()) return e;
     }
     std::string meta;
     st = s->Get("meta", &meta, cairn::ReadOptions{cairn::ReadOptions::kShared});
