@@ -14,7 +14,11 @@
 //                                   back every rank's values of that revision;
 //                                   prints how many opens it made, and how many
 //                                   after STORE.killed appeared
-// Values depend only on (rank, revision, key), so any process can check them.
+// Values depend only on (rank, revision, key), so any process can check them;
+// key "tg" has its tags edited without a put by every revision after the
+// first (tag_edit_rounds.h), checked with its tags and by Query; global array
+// "A" is put again by every revision and "B" by the first only (carried),
+// each read back whole.
 // Each rank writes its pid to STORE.pid.<rank> and, once open, STORE.ready.<rank>;
 // rank 0 appends each revision to STORE.acked once Commit has returned.
 #include <fcntl.h>
@@ -26,8 +30,11 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
+#include "cairn/array.h"
 #include "cairn/store.h"
+#include "tag_edit_rounds.h"
 #include "test_util.h"
 
 using cairn::test::Pattern;
@@ -54,11 +61,40 @@ uint64_t LastAcked(const std::string& store) {
   return last;
 }
 
+// Global arrays: each writer rank's block of kPart elements.
+constexpr uint64_t kPart = 2000;
+double Element(int rank, uint64_t rev, uint64_t i) { return rank * 1e7 + double(i) + double(rev) * 0.5; }
+cairn::Status PutArrayPart(cairn::Store* s, const char* name, int rank, uint64_t rev) {
+  int n;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  std::vector<double> v(kPart);
+  for (uint64_t i = 0; i < kPart; i++) v[i] = Element(rank, rev, i);
+  return s->PutArray(name, cairn::DType::kFloat64, {kPart * uint64_t(n)}, {kPart * uint64_t(rank)}, {kPart}, v.data());
+}
+// "" if array `name` of the open revision `rev` (of `writers` ranks) holds
+// every rank's block as written at revision `wrote`.
+std::string CheckArray(cairn::Store* s, const char* name, int writers, uint64_t rev, uint64_t wrote) {
+  std::vector<double> all(kPart * uint64_t(writers), -1.0);
+  cairn::Status st = s->GetArray(name, {0}, {kPart * uint64_t(writers)}, all.data());
+  if (!st.ok()) return "revision " + std::to_string(rev) + " array " + name + ": " + st.ToString();
+  for (int r = 0; r < writers; r++)
+    for (uint64_t i = 0; i < kPart; i++)
+      if (all[uint64_t(r) * kPart + i] != Element(r, wrote, i))
+        return "revision " + std::to_string(rev) + " array " + name + " differs at rank " + std::to_string(r) +
+               " element " + std::to_string(i);
+  return "";
+}
+
 cairn::Status PutRevision(cairn::Store* s, int rank, uint64_t rev) {
   for (int i = 0; i < kKeys; i++) {
     cairn::Status st = s->Put("v" + std::to_string(i), Value(rank, rev, i), {{"rev", cairn::TagValue::UInt(rev)}});
     if (!st.ok()) return st;
   }
+  cairn::Status st = cairn::test::EditTagsForRevision(s, rank, rev);  // "tg": tag edits without a put
+  // Global arrays: "A" put again by every revision, "B" at revision 1 only.
+  if (st.ok()) st = PutArrayPart(s, "A", rank, rev);
+  if (st.ok() && rev == 1) st = PutArrayPart(s, "B", rank, 1);
+  if (!st.ok()) return st;
   if (rank == 0) return s->PutShared("meta", "revision " + std::to_string(rev));
   return cairn::Status::OK();
 }
@@ -70,8 +106,12 @@ std::string CheckRevision(cairn::Store* s, int rank, uint64_t rev) {
     if (!st.ok()) return "get v" + std::to_string(i) + ": " + st.ToString();
     if (v != Value(rank, rev, i)) return "value v" + std::to_string(i) + " of revision " + std::to_string(rev) + " differs";
   }
+  std::string err = cairn::test::CheckEditedTags(s, rank, rev);
+  if (err.empty()) err = CheckArray(s, "A", s->writer_ranks(), rev, rev);
+  if (err.empty()) err = CheckArray(s, "B", s->writer_ranks(), rev, 1);
   std::string meta;
-  cairn::Status st = s->GetShared("meta", &meta);
+  cairn::Status st = s->GetShared("meta", &meta);  // collective: called whatever err says
+  if (!err.empty()) return err;
   if (!st.ok()) return "get shared: " + st.ToString();
   if (meta != "revision " + std::to_string(rev)) return "shared value differs";
   return "";
@@ -120,7 +160,12 @@ std::string ReadLoop(const std::string& store) {
           return "revision " + std::to_string(rev) + " rank " + std::to_string(r) + " v" + std::to_string(i) +
                  ": other bytes than committed";
       }
+      std::string e = cairn::test::CheckEditedTags(s.get(), r, rev, o);
+      if (!e.empty()) return e;
     }
+    std::string e = CheckArray(s.get(), "A", s->writer_ranks(), rev, rev);
+    if (e.empty()) e = CheckArray(s.get(), "B", s->writer_ranks(), rev, 1);
+    if (!e.empty()) return e;
     std::string meta;
     st = s->Get("meta", &meta, cairn::ReadOptions{cairn::ReadOptions::kShared});
     if (!st.ok()) return "shared meta: " + st.ToString();

@@ -13,6 +13,9 @@
 // CAIRN_TEST_KEEP=K in the environment opens with keep_revisions = K.
 //   crash_writer STORE pin R        Pin(R) (collective), nothing else
 //   crash_writer STORE check-old R  revision R, opened read-only, all intact
+//   crash_writer STORE check-ro R   the newest revision, opened read-only (no
+//                                   writable open first: a torn tail stays),
+//                                   must be R, all intact
 // CAIRN_TEST_PARENT=P: write and write-async expect the store's newest
 // revision to be P instead of R-1 (after a repair reserved a number).
 //   crash_writer STORE write-async R      commit R with CommitAsync, staged puts,
@@ -52,6 +55,7 @@ int main(int argc, char** argv) {
   // CAIRN_TEST_KEEP=K: keep K revisions (retention), so that new revisions
   // reuse the extents of expired ones.
   if (const char* k = std::getenv("CAIRN_TEST_KEEP")) o.keep_revisions = std::strtoull(k, nullptr, 10);
+  o.read_only = mode == "check-ro";
   std::unique_ptr<cairn::Store> s;
   cairn::Status st = cairn::Store::Open(o, argv[1], MPI_COMM_WORLD, &s);
   int bad = 0;
@@ -163,7 +167,7 @@ int main(int argc, char** argv) {
   } else if (!bad && mode == "pin") {
     st = s->Pin(rev);
     if (!st.ok()) fail("pin: " + st.ToString());
-  } else if (!bad && (mode == "check" || mode == "check-old")) {
+  } else if (!bad && (mode == "check" || mode == "check-old" || mode == "check-ro")) {
     if (mode == "check-old") {
       s->Close();
       s.reset();

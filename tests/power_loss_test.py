@@ -34,7 +34,10 @@ three (flag u) the last rank changes nothing in two revisions of three, so
 its index table is reused from a revision retention has expired; in
 three (flag t) a write stream, flushed in parts, is open across every
 commit and closed in the next round; in two (flag p) each job pins the
-revision it reopened at, and every pin reported done must survive.
+revision it reopened at, and every pin reported done must survive; in
+three (flag e) a key put at revision 1 only has its tags edited (SetTags,
+SetTag, DeleteTag, no put) by every later revision, and each checked
+revision's tags must be its own, found by Query and QueryAll.
 
 --resize: restarts on other rank counts instead: the jobs of one store run
 at 1, 2 and 4 ranks in turn (each job's first commit is at a new rank
@@ -261,7 +264,7 @@ class Runner:
         return p.returncode, p.stdout.decode(errors="replace")
 
 
-FLAGS = ["-", "aup", "fgt", "su", "ast", "afgu", "sftp", "asfg"]  # g: global arrays, u: a rank unchanged, t: a stream open across commits, p: pins
+FLAGS = ["e", "aup", "fgte", "su", "ast", "afgu", "sftp", "asfge"]  # g: global arrays, u: a rank unchanged, t: a stream open across commits, p: pins, e: tag edits without a put
 RESIZE_FLAGS = ["r", "arp", "sr", "asfr"]  # --resize: r, each job at another rank count
 
 

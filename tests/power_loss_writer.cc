@@ -27,7 +27,12 @@
 // with g, u or t. p = pins: each job pins the revision it reopened at
 // (appending its number to STORE.pinned once Pin has returned), and the
 // check requires every revision listed there to be retained, pinned and
-// intact. keep_revisions = 2, so extents are reused.
+// intact. e = tag edits without a put: key "tg" is put at revision 1 only
+// (tags r = 1, name = "tg1") and every later revision edits its tags alone
+// (SetTag of r, then DeleteTag of name, SetTag adding name, or SetTags of
+// both, in turn); the check compares its tags and finds it by Query and
+// QueryAll on r (and on name). Not combined with r or u.
+// keep_revisions = 2, so extents are reused.
 // Which keys a revision writes, and their values, depend only on (rank,
 // revision, key), so the check needs nothing else.
 // Exit: 0 ok, 1 a check failed ("CHECK FAILED"), 2 a call failed.
@@ -43,6 +48,7 @@
 
 #include "cairn/store.h"
 #include "cairn/stream.h"
+#include "tag_edit_rounds.h"
 #include "test_util.h"
 
 using cairn::test::Pattern;
@@ -60,6 +66,7 @@ bool g_unchanged = false;  // flag u
 bool g_streams = false;    // flag t
 bool g_resize = false;     // flag r
 bool g_pins = false;       // flag p
+bool g_edits = false;      // flag e
 std::string StreamValue(int rank, uint64_t w) { return Pattern(rank * 7777ull + w * 31 + 5, 20000 + size_t(w % 5) * 1000); }
 int Ranks();
 bool RankWrites(int rank, uint64_t rev) { return !g_unchanged || rank != Ranks() - 1 || rev % 3 == 1; }
@@ -130,6 +137,10 @@ cairn::Status PutRevision(cairn::Store* s, int rank, uint64_t rev) {
       st = s->PutArray("H", cairn::DType::kFloat64, {shape}, {start}, {kArrayPart}, part.data());
     if (!st.ok()) return st;
   }
+  if (g_edits) {
+    cairn::Status st = cairn::test::EditTagsForRevision(s, rank, rev);
+    if (!st.ok()) return st;
+  }
   if (rank == 0) return s->PutShared("meta", Shared(rev));
   return cairn::Status::OK();
 }
@@ -178,6 +189,16 @@ std::string CheckRevision(cairn::Store* s, int rank, uint64_t rev) {
       err = "revision " + std::to_string(rev) + " stream object differs";
     }
   }
+  if (g_edits) {
+    // QueryAll is collective: called on every rank whatever err says.
+    std::vector<cairn::QueryHit> hits, want;
+    cairn::Status qs = s->QueryAll({cairn::TagQuery::Equal("r", cairn::TagValue::UInt(rev))}, &hits);
+    for (int r = 0; r < s->writer_ranks(); r++) want.push_back(cairn::QueryHit{r, "tg"});
+    if (err.empty()) err = cairn::test::CheckEditedTags(s, rank, rev);
+    if (err.empty() && !qs.ok()) err = "revision " + std::to_string(rev) + " QueryAll: " + qs.ToString();
+    if (err.empty() && hits != want)
+      err = "revision " + std::to_string(rev) + " QueryAll on tg's tags found " + std::to_string(hits.size()) + " hits";
+  }
   if (err.empty() && g_arrays) err = CheckArray(s, "G", rev, LastArrayWrite(rev));
   if (err.empty() && g_arrays) err = CheckArray(s, "H", rev, 1);
   return err;
@@ -217,6 +238,7 @@ int main(int argc, char** argv) {
   g_streams = flags.find('t') != std::string::npos;
   g_resize = flags.find('r') != std::string::npos;
   g_pins = flags.find('p') != std::string::npos;
+  g_edits = flags.find('e') != std::string::npos;
 
   // The check of what the restart finds: first read-only, before any
   // writable open has cut a torn tail (what a reader started right after

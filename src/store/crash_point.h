@@ -10,7 +10,13 @@ namespace cairn {
 // Points in Commit, in order: "before_flush" (data partly buffered),
 // "after_flush" (data written, not synced), "before_manifest" (data synced,
 // no record yet), "torn_manifest" (half the record written), and
-// "after_manifest" (committed, not yet acknowledged).
+// "after_manifest" (committed, not yet acknowledged). In RepairManifest
+// (rank 0, the one process), in order: "repair_torn_backup" (half the copy
+// of the original written), "repair_unsynced_backup" (written, not synced),
+// "repair_torn_tmp" (half the new manifest written to its temporary file),
+// "repair_unsynced_tmp" (written, not synced), "repair_before_rename"
+// (synced), "repair_after_rename" (renamed over MANIFEST, the directory not
+// synced) and "repair_after_dir_sync" (done, not yet reported).
 void CrashPoint(const char* point, int rank);
 // Whether CrashPoint(point, rank) would kill the process.
 bool CrashPointArmed(const char* point, int rank);

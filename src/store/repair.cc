@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "io/file.h"
+#include "store/crash_point.h"
 #include "store/manifest.h"
 #include "store/writer_lock.h"
 
@@ -19,13 +20,20 @@ namespace cairn {
 
 namespace {
 // Writes `bytes` as a new file `path` (replacing one left by an earlier
-// run) and fsyncs it.
-Status WriteSynced(const std::string& path, const std::string& bytes, IoStats* stats) {
+// run) and fsyncs it; the open file is left in *out. Crash points (tests):
+// `torn` after half the bytes are written, `unsynced` before the fsync.
+Status WriteSynced(const std::string& path, const std::string& bytes, IoStats* stats, const char* torn,
+                   const char* unsynced, std::unique_ptr<File>* out) {
   ::unlink(path.c_str());
-  std::unique_ptr<File> f;
+  std::unique_ptr<File>& f = *out;
   Status s = File::Open(path, File::kCreate, stats, &f);
   if (s.ok()) s = f->Truncate(0);
+  if (s.ok() && CrashPointArmed(torn, 0)) {
+    f->PWrite(0, bytes.data(), bytes.size() / 2);
+    CrashPoint(torn, 0);
+  }
   if (s.ok()) s = f->PWrite(0, bytes.data(), bytes.size());
+  if (s.ok()) CrashPoint(unsynced, 0);
   if (s.ok()) s = f->Sync();
   return s.ok() ? s : s.WithContext("writing " + path);
 }
@@ -158,23 +166,35 @@ Status RepairManifest(const std::string& dir, RepairReport* report) {
     s = Status::Corruption("the rebuilt manifest does not read back as built");
   if (!s.ok()) return s.WithContext("repair bug: not writing " + path);
 
-  // Keep the original, durably, before replacing it.
-  report->backup = path + ".damaged-" + UtcStamp();
-  for (int i = 1; PathExists(report->backup, &stats, nullptr); i++)
-    report->backup = path + ".damaged-" + UtcStamp() + "-" + std::to_string(i);
-  s = WriteSynced(report->backup, old, &stats);
+  // Keep the original, durably, before replacing it: written under a
+  // temporary name and renamed, so that a MANIFEST.damaged-* copy is always
+  // whole (a repair killed while copying leaves only the temporary file),
+  // and its directory entry synced before MANIFEST is replaced.
+  std::string backup_tmp = path + ".repair-copy-tmp";  // not MANIFEST.damaged-*: never taken for a copy
+  std::string backup_name = path + ".damaged-" + UtcStamp();
+  for (int i = 1; PathExists(backup_name, &stats, nullptr); i++)
+    backup_name = path + ".damaged-" + UtcStamp() + "-" + std::to_string(i);
+  std::unique_ptr<File> backup;
+  s = WriteSynced(backup_tmp, old, &stats, "repair_torn_backup", "repair_unsynced_backup", &backup);
+  if (s.ok()) s = backup->Rename(backup_name);
+  if (s.ok()) s = SyncDir(dir, &stats);
+  backup.reset();
   if (!s.ok()) {
-    ::unlink(report->backup.c_str());  // no partial copy left behind; MANIFEST is untouched
-    report->backup.clear();
-    return s;
+    ::unlink(backup_tmp.c_str());  // no partial copy left behind; MANIFEST is untouched
+    return s.WithContext("keeping a copy of " + path);
   }
+  report->backup = backup_name;
   std::string tmp = path + ".repair-tmp";
-  s = WriteSynced(tmp, out, &stats);
+  std::unique_ptr<File> nf;
+  s = WriteSynced(tmp, out, &stats, "repair_torn_tmp", "repair_unsynced_tmp", &nf);
   if (!s.ok()) return s;
-  if (::rename(tmp.c_str(), path.c_str()) != 0)
-    return Status::IOError("renaming " + tmp + " to " + path + ": " + std::strerror(errno));
+  CrashPoint("repair_before_rename", 0);
+  s = nf->Rename(path);  // through File, so counted (and journaled by power-loss tests)
+  if (!s.ok()) return s;
+  CrashPoint("repair_after_rename", 0);
   s = SyncDir(dir, &stats);
   if (!s.ok()) return s.WithContext("the manifest was replaced but the directory sync failed");
+  CrashPoint("repair_after_dir_sync", 0);
   report->changed = true;
   return Status::OK();
 }

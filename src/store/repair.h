@@ -33,9 +33,11 @@ struct RepairReport {
 };
 
 // Reads dir/MANIFEST (skipping damaged records as readers do), and if
-// anything is damaged: copies it to dir/MANIFEST.damaged-<UTC time>, then
-// writes a manifest of the intact records atomically (a temporary file,
-// fsync, rename over MANIFEST, directory fsync). The new log is what a
+// anything is damaged: copies it to dir/MANIFEST.damaged-<UTC time>
+// (written as MANIFEST.repair-copy-tmp, fsynced, renamed, the directory
+// fsynced: a copy under that name is always whole and durable before
+// MANIFEST changes), then writes a manifest of the intact records atomically
+// (MANIFEST.repair-tmp, fsync, rename over MANIFEST, directory fsync). The new log is what a
 // compaction writes (EncodeRetainedManifest): the retained revision records
 // (expiry lists left out), the newest record and its drop if the newest was
 // removed, and a pin for each pinned or doubtful one, so the retained set is
