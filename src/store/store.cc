@@ -274,7 +274,7 @@ Status Store::Rep::ReadTable(uint32_t ns, const NamespaceDesc& d,
   // table of inline values spent a fifth of its open in memset), hashed
   // once: the manifest's checksum covers the table's own.
   std::unique_ptr<char[]> bytes(new char[d.length]);
-  s = f->PRead(d.offset, bytes.get(), d.length);
+  s = f->PReadOnce(d.offset, bytes.get(), d.length);
   if (!s.ok()) return s.WithContext(Where(ns) + " index");
   if (Checksum(bytes.get(), d.length) != d.checksum)
     return Status::Corruption(Where(ns) + ": index table checksum does not match the manifest");
