@@ -15,7 +15,8 @@
 //
 // SYSTEM: cairn | cairn-commit (the catalogue lives in the store, so a
 // checkpoint is Commit alone) | sqlite | rocksdb. Prints one JSON line
-// from rank 0 with the phase times (max over ranks), peak RSS and bytes.
+// from rank 0 with the phase times, CPU seconds and page faults (each the
+// max over ranks), peak RSS and bytes.
 #include <mpi.h>
 #include <sqlite3.h>
 #include <sys/resource.h>
@@ -45,6 +46,32 @@ int g_rank = 0, g_size = 1;
 
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+// CPU seconds (user + system) and minor page faults of this process so far:
+// with the wall time, what each phase costs on a shared machine.
+struct Meter {
+  double wall = 0, cpu = 0;
+  long faults = 0;
+};
+Meter Mark() {
+  rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  Meter m;
+  m.wall = Now();
+  m.cpu = double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  m.faults = u.ru_minflt + u.ru_majflt;
+  return m;
+}
+// A phase's cost: the difference of two meters.
+struct Phase {
+  double wall = 0, cpu = 0;
+  long faults = 0;
+};
+void Stop(Phase* p, const Meter& from) {
+  Meter m = Mark();
+  p->wall = m.wall - from.wall;
+  p->cpu = m.cpu - from.cpu;
+  p->faults = m.faults - from.faults;
 }
 double MaxOver(double v) {
   double out;
@@ -311,13 +338,13 @@ int main(int argc, char** argv) {
   int ntags = std::atoi(argv[5]);
   uint64_t tagged = argc == 7 ? std::strtoull(argv[6], nullptr, 10) : total;
   Range r = MyRange(total);
-  double t_ckpt = 0, t_open = 0, t_verify = 0, t_ckpt2 = 0;
+  Phase ckpt, open, verify, ckpt2;  // checkpoint, open, read all tags, checkpoint 2
   uint64_t checked = 0;
   // The service's state (write), or what a restart must find (restart):
   // built before anything is timed.
   std::vector<Object> objs = BuildCatalogue(r, ntags, tagged);
   MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = Now();
+  Meter t0 = Mark();
 
   if (sys == "cairn" || sys == "cairn-commit") {
     bool in_store = sys == "cairn-commit";  // the catalogue lives in the store
@@ -326,48 +353,48 @@ int main(int argc, char** argv) {
         auto s = OpenCairn(dir);
         CairnPutAll(s.get(), objs);
         MPI_Barrier(MPI_COMM_WORLD);
-        t0 = Now();
+        t0 = Mark();
         CairnCommit(s.get());
-        t_ckpt = Now() - t0;
+        Stop(&ckpt, t0);
         s->Close();
       } else {
         auto s = OpenCairn(dir);
         CairnPutAll(s.get(), objs);
         CairnCommit(s.get());
         s->Close();
-        t_ckpt = Now() - t0;
+        Stop(&ckpt, t0);
       }
     } else {
       auto s = OpenCairn(dir);
-      t_open = Now() - t0;
-      double t1 = Now();
+      Stop(&open, t0);
+      Meter t1 = Mark();
       checked = CairnVerify(s.get(), objs);
-      t_verify = Now() - t1;
+      Stop(&verify, t1);
       MPI_Barrier(MPI_COMM_WORLD);
-      t1 = Now();
+      t1 = Mark();
       if (!in_store) CairnPutAll(s.get(), objs);  // a service keeping its own catalogue saves it all again
       CairnCommit(s.get());
       s->Close();
-      t_ckpt2 = Now() - t1;
+      Stop(&ckpt2, t1);
     }
   } else if (sys == "sqlite") {
     if (phase == "write") {
       sqlite3* db = OpenSqlite(dir);
       SqliteCheckpoint(db, objs);
       sqlite3_close(db);
-      t_ckpt = Now() - t0;
+      Stop(&ckpt, t0);
     } else {
       sqlite3* db = OpenSqlite(dir);
-      t_open = Now() - t0;
-      double t1 = Now();
+      Stop(&open, t0);
+      Meter t1 = Mark();
       std::vector<Object> restored;
       checked = SqliteVerify(db, objs, &restored);
-      t_verify = Now() - t1;
+      Stop(&verify, t1);
       MPI_Barrier(MPI_COMM_WORLD);
-      t1 = Now();
+      t1 = Mark();
       SqliteCheckpoint(db, restored);
       sqlite3_close(db);
-      t_ckpt2 = Now() - t1;
+      Stop(&ckpt2, t1);
     }
   } else if (sys == "rocksdb") {
 #ifdef CAIRN_BENCH_HAVE_ROCKSDB
@@ -375,18 +402,18 @@ int main(int argc, char** argv) {
       auto db = OpenRocks(dir);
       RocksCheckpoint(db.get(), objs);
       db.reset();
-      t_ckpt = Now() - t0;
+      Stop(&ckpt, t0);
     } else {
       auto db = OpenRocks(dir);
-      t_open = Now() - t0;
-      double t1 = Now();
+      Stop(&open, t0);
+      Meter t1 = Mark();
       checked = RocksVerify(db.get(), objs);
-      t_verify = Now() - t1;
+      Stop(&verify, t1);
       MPI_Barrier(MPI_COMM_WORLD);
-      t1 = Now();
+      t1 = Mark();
       RocksCheckpoint(db.get(), objs);
       db.reset();
-      t_ckpt2 = Now() - t1;
+      Stop(&ckpt2, t1);
     }
 #else
     Die("built without RocksDB");
@@ -395,20 +422,26 @@ int main(int argc, char** argv) {
     Die("unknown system " + sys);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  t_ckpt = MaxOver(t_ckpt);
-  t_open = MaxOver(t_open);
-  t_verify = MaxOver(t_verify);
-  t_ckpt2 = MaxOver(t_ckpt2);
+  Phase* phases[4] = {&ckpt, &open, &verify, &ckpt2};
+  for (Phase* p : phases) {  // the slowest rank's of each
+    p->wall = MaxOver(p->wall);
+    p->cpu = MaxOver(p->cpu);
+    p->faults = long(MaxOver(double(p->faults)));
+  }
   long rss = PeakRssKiB(), max_rss;
   MPI_Reduce(&rss, &max_rss, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
   uint64_t all_checked = 0;
   MPI_Reduce(&checked, &all_checked, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (g_rank == 0)
-    std::printf("{\"phase\": \"%s\", \"system\": \"%s\", \"ranks\": %d, \"objects\": %" PRIu64
-                ", \"tags\": %d, \"checkpoint_s\": %.6f, \"open_s\": %.6f, \"verify_s\": %.6f, "
-                "\"checkpoint2_s\": %.6f, \"tags_checked\": %" PRIu64 ", \"peak_rss_kib\": %ld, \"bytes\": %" PRIu64 "}\n",
-                phase.c_str(), sys.c_str(), g_size, total, ntags, t_ckpt, t_open, t_verify, t_ckpt2,
-                all_checked, max_rss, DirBytes(dir));
+  if (g_rank == 0) {
+    std::printf("{\"phase\": \"%s\", \"system\": \"%s\", \"ranks\": %d, \"objects\": %" PRIu64 ", \"tags\": %d",
+                phase.c_str(), sys.c_str(), g_size, total, ntags);
+    const char* names[4] = {"checkpoint", "open", "verify", "checkpoint2"};
+    for (int i = 0; i < 4; i++)
+      std::printf(", \"%s_s\": %.6f, \"%s_cpu_s\": %.6f, \"%s_faults\": %ld", names[i], phases[i]->wall,
+                  names[i], phases[i]->cpu, names[i], phases[i]->faults);
+    std::printf(", \"tags_checked\": %" PRIu64 ", \"peak_rss_kib\": %ld, \"bytes\": %" PRIu64 "}\n", all_checked,
+                max_rss, DirBytes(dir));
+  }
   MPI_Finalize();
   return 0;
 }

@@ -19,7 +19,11 @@ import argparse, json, os, shutil, subprocess, sys, tempfile, time, statistics
 
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
-FIELDS = ["checkpoint_s", "open_s", "verify_s", "checkpoint2_s", "peak_rss_kib", "bytes"]
+PHASES = ["checkpoint", "open", "verify", "checkpoint2"]
+# Wall seconds, and (where catalogue_bench reports them) CPU seconds and
+# page faults of each phase.
+FIELDS = ([p + "_s" for p in PHASES] + [p + "_cpu_s" for p in PHASES] + [p + "_faults" for p in PHASES] +
+          ["peak_rss_kib", "bytes"])
 
 
 def run_cell(binary, system, ranks, objects, tags, reps, workdir, tagged=None):
@@ -45,7 +49,7 @@ def run_cell(binary, system, ranks, objects, tags, reps, workdir, tagged=None):
                 raise SystemExit("%s %s failed:\n%s%s" % (system, phase, p.stdout, p.stderr))
             r = json.loads(p.stdout.strip().splitlines()[-1])
             for k in FIELDS:
-                if r[k]:
+                if r.get(k):
                     out[k] = r[k] if not (k == "peak_rss_kib" and phase == "write") else out.get(k, 0)
             if phase == "restart":
                 out["peak_rss_kib"] = r["peak_rss_kib"]
@@ -117,15 +121,18 @@ def main():
              "checkpoint: save the whole catalogue durably (cairn: Put every object + Commit; cairn-commit: the "
              "catalogue lives in the store, Commit only). restart: open. verify: read and check every tag. "
              "checkpoint 2: the checkpoint again after the restart.", "",
-             "| scaling | system | ranks | objects | checkpoint | open | read all tags | checkpoint 2 | ckpt2/ckpt | peak RSS restart (MiB) | MB on disk |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| scaling | system | ranks | objects | checkpoint | open | read all tags | checkpoint 2 | ckpt2/ckpt | CPU s (avg): ckpt / open / read / ckpt2 | page faults (avg): ckpt / open / ckpt2 | peak RSS restart (MiB) | MB on disk |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         c, o, v, c2 = (summary(r["runs"], k) for k in ("checkpoint_s", "open_s", "verify_s", "checkpoint2_s"))
         rss = max(x["peak_rss_kib"] for x in r["runs"]) / 1024
         mb = max(x["bytes"] for x in r["runs"]) / 1e6
         fmt = lambda t: "%.3f / %.3f / %.3f" % t
-        lines.append("| %s | %s | %d | %d | %s | %s | %s | %s | %.2f | %.0f | %.0f |" % (
-            r["kind"], r["system"], r["ranks"], r["objects"], fmt(c), fmt(o), fmt(v), fmt(c2), c2[1] / c[1], rss, mb))
+        cpu = " / ".join("%.3f" % summary(r["runs"], p + "_cpu_s")[1] for p in PHASES)
+        flt = " / ".join("%.0f" % summary(r["runs"], p + "_faults")[1] for p in ("checkpoint", "open", "checkpoint2"))
+        lines.append("| %s | %s | %d | %d | %s | %s | %s | %s | %.2f | %s | %s | %.0f | %.0f |" % (
+            r["kind"], r["system"], r["ranks"], r["objects"], fmt(c), fmt(o), fmt(v), fmt(c2), c2[1] / c[1], cpu, flt,
+            rss, mb))
     pdc = [r for r in results if r["kind"] == "pdc"]
     if pdc:
         lines += ["", "## PDC's own workload (100,000 objects, 100 integer tags in total, 1 client)", "",

@@ -107,6 +107,26 @@ Status File::PRead(uint64_t offset, void* buf, uint64_t n) const {
   return Status::OK();
 }
 
+Status File::PReadOnce(uint64_t offset, void* buf, uint64_t n) const {
+  Count(stats_->read_requests);
+  constexpr uint64_t kPiece = 8ull << 20;
+  char* p = static_cast<char*>(buf);
+  uint64_t done = 0, dropped = 0;
+  while (done < n) {
+    size_t want = size_t(std::min<uint64_t>(n - done, kPiece));
+    ssize_t r = ::pread(fd_, p + done, want, off_t(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return ReadFailed(path_, offset, n, done, r < 0 ? errno : 0);
+    done += uint64_t(r);
+    if (done - dropped >= kPiece || done == n) {
+      ::posix_fadvise(fd_, off_t(offset + dropped), off_t(done - dropped), POSIX_FADV_DONTNEED);
+      dropped = done;
+    }
+  }
+  Count(stats_->read_bytes, n);
+  return Status::OK();
+}
+
 Status File::PReadV(uint64_t offset, const struct iovec* iov, int iovcnt, uint64_t n) const {
   Count(stats_->read_requests);
   // The caller's vector is not copied (no allocation per call): progress is

@@ -27,6 +27,14 @@ class File {
   // Reads exactly n bytes at offset; a file too short is Corruption
   // ("truncated"), since every read cairn makes is of bytes it wrote.
   Status PRead(uint64_t offset, void* buf, uint64_t n) const;
+  // The same (one request), for bytes that are read once and then kept in
+  // memory (a large index table): read in pieces, and each piece's pages
+  // are dropped from the page cache once copied (posix_fadvise DONTNEED;
+  // dirty pages stay). The cache thus does not hold a second copy of the
+  // bytes, and the pages it frees are reused for the copy itself instead
+  // of memory the process never touched (whose first touch, in a VM,
+  // costs several times the copy: bench/catalogue/README.md).
+  Status PReadOnce(uint64_t offset, void* buf, uint64_t n) const;
   // The same as one request scattered over `iov` (n bytes in all, at most
   // IOV_MAX entries): preadv, looping over short transfers. Counted as one
   // read request of n bytes.

@@ -274,7 +274,13 @@ Status Store::Rep::ReadTable(uint32_t ns, const NamespaceDesc& d,
   // table of inline values spent a fifth of its open in memset), hashed
   // once: the manifest's checksum covers the table's own.
   std::unique_ptr<char[]> bytes(new char[d.length]);
-  s = f->PRead(d.offset, bytes.get(), d.length);
+  // A large table (a piece of PReadOnce or more) leaves the page cache as
+  // it is read: the copy made here is the one kept, and a cached second
+  // copy of hundreds of MiB only takes memory the copy could reuse. A
+  // smaller one stays cached for the next open (a reader opening often).
+  constexpr uint64_t kReadOnceBytes = 8ull << 20;
+  s = d.length >= kReadOnceBytes ? f->PReadOnce(d.offset, bytes.get(), d.length)
+                                 : f->PRead(d.offset, bytes.get(), d.length);
   if (!s.ok()) return s.WithContext(Where(ns) + " index");
   if (Checksum(bytes.get(), d.length) != d.checksum)
     return Status::Corruption(Where(ns) + ": index table checksum does not match the manifest");

@@ -1,0 +1,155 @@
+// File::PReadOnce (src/io/file.h): bytes read once and then kept in memory
+// (a large index table at open) arrive exactly as PRead gives them, counted
+// as one request, and the pages of the range they came from are no longer
+// in the page cache afterwards, so the cache does not hold a second copy.
+// A store's open reads a table that is not compact this way. Where the file
+// system keeps clean pages even when asked to drop them (tmpfs), the cache
+// checks are skipped.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cairn/store.h"
+#include "io/file.h"
+#include "test_util.h"
+
+namespace cairn {
+namespace {
+
+// Pages of [offset, offset + n) of `path` that are in the page cache.
+size_t ResidentPages(const std::string& path, uint64_t offset, uint64_t n) {
+  const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+  uint64_t start = offset / page * page;
+  uint64_t len = offset + n - start;
+  int fd = ::open(path.c_str(), O_RDONLY);
+  EXPECT_GE(fd, 0);
+  void* m = ::mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, off_t(start));
+  ::close(fd);
+  EXPECT_NE(m, MAP_FAILED);
+  std::vector<unsigned char> v((len + page - 1) / page);
+  EXPECT_EQ(::mincore(m, len, v.data()), 0);
+  ::munmap(m, len);
+  size_t resident = 0;
+  for (unsigned char c : v) resident += c & 1;
+  return resident;
+}
+
+// Writes `bytes` to `path` and syncs them (clean pages can be dropped).
+std::unique_ptr<File> WriteSynced(const std::string& path, const std::string& bytes, IoStats* stats) {
+  std::unique_ptr<File> f;
+  EXPECT_TRUE(File::Open(path, File::kCreate, stats, &f).ok());
+  EXPECT_TRUE(f->PWrite(0, bytes.data(), bytes.size()).ok());
+  EXPECT_TRUE(f->Sync().ok());
+  return f;
+}
+
+// Whether this file system drops clean cached pages of `path` when asked.
+bool DropsCleanPages(const File& f, const std::string& path, uint64_t n) {
+  std::string buf(n, '\0');
+  if (!f.PRead(0, buf.data(), n).ok() || ResidentPages(path, 0, n) == 0) return false;
+  f.DropCache();
+  return ResidentPages(path, 0, n) == 0;
+}
+
+TEST(PReadOnce, ReadsTheBytesAsOneRequestAcrossPieces) {
+  test::TempDir dir;
+  IoStats stats;
+  const std::string bytes = test::Pattern(11, (20 << 20) + 54321);
+  std::unique_ptr<File> f = WriteSynced(dir.sub("f"), bytes, &stats);
+  // An unaligned range over three 8 MiB pieces, and one inside a piece.
+  for (auto [off, n] : {std::pair<uint64_t, uint64_t>{777, (20 << 20) + 12345}, {4097, 1000}}) {
+    std::string got(n, '\0');
+    uint64_t reqs = stats.read_requests, bytes_before = stats.read_bytes;
+    Status s = f->PReadOnce(off, got.data(), n);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(got, bytes.substr(off, n));
+    EXPECT_EQ(stats.read_requests - reqs, 1u);
+    EXPECT_EQ(stats.read_bytes - bytes_before, n);
+  }
+  // Past the end: Corruption, as PRead.
+  std::string got(100, '\0');
+  EXPECT_TRUE(f->PReadOnce(bytes.size() - 50, got.data(), 100).IsCorruption());
+}
+
+TEST(PReadOnce, LeavesNoCachedPagesOfTheRange) {
+  test::TempDir dir;
+  IoStats stats;
+  const std::string path = dir.sub("f");
+  const std::string bytes = test::Pattern(12, 24 << 20);
+  std::unique_ptr<File> f = WriteSynced(path, bytes, &stats);
+  if (!DropsCleanPages(*f, path, bytes.size())) GTEST_SKIP() << "this file system keeps clean pages cached";
+  // Cached before (a plain read puts every page there), gone after.
+  std::string got(bytes.size(), '\0');
+  ASSERT_TRUE(f->PRead(0, got.data(), got.size()).ok());
+  ASSERT_EQ(ResidentPages(path, 0, bytes.size()), bytes.size() / size_t(::sysconf(_SC_PAGESIZE)));
+  got.assign(got.size(), '\0');
+  ASSERT_TRUE(f->PReadOnce(0, got.data(), got.size()).ok());
+  EXPECT_EQ(got, bytes);
+  EXPECT_EQ(ResidentPages(path, 0, bytes.size()), 0u);
+}
+
+// A store's open reads a table of 8 MiB or more (read on its own, not
+// compact) with PReadOnce: after a reopen, no page of it is cached, though
+// the reads before the open put them all there. A smaller table stays
+// cached (a reader that opens often finds it there).
+void StoreOpenCaches(int objects, bool expect_cached) {
+  test::TempDir dir;
+  const std::string path = dir.sub("store");
+  Options o;
+  o.compact_index_limit = 0;  // every table is read on its own (Rep::ReadTable)
+  {
+    std::unique_ptr<Store> s;
+    ASSERT_TRUE(Store::Open(o, path, &s).ok());
+    TagList tags;
+    for (int t = 0; t < 20; t++) tags.push_back({"tag" + std::to_string(t), TagValue::Int(t)});
+    for (int i = 0; i < objects; i++) ASSERT_TRUE(s->Put("obj" + std::to_string(1000000 + i), "", tags).ok());
+    ASSERT_TRUE(s->Commit().ok());
+    ASSERT_TRUE(s->Close().ok());
+  }
+  const std::string data = path + "/data.00000";
+  const uint64_t size = test::FileSize(data);
+  const size_t pages = size / size_t(::sysconf(_SC_PAGESIZE));
+  IoStats stats;
+  std::unique_ptr<File> f;
+  ASSERT_TRUE(File::Open(data, File::kReadOnly, &stats, &f).ok());
+  if (!DropsCleanPages(*f, data, size)) GTEST_SKIP() << "this file system keeps clean pages cached";
+  std::string all(size, '\0');
+  ASSERT_TRUE(f->PRead(0, all.data(), size).ok());  // every page cached again
+  ASSERT_GE(ResidentPages(data, 0, size), pages);
+  // The tables lie after the header, past a hole (the first extent).
+  int fd = ::open(data.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  const off_t tables = ::lseek(fd, 4096, SEEK_DATA);
+  ::close(fd);
+  ASSERT_GT(tables, 0);
+  const uint64_t table_bytes = size - uint64_t(tables);
+  const size_t table_pages = table_bytes / size_t(::sysconf(_SC_PAGESIZE));
+  if (expect_cached) ASSERT_LT(table_bytes, 8u << 20);
+  else ASSERT_GE(table_bytes, 8u << 20);
+  for (bool read_only : {false, true}) {
+    Options ro = o;
+    ro.read_only = read_only;
+    std::unique_ptr<Store> s;
+    ASSERT_TRUE(Store::Open(ro, path, &s).ok());
+    // Dropped: the pages at the table's two ends may stay, the rest is gone.
+    if (expect_cached) EXPECT_GE(ResidentPages(data, uint64_t(tables), table_bytes), table_pages) << read_only;
+    else EXPECT_LE(ResidentPages(data, uint64_t(tables), table_bytes), 2u) << "read_only " << read_only;
+    TagList got;
+    ASSERT_TRUE(s->GetTags("obj1000007", &got).ok());
+    EXPECT_EQ(got.size(), 20u);
+    ASSERT_TRUE(s->Close().ok());
+    ASSERT_TRUE(f->PRead(0, all.data(), size).ok());  // cached again for the next open
+  }
+}
+
+TEST(PReadOnce, StoreOpenLeavesALargeTableUncached) { StoreOpenCaches(150000, false); }
+TEST(PReadOnce, StoreOpenLeavesASmallTableCached) { StoreOpenCaches(20000, true); }
+
+}  // namespace
+}  // namespace cairn
