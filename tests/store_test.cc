@@ -171,42 +171,6 @@ TEST(Store, GetRangeReadsOnlyTheChunksItTouches) {
   EXPECT_EQ(size, 200000u);
 }
 
-// A value larger than the write buffer goes to the file from the caller's
-// memory in requests of at most write_buffer_size (one request per value
-// let Linux make 2 MiB page-cache folios, slow to fill on a VM after a large
-// huge-page allocation: bench/python/README.md, 26 Nov 2026); with staging,
-// a zero-copy put is queued in pieces of the same size. Both read back.
-TEST(Store, LargeValuesLeaveInRequestsOfTheWriteBuffer) {
-  TempDir dir;
-  Options o = SmallOptions();  // 32 KiB buffer
-  std::string big = Pattern(5, 8 * 32 * 1024 + 100);
-  {
-    auto s = MustOpen(dir.sub("s"), o);
-    IoStats b = s->stats();
-    ASSERT_TRUE(s->Put("big", big).ok());
-    IoStats a = s->stats();
-    EXPECT_EQ(a.write_requests - b.write_requests, 9u);  // 8 whole buffers and the 100 bytes
-    EXPECT_EQ(a.write_bytes - b.write_bytes, big.size());
-    ASSERT_TRUE(s->Commit().ok());
-  }
-  o.staging_bytes = 64 * 1024;
-  std::string other = Pattern(6, 5 * 32 * 1024);
-  {
-    auto s = MustOpen(dir.sub("s"), o);
-    IoStats b = s->stats();
-    ASSERT_TRUE(s->PutZeroCopy("other", other).ok());
-    ASSERT_TRUE(s->Flush().ok());
-    EXPECT_GE(s->stats().write_requests - b.write_requests, 5u);
-    ASSERT_TRUE(s->Commit().ok());
-  }
-  auto s = MustOpen(dir.sub("s"), o);
-  std::string v;
-  ASSERT_TRUE(s->Get("big", &v).ok());
-  EXPECT_EQ(v, big);
-  ASSERT_TRUE(s->Get("other", &v).ok());
-  EXPECT_EQ(v, other);
-}
-
 TEST(Store, MultiGetCoalescesNearKeysAndSplitsFarOnes) {
   TempDir dir;
   Options o = SmallOptions();

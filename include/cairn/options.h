@@ -50,8 +50,7 @@ struct Options {
   // value verifies only the chunks it touches. Power of two >= 4 KiB.
   uint64_t chunk_size = 4ull << 20;
   // Bytes each rank buffers before writing; memory use of the write path is
-  // bounded by this (plus the index). Larger values go to disk directly,
-  // from the caller's memory, in requests of at most this size.
+  // bounded by this (plus the index). Larger values go to disk directly.
   // 1 MiB: Lustre's default stripe and RPC size, and measured here a
   // stream of 1 MiB writes commits 256 MiB in 0.14-0.18 s with a 1 MiB
   // buffer against 0.17-0.79 s with 16 MiB (a buffer larger than the CPU

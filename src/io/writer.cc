@@ -66,21 +66,11 @@ Status Writer::Emit(const char* p, uint64_t n) {
   // Invariant: buffered bytes end at pos_.
   while (n > 0) {
     if (!queue_ && buf_.empty() && n >= buf_cap_) {
-      // Large: straight to the file, no copy, in requests of at most the
-      // buffer's size. One request per value let Linux build the page
-      // cache of 2 MiB folios, and on a VM that hands free memory back to
-      // its host, the copy into new ones ran at 0.2 GB/s after a large
-      // huge-page allocation (NumPy's arrays); 1 MiB requests take 1 MiB
-      // folios and did not (bench/python/README.md, 26 Nov 2026).
-      while (n > 0) {
-        uint64_t take = std::min<uint64_t>(n, buf_cap_);
-        Status s = file_->PWrite(pos_, p, take);
-        if (!s.ok()) return s;
-        Written(pos_, take);
-        pos_ += take;
-        p += take;
-        n -= take;
-      }
+      // Large: straight to the file, no copy.
+      Status s = file_->PWrite(pos_, p, n);
+      if (!s.ok()) return s;
+      Written(pos_, n);
+      pos_ += n;
       buf_start_ = pos_;
       return Status::OK();
     }
@@ -125,15 +115,9 @@ Status Writer::EmitFrom(const char* p, uint64_t n) {
   // bytes follow it in the same run.
   Status s = Flush();
   if (!s.ok()) return s;
-  // In requests of at most the buffer's size, as Emit writes a large value.
-  while (n > 0) {
-    uint64_t take = std::min<uint64_t>(n, buf_cap_);
-    queue_->SubmitWriteFrom(file_, pos_, p, take);
-    Written(pos_, take);
-    pos_ += take;
-    p += take;
-    n -= take;
-  }
+  queue_->SubmitWriteFrom(file_, pos_, p, n);
+  Written(pos_, n);
+  pos_ += n;
   buf_start_ = pos_;
   return Status::OK();
 }
