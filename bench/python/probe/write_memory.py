@@ -17,7 +17,9 @@ WRITER: cairn (Store, one put per array, commit, close; as bench.py),
 cairn-nowb (the same without early writeback: writeback_bytes=0),
 npsave (numpy.save of each array into one file, fsync), pwrite (one
 os.pwrite of 16 MiB per array at 16 MiB offsets, fsync), fpwrite (the
-same after posix_fallocate of the 256 MiB, as cairn allocates its extents).
+same after posix_fallocate of the 256 MiB),
+pwrite1m (plain pwrite in pieces of 1 MiB: the page cache then takes 1 MiB
+folios, not 2 MiB ones), fpwrite1m (both).
 """
 import os
 import sys
@@ -80,10 +82,13 @@ def main():
     else:
         if fd < 0:
             fd = os.open(f, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        if WRITER == "fpwrite":  # the space first, as cairn allocates its extents
+        if WRITER.startswith("fpwrite"):  # the space first
             os.posix_fallocate(fd, 0, COUNT * SIZE)
+        piece = (1 << 20) if WRITER.endswith("pwrite1m") else SIZE
         for i, a in enumerate(arrays):
-            os.pwrite(fd, memoryview(a).cast("B"), i * SIZE)
+            m = memoryview(a).cast("B")
+            for o in range(0, SIZE, piece):
+                os.pwrite(fd, m[o:o + piece], i * SIZE + o)
         os.fsync(fd)
     t1, c1 = MPI.Wtime(), time.process_time()
     if fd >= 0:
