@@ -3,7 +3,8 @@
 # the C++ API's bench_cairn on the same per-rank data (ARRAYS arrays making
 # MIB MiB per rank) at 1, 2 and 4 ranks, interleaved one repetition at a
 # time (cairn Python, cairn C++, h5py, numpy.save; then again), REPS times,
-# (SYSTEMS may add cairn-thp: cairn Python with NumPy's huge pages kept),
+# (SYSTEMS may add cairn-thp, numpy-thp, h5py-thp: the same with NumPy's
+# huge pages kept for the arrays; cairn-same: one array put ARRAYS times),
 # and prints the table of min/median/max (bench/python/summarize.py).
 # usage: bench/python/run.sh [BUILD_DIR (default build)] [DATA_DIR (default /tmp/cairn-pybench)]
 # The build must have the Python bindings and bench_cairn
@@ -32,10 +33,13 @@ for n in ${RANKS:-1 2 4}; do
         done
         rm -rf "$data/cxx$n"
       else
-        # cairn-thp: cairn Python with NumPy's transparent huge pages kept
-        # (bench.py's arrays otherwise get 4 KiB pages, as bench_cairn's).
+        # A suffix -thp keeps NumPy's transparent huge pages for the arrays
+        # (bench.py's arrays otherwise get 4 KiB pages, as bench_cairn's):
+        # cairn-thp, numpy-thp, h5py-thp; -same writes one array ARRAYS
+        # times (bench.py --same-buffer, bench_cairn's pattern): cairn-same.
         extra=""
-        if [ "$sys" = cairn-thp ]; then sys=cairn extra=--numpy-hugepages; fi
+        case $sys in *-thp) sys=${sys%-thp} extra=--numpy-hugepages ;; esac
+        case $sys in *-same) sys=${sys%-same} extra="$extra --same-buffer" ;; esac
         PYTHONPATH=$pypath mpiexec -n "$n" "$py" bench/python/bench.py --dir "$data" \
           --mib "$mib" --arrays "$arrays" --reps 1 --systems "$sys" $extra ${BENCH_ARGS:-} | tee -a "$out"
       fi

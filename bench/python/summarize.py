@@ -16,7 +16,8 @@ NAMES = {"cairn": "cairn C++", "cairn-python": "cairn Python",
          "cairn-python-same-buffer": "cairn Python, one buffer",
          "cairn-python-thp": "cairn Python, NumPy's huge pages",
          "cairn-python-get": "cairn Python, get per array", "h5py": "h5py",
-         "numpy.save": "numpy.save"}
+         "h5py-thp": "h5py, NumPy's huge pages",
+         "numpy.save": "numpy.save", "numpy.save-thp": "numpy.save, NumPy's huge pages"}
 
 
 def main(path):
