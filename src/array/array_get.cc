@@ -11,6 +11,7 @@
 #include "array/array_grains.h"
 #include "array/array_plan.h"
 #include "array/array_state.h"
+#include "store/inspect.h"
 #include "store/key_text.h"
 
 namespace cairn {
@@ -124,7 +125,10 @@ Status Store::GetArray(std::string_view name, const std::vector<uint64_t>& start
   ArrayReadStats& st = ArraysOf(r)->read_stats;
   st.calls++;
   std::vector<uint64_t> hits;
-  st.blocks_examined += c->index->ForEachOverlap(qs.data(), qc.data(), [&](uint64_t b) { hits.push_back(b); });
+  uint64_t nodes = 0;
+  st.blocks_examined +=
+      c->index->ForEachOverlap(qs.data(), qc.data(), [&](uint64_t b) { hits.push_back(b); }, &nodes);
+  st.index_nodes += nodes;
   st.blocks_read += hits.size();
   // Elements no block covers read as zero (blocks never overlap, so the
   // covered volumes add up).
@@ -204,6 +208,17 @@ Status Store::GetArray(std::string_view name, const std::vector<uint64_t>& start
   st.requests += counts.requests;
   st.bytes_read += counts.bytes;
   if (!s.ok()) return s.WithContext(who.substr(0, who.size() - 2));
+  return Status::OK();
+}
+
+Status Inspector::ArrayFootprint(Store* store, std::string_view name, uint64_t* descriptor_bytes,
+                                 uint64_t* memory_bytes) {
+  Store::Rep* r = store->rep_.get();
+  std::shared_ptr<const CachedArray> c;
+  Status s = LoadArray(r, name, &c);
+  if (!s.ok()) return s;
+  *descriptor_bytes = EncodeArrayMeta(c->meta).size();
+  *memory_bytes = c->meta.MemoryBytes() + c->index->MemoryBytes();
   return Status::OK();
 }
 
