@@ -226,6 +226,33 @@ TEST(Array, IrregularBlocksZeroFillAndEdges) {
   for (uint64_t j = 0; j < 12; j++) EXPECT_EQ(row[j], j < 8 ? 2.0 : 3.0);
 }
 
+// A small box of a big block costs what it reads, not the block's whole
+// chunk list: the handle keeps a block's decoded chunks (2,048 of them
+// here), so only the first read decodes them; a new revision decodes its
+// own (doc/design.md "Reads"). Before, every GetArray decoded every chunk
+// of every block it touched (6.4 million instructions for 4 KiB of a
+// 128 MiB block; bench/arrays/README.md "Planning cost").
+TEST(Array, ABlockReadAgainIsNotDecodedAgain) {
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"));
+  std::vector<uint64_t> shape = {16, 64, 1024};  // 8 MiB: 2,048 grains of 4 KiB
+  for (int round = 0; round < 2; round++) {
+    std::string all = test::Pattern(uint64_t(20 + round), size_t(Prod(shape) * 8));
+    ASSERT_TRUE(s->PutArray("big", DType::kFloat64, shape, {0, 0, 0}, shape, all.data()).ok());
+    ASSERT_TRUE(s->Commit().ok());
+    for (int box = 0; box < 3; box++) {
+      std::vector<uint64_t> st = {uint64_t(5 * box), uint64_t(7 + box), 100}, ct = {1, 2, 3};
+      std::string out(size_t(Prod(ct) * 8), '\0');
+      ArrayReadStats a = s->array_read_stats();
+      ASSERT_TRUE(s->GetArray("big", st, ct, out.data()).ok());
+      ArrayReadStats b = s->array_read_stats();
+      EXPECT_EQ(out, Cut(all, 8, shape, st, ct)) << round << " " << box;
+      EXPECT_EQ(b.blocks_read - a.blocks_read, 1u);
+      EXPECT_EQ(b.blocks_decoded - a.blocks_decoded, box == 0 ? 1u : 0u) << round << " " << box;
+    }
+  }
+}
+
 TEST(Array, SubBoxReadsOnlyWhatItNeeds) {
   TempDir dir;
   Options o = test::SmallOptions();
@@ -536,8 +563,10 @@ TEST(Array, BoxLargerThanAWindow) {
 // Issue 12: planning cost in blocks examined. A grid of 16^3 blocks:
 // GetArray examines exactly the blocks a box touches, whatever the
 // array's block count. The same blocks cut irregularly (each split in two
-// uneven halves along the first axis): the blocks of the layers the box
-// meets along the index's sorting dimension.
+// uneven halves along the first axis): the bounding-box tree examines at
+// most twice the blocks it finds and tests tree nodes linear in them (the
+// one-dimensional index before it examined whole layers: 768 blocks for 12
+// found).
 TEST(Array, PlanningExaminesTheBlocksTouched) {
   TempDir dir;
   auto s = MustOpen(dir.sub("s"));
@@ -556,6 +585,7 @@ TEST(Array, PlanningExaminesTheBlocksTouched) {
   ArrayInfo info;
   ASSERT_TRUE(s->GetArrayInfo("cut", &info).ok());
   ASSERT_FALSE(info.regular);
+  uint64_t first_read = 0, first_nodes = 0;
   for (uint64_t k = 1; k <= 8; k *= 2) {
     // A box of k^3 blocks' size shifted by half a block: (k + 1)^3 blocks
     // of the grid, twice as many pieces of the cut array at most.
@@ -570,17 +600,21 @@ TEST(Array, PlanningExaminesTheBlocksTouched) {
     ASSERT_TRUE(s->GetArray("cut", st, ct, out.data()).ok());
     ArrayReadStats c = s->array_read_stats();
     EXPECT_LE(c.blocks_read - b.blocks_read, 2 * touched) << k;
-    // The irregular index (array_index.h) sorts on one dimension: it
-    // examines the blocks whose extent in that dimension meets the box's
-    // (whole layers of 256 here), not the 8,192 of the array; linear in
-    // the blocks touched only for grids (doc/design.md "Global arrays").
-    uint64_t layers = 0;
-    for (uint64_t r = 0; r < 8 * side; r += 8)
-      for (uint64_t h = 0; h < 2; h++) {
-        uint64_t lo = r + 3 * h, hi = lo + (h ? 5 : 3);
-        layers += lo < st[0] + ct[0] && st[0] < hi;
-      }
-    EXPECT_LE(c.blocks_examined - b.blocks_examined, layers * side * side) << k;
+    EXPECT_EQ(b.index_nodes - a.index_nodes, 0u) << k;  // a grid has no tree
+    // The irregular index (array_index.h, a bounding-box tree) examines
+    // the blocks it finds and few more, and tests a number of tree nodes
+    // linear in them: not the whole layers of 256 blocks (768 examined at
+    // k = 1) that a one-dimensional index examines.
+    uint64_t read = c.blocks_read - b.blocks_read, examined = c.blocks_examined - b.blocks_examined,
+             nodes = c.index_nodes - b.index_nodes;
+    EXPECT_LE(examined, 2 * read) << k;
+    EXPECT_LE(nodes, 2 * read + 4 * 13) << k;  // 13: log2 of the 8,192 blocks
+    if (k == 1) {
+      first_read = read;
+      first_nodes = nodes;
+    } else {  // nodes per block found do not grow with the box
+      EXPECT_LE(nodes * first_read, first_nodes * read) << k;
+    }
     for (double x : out) ASSERT_EQ(x, 1.0);
   }
 }
@@ -904,6 +938,106 @@ TEST(Array, IndexExaminesFewBlocks) {
     brute += s0 < 515 && 500 < s0 + c0 && s1 < 515 && 500 < s1 + c1;
   }
   EXPECT_EQ(hits.size(), brute);
+}
+
+// An irregular 3-D array of side^3 cells of uneven widths, each cut in two
+// along the first axis (2 side^3 blocks).
+ArrayMeta UnevenCells(uint64_t side) {
+  ArrayMeta m;
+  std::vector<uint64_t> e;  // cell edges: widths 8 and 11 alternating
+  for (uint64_t i = 0; i <= side; i++) e.push_back(i * 8 + (i + 1) / 2 * 3);
+  m.shape = {e[side], e[side], e[side]};
+  for (uint64_t i = 0; i < side; i++)
+    for (uint64_t j = 0; j < side; j++)
+      for (uint64_t l = 0; l < side; l++)
+        for (uint64_t h = 0; h < 2; h++) {
+          uint64_t cut = e[i] + 3;  // rows [e[i], cut) and [cut, e[i + 1])
+          m.starts.insert(m.starts.end(), {h ? cut : e[i], e[j], e[l]});
+          m.counts.insert(m.counts.end(), {h ? e[i + 1] - cut : 3, e[j + 1] - e[j], e[l + 1] - e[l]});
+          m.ns.push_back(0);
+          m.seq.push_back(uint32_t(m.nblocks++));
+        }
+  return m;
+}
+
+// The irregular index's cost follows the blocks a box touches, not the
+// array's size: the same box over 1,024 and 65,536 blocks examines the
+// same blocks and a few more tree nodes (the tree is deeper); a box 8x
+// the volume examines at most ~8x. The one-dimensional index (sorted
+// starts under a max tree) examined every block of the layers the box
+// meets: 64x more blocks in the larger array for the same box.
+TEST(Array, IndexCostFollowsTheBlocksTouched) {
+  struct Cost {
+    uint64_t hits = 0, examined = 0, nodes = 0;
+  };
+  auto query = [](const ArrayMeta& m, const ArrayIndex& idx, uint64_t at, uint64_t len) {
+    Cost c;
+    uint64_t qs[3] = {at, at, at}, qc[3] = {len, len, len};
+    c.examined = idx.ForEachOverlap(qs, qc, [&](uint64_t) { c.hits++; }, &c.nodes);
+    uint64_t brute = 0;
+    for (uint64_t b = 0; b < m.nblocks; b++) {
+      bool hit = true;
+      for (int d = 0; d < 3; d++)
+        hit = hit && m.starts[3 * b + d] < qs[d] + qc[d] && qs[d] < m.starts[3 * b + d] + m.counts[3 * b + d];
+      brute += hit;
+    }
+    EXPECT_EQ(c.hits, brute) << at << " " << len;
+    return c;
+  };
+  ArrayMeta small = UnevenCells(8), large = UnevenCells(32);
+  ArrayIndex si(&small), li(&large);
+  EXPECT_EQ(li.MemoryBytes(), 8 * (1 + 2 * 3) * large.nblocks);  // 8 + 16 d bytes per block
+  for (uint64_t len : {5u, 20u}) {
+    Cost s = query(small, si, 30, len), l = query(large, li, 30, len);
+    EXPECT_EQ(l.hits, s.hits) << len;
+    EXPECT_EQ(l.examined, s.examined) << len;
+    EXPECT_LE(l.examined, 2 * l.hits) << len;
+    // Two nodes per level the larger tree is deeper (16 levels against 10).
+    EXPECT_LE(l.nodes, s.nodes + 4 * (16 - 10)) << len;
+  }
+  Cost a = query(large, li, 100, 10), b = query(large, li, 100, 40);
+  EXPECT_GT(b.hits, 8 * a.hits);
+  EXPECT_LE(b.examined, 2 * b.hits);
+  EXPECT_LE(b.nodes * a.hits, a.nodes * b.hits);  // nodes per block found do not grow
+}
+
+// The tree finds exactly what testing every block finds, for random blocks
+// of every size (overlapping ones too: the index does not rely on blocks
+// being disjoint) and random boxes, at 1 to 300 blocks (complete trees of
+// every shape).
+TEST(Array, IndexAgreesWithBruteForce) {
+  std::mt19937_64 g(7);
+  for (uint64_t nb : {1u, 2u, 3u, 5u, 17u, 300u}) {
+    ArrayMeta m;
+    m.shape = {200, 300, 7};
+    for (uint64_t i = 0; i < nb; i++) {
+      for (size_t d = 0; d < 3; d++) {
+        uint64_t a = g() % m.shape[d], len = 1 + g() % (g() % 4 == 0 ? m.shape[d] - a : std::min<uint64_t>(20, m.shape[d] - a));
+        m.starts.push_back(a);
+        m.counts.push_back(len);
+      }
+      m.ns.push_back(0);
+      m.seq.push_back(uint32_t(i));
+      m.nblocks++;
+    }
+    ArrayIndex idx(&m);
+    for (int q = 0; q < 200; q++) {
+      uint64_t qs[3], qc[3];
+      for (size_t d = 0; d < 3; d++) {
+        qs[d] = g() % m.shape[d];
+        qc[d] = 1 + g() % (m.shape[d] - qs[d]);
+      }
+      std::set<uint64_t> got, want;
+      idx.ForEachOverlap(qs, qc, [&](uint64_t b) { EXPECT_TRUE(got.insert(b).second) << "twice: " << b; });
+      for (uint64_t b = 0; b < nb; b++) {
+        bool hit = true;
+        for (size_t d = 0; d < 3; d++)
+          hit = hit && m.starts[3 * b + d] < qs[d] + qc[d] && qs[d] < m.starts[3 * b + d] + m.counts[3 * b + d];
+        if (hit) want.insert(b);
+      }
+      ASSERT_EQ(got, want) << nb << " blocks, query " << q;
+    }
+  }
 }
 
 // One long block does not make every block before it a candidate: 100,000

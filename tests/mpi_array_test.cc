@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <random>
 
+#include "array/array_meta.h"
 #include "cairn/store.h"
 #include "mpi_main.h"
+#include "store/inspect.h"
 
 namespace cairn {
 namespace {
@@ -328,6 +330,34 @@ TEST_F(MpiArray, MismatchFailsOnEveryRank) {
   std::vector<ArrayInfo> list;
   ASSERT_TRUE(s->ListArrays(&list).ok());
   EXPECT_TRUE(list.empty());
+}
+
+// Describing a regular decomposition costs O(1), not O(blocks): one block
+// per rank (slabs of dimension 0, in rank order) is stored as 20 + 16 d
+// bytes and held in memory without anything per block, at any rank count
+// (doc/design.md "Memory"); the same array cut into two blocks per rank is
+// irregular and grows with the ranks.
+TEST_F(MpiArray, RegularDescriptorDoesNotGrowWithTheRanks) {
+  const uint64_t rows = 4;  // per rank
+  std::vector<uint64_t> shape = {rows * uint64_t(Size()), 6, 5};
+  auto s = Open();
+  std::vector<double> v(rows * 6 * 5, 1.0);
+  uint64_t at = rows * uint64_t(Rank());
+  ASSERT_TRUE(s->PutArray("grid", DType::kFloat64, shape, {at, 0, 0}, {rows, 6, 5}, v.data()).ok());
+  for (uint64_t h = 0; h < 2; h++)
+    ASSERT_TRUE(s->PutArray("cut", DType::kFloat64, shape, {at + h, 0, 0}, {h ? rows - 1 : 1, 6, 5}, v.data()).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  uint64_t bytes = 0, memory = 0;
+  ASSERT_TRUE(Inspector::ArrayFootprint(s.get(), "grid", &bytes, &memory).ok());
+  EXPECT_EQ(bytes, 20u + 16 * 3);
+  ArrayMeta empty;  // what a grid holds beside its fixed part: shape, cell shape and grid (3 x 8 bytes each)
+  EXPECT_EQ(memory, empty.MemoryBytes() + 3 * 3 * 8);
+  ASSERT_TRUE(Inspector::ArrayFootprint(s.get(), "cut", &bytes, &memory).ok());
+  EXPECT_EQ(bytes, 20u + 8 * 3 + 2 * uint64_t(Size()) * (8 + 16 * 3));  // no cell shape; 8 + 16 d per block
+  EXPECT_GT(memory, 2 * uint64_t(Size()) * (8 + 16 * 3));
+  std::vector<double> out(shape[0] * 6 * 5);
+  ASSERT_TRUE(s->GetArray("grid", {0, 0, 0}, shape, out.data()).ok());
+  for (double x : out) ASSERT_EQ(x, 1.0);
 }
 
 // A restart reads the shared table (the arrays' descriptors) once, at rank

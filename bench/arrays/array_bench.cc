@@ -4,7 +4,7 @@
 //
 //   array_bench --system=S --phase=write --dir=D [--mib=256]
 //   array_bench --system=S --phase=read  --dir=D --writers=N [--mib=256] [--seed=1]
-//   array_bench --phase=plan --dir=D [--side=16] [--write=1] [--read=1]
+//   array_bench --phase=plan --dir=D [--side=16] [--write=1] [--read=1] [--shift=1] [--cut=0] [--big=0]
 //
 // Systems: cairn (default options), cairn-c64k (Options::chunk_size =
 // 64 KiB: reads verify, and so read, whole checksum chunks); hdf5-contig and hdf5-chunk (one dataset, contiguous or
@@ -28,11 +28,16 @@
 // cairn, Store::stats() is reported too. One `RESULT {json}` line per
 // pattern on rank 0.
 //
-// --phase=plan [--side=16] [--write=0|1] [--read=0|1]: a job writes an
-// array of side^3 blocks of 8x8x8 (dealt round-robin over its ranks) and/or
-// a job (of another size) times GetArray of boxes touching 2^3, 3^3, 5^3,
-// ... blocks with the data in the page cache: the planning cost per block
-// touched (README.md).
+// --phase=plan [--side=16] [--write=0|1] [--read=0|1] [--shift=0|1]
+// [--cut=0|1] [--big=0|1]: a job writes an array of side^3 blocks of 8x8x8 (dealt
+// round-robin over its ranks) and/or a job (of another size) times GetArray
+// of boxes touching 2^3, 3^3, 5^3, ... blocks (shifted by half a block;
+// --shift=0: 1, 2^3, 4^3, ... whole blocks) with the data in the page
+// cache: the planning cost per block touched (README.md). --cut=1 (at
+// write): each block is put as two, rows [0, 3) and [3, 8), so the array is
+// irregular (the bounding-box index); --big=1 (at write): rank 0 puts the
+// whole array as one block. Under callgrind, one profile dump per GetArray
+// (plan_instructions.py counts the instructions per block touched).
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <mpi.h>
@@ -59,6 +64,15 @@
 #include <vector>
 
 #include "cairn/store.h"
+
+// Under valgrind --tool=callgrind, --phase=plan dumps the instructions of
+// each GetArray (plan_instructions.py); elsewhere the macros do nothing.
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#else
+#define CALLGRIND_ZERO_STATS
+#define CALLGRIND_DUMP_STATS_AT(s) ((void)(s))
+#endif
 #ifdef CAIRN_BENCH_HDF5
 #include <hdf5.h>
 #endif
@@ -607,14 +621,28 @@ int PhasePlan(const std::string& dir) {
   const uint64_t side = ArgU("side", 16);  // blocks per axis: side^3 blocks
   const Vec G = {8 * side, 8 * side, 8 * side};
   const std::string store = dir + "/plan_store";
+  const bool cut = Arg("cut", "0") == "1";
   if (Arg("write", "1") == "1") {
     std::unique_ptr<cairn::Store> st;
     CAIRN_OK(cairn::Store::Open(cairn::Options(), store, MPI_COMM_WORLD, &st));
     std::vector<double> v(512);
-    uint64_t nb = side * side * side;
+    uint64_t nb = Arg("big", "0") == "1" ? 0 : side * side * side;
+    if (nb == 0 && g_rank == 0) {  // --big=1: rank 0 puts the whole array as one block
+      Box all{{0, 0, 0}, G};
+      std::vector<double> w(all.elements());
+      Fill(G, all, w.data());
+      CAIRN_OK(st->PutArray("a", cairn::DType::kFloat64, G, all.start, all.count, w.data()));
+    }
     for (uint64_t b = uint64_t(g_rank); b < nb; b += uint64_t(g_size)) {
       Box x{{b / (side * side) * 8, b / side % side * 8, b % side * 8}, {8, 8, 8}};
       Fill(G, x, v.data());
+      if (cut) {  // rows [0, 3) and [3, 8) of the block: an irregular array
+        for (uint64_t h = 0; h < 2; h++) {
+          Box y{{x.start[0] + 3 * h, x.start[1], x.start[2]}, {h ? 5u : 3u, 8, 8}};
+          CAIRN_OK(st->PutArray("a", cairn::DType::kFloat64, G, y.start, y.count, v.data() + 3 * 64 * h));
+        }
+        continue;
+      }
       CAIRN_OK(st->PutArray("a", cairn::DType::kFloat64, G, x.start, x.count, v.data()));
     }
     CAIRN_OK(st->Commit());
@@ -631,20 +659,28 @@ int PhasePlan(const std::string& dir) {
   CAIRN_OK(st->GetArrayInfo("a", &info));
   // Boxes of k x k x k blocks at the origin (k = 1, 2, 4, ... side),
   // shifted by half a block so that every box touches (k+1)^3 blocks
-  // but the last; every rank reads the same box.
+  // but the last; every rank reads the same box. --shift=0: not shifted,
+  // k^3 whole blocks (the same bytes per block touched for every k).
+  const uint64_t shift = Arg("shift", "1") == "1" ? 4 : 0;
   for (uint64_t k = 1; k <= side; k *= 2) {
-    Box x{{4, 4, 4}, {8 * k, 8 * k, 8 * k}};
+    Box x{{shift, shift, shift}, {8 * k, 8 * k, 8 * k}};
     for (int d = 0; d < 3; d++)
       if (x.start[d] + x.count[d] > G[d]) x.start[d] = G[d] - x.count[d];
-    uint64_t touched = 1;
-    for (int d = 0; d < 3; d++) touched *= (x.start[d] + x.count[d] - 1) / 8 - x.start[d] / 8 + 1;
+    uint64_t touched = 0;  // blocks read (of the grid: (k+1)^3 when shifted)
     std::vector<double> buf(x.elements());
     double best = 1e30;
     cairn::ArrayReadStats before = st->array_read_stats();
     for (int rep = 0; rep < 5; rep++) {
+      uint64_t read_before = st->array_read_stats().blocks_read;
+      std::string tag = "plan k=" + std::to_string(k) + " rep=" + std::to_string(rep);
       double t0 = MPI_Wtime();
-      CAIRN_OK(st->GetArray("a", x.start, x.count, buf.data()));
+      // Under callgrind: the counts of this call alone, dumped under `tag`.
+      CALLGRIND_ZERO_STATS;
+      cairn::Status gs = st->GetArray("a", x.start, x.count, buf.data());
+      CALLGRIND_DUMP_STATS_AT(tag.c_str());
+      CAIRN_OK(gs);
       best = std::min(best, MPI_Wtime() - t0);
+      touched = st->array_read_stats().blocks_read - read_before;
     }
     if (!Check(G, x, buf.data())) Die("plan: wrong data");
     cairn::ArrayReadStats after = st->array_read_stats();
@@ -653,10 +689,10 @@ int PhasePlan(const std::string& dir) {
     double worst = 0;
     MPI_Allreduce(&best, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (g_rank == 0)
-      std::printf("RESULT {\"phase\": \"plan\", \"readers\": %d, \"array_blocks\": %" PRIu64
+      std::printf("RESULT {\"phase\": \"plan\", \"k\": %" PRIu64 ", \"readers\": %d, \"array_blocks\": %" PRIu64
                   ", \"blocks_touched\": %" PRIu64 ", \"blocks_examined\": %" PRIu64 ", \"bytes\": %" PRIu64
                   ", \"seconds\": %.6f, \"us_per_block\": %.2f}\n",
-                  g_size, info.block_count, touched, most, x.elements() * 8, worst, worst * 1e6 / double(touched));
+                  k, g_size, info.block_count, touched, most, x.elements() * 8, worst, worst * 1e6 / double(touched));
   }
   CAIRN_OK(st->Close());
   return 0;

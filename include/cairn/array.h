@@ -118,6 +118,8 @@ struct ArrayReadStats {
   uint64_t requests = 0;         // read calls to the file system (inline blocks: one per run)
   uint64_t bytes_wanted = 0;     // bytes of the boxes that blocks cover
   uint64_t bytes_read = 0;       // bytes they returned: whole checksum grains, and gaps joining them
+  uint64_t index_nodes = 0;      // nodes of the irregular blocks' overlap tree tested (0 on a grid)
+  uint64_t blocks_decoded = 0;   // blocks whose chunk list was decoded (not yet kept by this handle)
 };
 
 CAIRN_API_END

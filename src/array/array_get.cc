@@ -11,6 +11,7 @@
 #include "array/array_grains.h"
 #include "array/array_plan.h"
 #include "array/array_state.h"
+#include "store/inspect.h"
 #include "store/key_text.h"
 
 namespace cairn {
@@ -52,9 +53,9 @@ Status LoadArray(Store::Rep* r, std::string_view name, std::shared_ptr<const Cac
   if (s.ok()) s = DecodeTags(e.tags, t->names, &c->tags);
   if (!s.ok()) return s.WithContext(where);
   c->index = std::make_unique<ArrayIndex>(&c->meta);
-  uint64_t cost = c->meta.MemoryBytes() + c->index->MemoryBytes();
+  uint64_t cost = c->MemoryBytes();
   uint64_t held = 0;
-  for (const auto& [n, v] : a->cache) held += v->meta.MemoryBytes() + v->index->MemoryBytes();
+  for (const auto& [n, v] : a->cache) held += v->MemoryBytes();
   if (held + cost > kCacheBytes) a->cache.clear();
   a->cache.emplace(std::string(name), c);
   *out = std::move(c);
@@ -124,7 +125,10 @@ Status Store::GetArray(std::string_view name, const std::vector<uint64_t>& start
   ArrayReadStats& st = ArraysOf(r)->read_stats;
   st.calls++;
   std::vector<uint64_t> hits;
-  st.blocks_examined += c->index->ForEachOverlap(qs.data(), qc.data(), [&](uint64_t b) { hits.push_back(b); });
+  uint64_t nodes = 0;
+  st.blocks_examined +=
+      c->index->ForEachOverlap(qs.data(), qc.data(), [&](uint64_t b) { hits.push_back(b); }, &nodes);
+  st.index_nodes += nodes;
   st.blocks_read += hits.size();
   // Elements no block covers read as zero (blocks never overlap, so the
   // covered volumes add up).
@@ -163,31 +167,53 @@ Status Store::GetArray(std::string_view name, const std::vector<uint64_t>& start
       std::string where = "block " + std::to_string(b) + " (rank " + std::to_string(ns) + ")";
       if (ns >= r->current.nranks)
         return Status::Corruption(where + ": the revision has no namespace " + std::to_string(ns));
-      std::shared_ptr<const IndexTable> t;
-      Status s = r->Table(ns, &t);
-      if (!s.ok()) return s;
-      ptrdiff_t i = t ? t->Find(ArrayBlockKey(name, m.BlockSeq(b))) : -1;
-      if (i < 0) return Status::Corruption(where + ": its object is missing from " + r->Where(ns));
-      EntryView e;
-      s = DecodeEntryBody(t->entries[size_t(i)], &e);
-      if (s.ok()) s = r->CheckHugeValue(e);
-      if (!s.ok()) return s.WithContext(where);
       uint64_t belems;
       Product(bc, &belems);
-      if (e.size != belems * esize)
-        return Status::Corruption(where + ": its object holds " + std::to_string(e.size) + " bytes, not " +
-                                  std::to_string(belems * esize));
-      if (e.kind != ValueKind::kChunked) {
-        s = ForEachRun(nd, bs.data(), bc.data(), qs.data(), qc.data(), esize, [&](const ByteRun& run) {
-          st.runs++;
-          st.requests++;
-          st.bytes_read += run.len;
-          return r->ReadValue(e, run.src, run.len, dst + run.dst, ReadOptions());
-        });
+      // A chunked block decoded by an earlier call is not decoded again.
+      std::shared_ptr<const CachedBlock> cb;
+      auto cached = c->blocks.find(b);
+      if (cached != c->blocks.end()) {
+        cb = cached->second;
+      } else {
+        std::shared_ptr<const IndexTable> t;
+        Status s = r->Table(ns, &t);
+        if (!s.ok()) return s;
+        ptrdiff_t i = t ? t->Find(ArrayBlockKey(name, m.BlockSeq(b))) : -1;
+        if (i < 0) return Status::Corruption(where + ": its object is missing from " + r->Where(ns));
+        EntryView e;
+        s = DecodeEntryBody(t->entries[size_t(i)], &e);
+        if (s.ok()) s = r->CheckHugeValue(e);
         if (!s.ok()) return s.WithContext(where);
-        continue;
+        if (e.size != belems * esize)
+          return Status::Corruption(where + ": its object holds " + std::to_string(e.size) + " bytes, not " +
+                                    std::to_string(belems * esize));
+        if (e.kind != ValueKind::kChunked) {
+          s = ForEachRun(nd, bs.data(), bc.data(), qs.data(), qc.data(), esize, [&](const ByteRun& run) {
+            st.runs++;
+            st.requests++;
+            st.bytes_read += run.len;
+            return r->ReadValue(e, run.src, run.len, dst + run.dst, ReadOptions());
+          });
+          if (!s.ok()) return s.WithContext(where);
+          continue;
+        }
+        st.blocks_decoded++;
+        auto fresh = std::make_shared<CachedBlock>();
+        fresh->chunks = std::move(e.chunks);
+        s = GrainEnds(fresh->chunks, &fresh->ends);
+        if (!s.ok()) return s.WithContext(where);
+        uint64_t bytes = fresh->MemoryBytes();
+        if (c->block_bytes + bytes > kBlockCacheBytes) {
+          c->blocks.clear();
+          c->block_bytes = 0;
+        }
+        if (bytes <= kBlockCacheBytes) {
+          c->block_bytes += bytes;
+          c->blocks.emplace(b, fresh);
+        }
+        cb = std::move(fresh);
       }
-      s = plan.BeginBlock(&e.chunks, b);
+      Status s = plan.BeginBlock(&cb->chunks, &cb->ends, b);
       if (!s.ok()) return s.WithContext(where);
       // Errors from here on may come from a window's read, of any block: a
       // checksum mismatch names its block, an I/O error its file.
@@ -204,6 +230,17 @@ Status Store::GetArray(std::string_view name, const std::vector<uint64_t>& start
   st.requests += counts.requests;
   st.bytes_read += counts.bytes;
   if (!s.ok()) return s.WithContext(who.substr(0, who.size() - 2));
+  return Status::OK();
+}
+
+Status Inspector::ArrayFootprint(Store* store, std::string_view name, uint64_t* descriptor_bytes,
+                                 uint64_t* memory_bytes) {
+  Store::Rep* r = store->rep_.get();
+  std::shared_ptr<const CachedArray> c;
+  Status s = LoadArray(r, name, &c);
+  if (!s.ok()) return s;
+  *descriptor_bytes = EncodeArrayMeta(c->meta).size();
+  *memory_bytes = c->meta.MemoryBytes() + c->index->MemoryBytes();
   return Status::OK();
 }
 

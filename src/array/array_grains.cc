@@ -15,18 +15,30 @@ void GrainWindow::Clear() {
   grain_bytes = gap_bytes = side_bytes = max_gap = 0;
 }
 
-Status GrainPlanner::BeginBlock(const std::vector<ChunkRef>* chunks, uint64_t label) {
-  chunks_ = chunks;
-  label_ = label;
-  ends_.clear();
-  ends_.reserve(chunks->size());
+Status GrainEnds(const std::vector<ChunkRef>& chunks, std::vector<uint64_t>* ends) {
+  ends->clear();
+  ends->reserve(chunks.size());
   uint64_t pos = 0;
-  for (const ChunkRef& c : *chunks) {
+  for (const ChunkRef& c : chunks) {
     if (c.codec != uint8_t(Codec::kNone) || c.length != c.raw_length)
       return Status::Corruption("a chunk of codec " + std::to_string(c.codec) + " (" + std::to_string(c.length) +
                                 " bytes stored for " + std::to_string(c.raw_length) + ")");
-    ends_.push_back(pos += c.raw_length);
+    ends->push_back(pos += c.raw_length);
   }
+  return Status::OK();
+}
+
+Status GrainPlanner::BeginBlock(const std::vector<ChunkRef>* chunks, uint64_t label) {
+  Status s = GrainEnds(*chunks, &own_ends_);
+  if (!s.ok()) return s;
+  return BeginBlock(chunks, &own_ends_, label);
+}
+
+Status GrainPlanner::BeginBlock(const std::vector<ChunkRef>* chunks, const std::vector<uint64_t>* ends,
+                                uint64_t label) {
+  chunks_ = chunks;
+  ends_ = ends;
+  label_ = label;
   have_prev_ = false;
   open_ = SIZE_MAX;
   cursor_ = 0;
@@ -34,13 +46,13 @@ Status GrainPlanner::BeginBlock(const std::vector<ChunkRef>* chunks, uint64_t la
 }
 
 size_t GrainPlanner::GrainOf(uint64_t off) {
-  cursor_ = size_t(std::upper_bound(ends_.begin() + ptrdiff_t(cursor_), ends_.end(), off) - ends_.begin());
+  cursor_ = size_t(std::upper_bound(ends_->begin() + ptrdiff_t(cursor_), ends_->end(), off) - ends_->begin());
   return cursor_;
 }
 
 Status GrainPlanner::AddRun(const ByteRun& r) {
   if (r.len == 0) return Status::OK();
-  if (ends_.empty() || r.src + r.len > ends_.back())
+  if (ends_->empty() || r.src + r.len > ends_->back())
     return Status::Corruption("a run past the end of the block object");
   size_t k = GrainOf(r.src);
   if (open_ != SIZE_MAX && k != open_) {
@@ -50,7 +62,7 @@ Status GrainPlanner::AddRun(const ByteRun& r) {
     // Bridge the whole grains strictly between when they are cheap beside
     // the two runs (and the window was not just handed off).
     if (have_prev_ && k > last + 1) {
-      uint64_t cost = ends_[k - 1] - ends_[last];
+      uint64_t cost = (*ends_)[k - 1] - (*ends_)[last];
       if (cost <= std::min(gap_, (prev_len_ + r.len) / 4)) AddGaps(last + 1, k);
     }
   }
@@ -61,8 +73,8 @@ Status GrainPlanner::AddRun(const ByteRun& r) {
       if (!s.ok()) return s;
       open_ = k;
     }
-    uint64_t gbeg = k == 0 ? 0 : ends_[k - 1];
-    uint64_t to = std::min(end, ends_[k]);
+    uint64_t gbeg = k == 0 ? 0 : (*ends_)[k - 1];
+    uint64_t to = std::min(end, (*ends_)[k]);
     GrainPiece p{pos - gbeg, dst, to - pos};
     if (!open_pieces_.empty()) {
       GrainPiece& b = open_pieces_.back();

@@ -95,6 +95,10 @@ class GrainPlanner {
   // the block's runs) and a label for errors. Chunks must be stored as is
   // (Codec::kNone, length == raw_length): Corruption otherwise.
   Status BeginBlock(const std::vector<ChunkRef>* chunks, uint64_t label);
+  // The same with the chunks' end offsets already computed by GrainEnds
+  // (kept with a decoded block, so a block read again skips the pass over
+  // all of its chunks); `ends` must outlive the block's runs too.
+  Status BeginBlock(const std::vector<ChunkRef>* chunks, const std::vector<uint64_t>* ends, uint64_t label);
   // A run of the current block; runs come in increasing src order and lie
   // inside the object.
   Status AddRun(const ByteRun& r);
@@ -116,7 +120,8 @@ class GrainPlanner {
   uint64_t windows_ = 0;
   // The current block.
   const std::vector<ChunkRef>* chunks_ = nullptr;
-  std::vector<uint64_t> ends_;  // end offset of each grain in the object
+  const std::vector<uint64_t>* ends_ = nullptr;  // end offset of each grain in the object
+  std::vector<uint64_t> own_ends_;               // ends_ when BeginBlock computed them
   size_t cursor_ = 0;           // no run of the block starts before grain cursor_
   uint64_t label_ = 0;
   // The last run of the block, and the grain open for pieces.
@@ -125,6 +130,11 @@ class GrainPlanner {
   size_t open_ = SIZE_MAX;  // grain index; SIZE_MAX: none
   std::vector<GrainPiece> open_pieces_;
 };
+
+// The end offset in the object of each of `chunks` (in value order), for
+// GrainPlanner::BeginBlock. Corruption unless every chunk is stored as is
+// (Codec::kNone, length == raw_length).
+Status GrainEnds(const std::vector<ChunkRef>& chunks, std::vector<uint64_t>* ends);
 
 // Reads a window with one ReadCoalesced: every grain verified against its
 // checksum, every piece in place in `dst` (the box's buffer). `side` is

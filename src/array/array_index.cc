@@ -5,56 +5,91 @@
 
 namespace cairn {
 
-ArrayIndex::ArrayIndex(const ArrayMeta* m) : m_(m) {
-  if (m->regular || m->nblocks == 0) return;
-  size_t nd = m->ndims();
-  // The dimension along which blocks are most spread out: a slab
-  // decomposition along dimension 2 sorts on dimension 2.
-  size_t best = 0;
-  uint64_t best_distinct = 0;
-  std::vector<uint64_t> v(m->nblocks);
-  for (size_t d = 0; d < nd; d++) {
-    for (uint64_t i = 0; i < m->nblocks; i++) v[i] = m->starts[i * nd + d];
-    std::sort(v.begin(), v.end());
-    uint64_t distinct = uint64_t(std::unique(v.begin(), v.end()) - v.begin());
-    if (distinct > best_distinct) {
-      best_distinct = distinct;
-      best = d;
-    }
+namespace {
+
+// How many leaves the subtree of `node` holds in the complete heap-ordered
+// tree whose leaves are nodes b..2b-1.
+uint64_t LeavesUnder(uint64_t node, uint64_t b) {
+  uint64_t count = 0;
+  for (uint64_t lo = node, hi = node + 1; lo < 2 * b; lo *= 2, hi *= 2) {
+    uint64_t x = std::max(lo, b), y = std::min(hi, 2 * b);
+    if (x < y) count += y - x;
   }
-  dim_ = best;
-  order_.resize(m->nblocks);
-  for (uint64_t i = 0; i < m->nblocks; i++) order_[i] = i;
-  std::sort(order_.begin(), order_.end(), [&](uint64_t a, uint64_t b) {
-    return m->starts[a * nd + dim_] < m->starts[b * nd + dim_];
-  });
-  leaves_ = 1;
-  while (leaves_ < m->nblocks) leaves_ *= 2;
-  tree_.assign(2 * leaves_, 0);  // padding leaves end at 0: never visited
-  for (uint64_t i = 0; i < m->nblocks; i++) {
-    uint64_t b = order_[i];
-    tree_[leaves_ + i] = m->starts[b * nd + dim_] + m->counts[b * nd + dim_];
-  }
-  for (size_t n = leaves_; n-- > 1;) tree_[n] = std::max(tree_[2 * n], tree_[2 * n + 1]);
+  return count;
 }
 
-void ArrayIndex::Visit(size_t node, size_t nl, size_t nr, size_t hi, uint64_t lo,
-                       const std::function<void(size_t)>& at) const {
-  // [nl, nr) are the leaves under `node`.
-  if (nl >= hi || tree_[node] <= lo) return;
-  if (nr - nl == 1) {
-    at(nl);
+// Twice the centre of block b in dimension k (exact: 65 bits).
+unsigned __int128 Centre2(const ArrayMeta& m, uint64_t b, size_t k) {
+  size_t nd = m.ndims();
+  return 2 * (unsigned __int128)m.starts[b * nd + k] + m.counts[b * nd + k];
+}
+
+}  // namespace
+
+ArrayIndex::ArrayIndex(const ArrayMeta* m) : m_(m) {
+  if (m->regular || m->nblocks == 0) return;
+  uint64_t b = m->nblocks;
+  size_t nd = m->ndims();
+  leaf_.resize(b);
+  bounds_.assign(2 * nd * b, 0);
+  std::vector<uint64_t> blocks(b);
+  for (uint64_t i = 0; i < b; i++) blocks[i] = i;
+  Build(1, blocks.data(), b);
+  // Bounds bottom-up: a leaf's are its block's.
+  auto lo = [&](uint64_t n, size_t k) {
+    return n >= b ? m->starts[leaf_[n - b] * nd + k] : bounds_[2 * n * nd + k];
+  };
+  auto hi = [&](uint64_t n, size_t k) {
+    return n >= b ? m->starts[leaf_[n - b] * nd + k] + m->counts[leaf_[n - b] * nd + k]
+                  : bounds_[(2 * n + 1) * nd + k];
+  };
+  for (uint64_t n = b; n-- > 1;)
+    for (size_t k = 0; k < nd; k++) {
+      bounds_[2 * n * nd + k] = std::min(lo(2 * n, k), lo(2 * n + 1, k));
+      bounds_[(2 * n + 1) * nd + k] = std::max(hi(2 * n, k), hi(2 * n + 1, k));
+    }
+}
+
+// Places the n blocks of blocks[] under `node`: split along the dimension
+// in which their centres spread most, the lower centres to the left child
+// (as many as its subtree has leaves). The split only shapes the tree: the
+// bounds are computed from the blocks, so any split finds every overlap.
+void ArrayIndex::Build(uint64_t node, uint64_t* blocks, uint64_t n) {
+  const ArrayMeta& m = *m_;
+  uint64_t b = m.nblocks;
+  if (node >= b) {  // a leaf: n == 1
+    leaf_[node - b] = blocks[0];
     return;
   }
-  size_t mid = nl + (nr - nl) / 2;
-  Visit(2 * node, nl, mid, hi, lo, at);
-  Visit(2 * node + 1, mid, nr, hi, lo, at);
+  size_t nd = m.ndims();
+  size_t dim = 0;
+  unsigned __int128 widest = 0;
+  for (size_t k = 0; k < nd; k++) {
+    unsigned __int128 lo = ~(unsigned __int128)0, hi = 0;
+    for (uint64_t i = 0; i < n; i++) {
+      unsigned __int128 c = Centre2(m, blocks[i], k);
+      lo = std::min(lo, c);
+      hi = std::max(hi, c);
+    }
+    if (hi - lo > widest || k == 0) {
+      widest = hi - lo;
+      dim = k;
+    }
+  }
+  uint64_t left = LeavesUnder(2 * node, b);
+  std::nth_element(blocks, blocks + left, blocks + n, [&](uint64_t x, uint64_t y) {
+    unsigned __int128 cx = Centre2(m, x, dim), cy = Centre2(m, y, dim);
+    return cx < cy || (cx == cy && x < y);
+  });
+  Build(2 * node, blocks, left);
+  Build(2 * node + 1, blocks + left, n - left);
 }
 
 uint64_t ArrayIndex::ForEachOverlap(const uint64_t* qs, const uint64_t* qc,
-                                    const std::function<void(uint64_t)>& fn) const {
+                                    const std::function<void(uint64_t)>& fn, uint64_t* nodes) const {
   const ArrayMeta& m = *m_;
   size_t nd = m.ndims();
+  if (nodes) *nodes = 0;
   for (size_t d = 0; d < nd; d++)
     if (qc[d] == 0) return 0;
   uint64_t examined = 0;
@@ -81,23 +116,34 @@ uint64_t ArrayIndex::ForEachOverlap(const uint64_t* qs, const uint64_t* qc,
       }
     }
   }
-  if (order_.empty()) return 0;
-  uint64_t qlo = qs[dim_], qhi = qs[dim_] + qc[dim_];
-  // Blocks starting before the box's end in dim_ ...
-  auto it = std::partition_point(order_.begin(), order_.end(), [&](uint64_t b) {
-    return m.starts[b * nd + dim_] < qhi;
-  });
-  // ... of which the tree yields those whose end passes the box's start.
-  Visit(1, 0, leaves_, size_t(it - order_.begin()), qlo, [&](size_t i) {
-    uint64_t b = order_[i];
-    examined++;
-    bool hit = true;
-    for (size_t d = 0; d < nd && hit; d++) {
-      uint64_t s = m.starts[b * nd + d], c = m.counts[b * nd + d];
-      hit = c > 0 && s < qs[d] + qc[d] && qs[d] < s + c;
+  if (leaf_.empty()) return 0;
+  uint64_t b = m.nblocks, tested = 0;
+  // Depth-first; the tree is complete, so its depth is log2(B) + 1.
+  uint64_t stack[2 * 64 + 2];
+  size_t top = 0;
+  stack[top++] = 1;
+  while (top > 0) {
+    uint64_t n = stack[--top];
+    if (n >= b) {
+      uint64_t blk = leaf_[n - b];
+      examined++;
+      bool hit = true;
+      for (size_t d = 0; d < nd && hit; d++) {
+        uint64_t s = m.starts[blk * nd + d], c = m.counts[blk * nd + d];
+        hit = c > 0 && s < qs[d] + qc[d] && qs[d] < s + c;
+      }
+      if (hit) fn(blk);
+      continue;
     }
-    if (hit) fn(b);
-  });
+    tested++;
+    bool meets = true;
+    for (size_t d = 0; d < nd && meets; d++)
+      meets = bounds_[2 * n * nd + d] < qs[d] + qc[d] && qs[d] < bounds_[(2 * n + 1) * nd + d];
+    if (!meets) continue;
+    stack[top++] = 2 * n + 1;
+    stack[top++] = 2 * n;
+  }
+  if (nodes) *nodes = tested;
   return examined;
 }
 

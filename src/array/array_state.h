@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "array/array_index.h"
@@ -32,12 +33,27 @@ struct PendingArray {
   std::vector<PendingBlock> blocks;
 };
 
-// A descriptor of the revision in view, decoded once, with its index.
+// A chunked block object of the revision in view, decoded once: its
+// chunks and their end offsets (array_grains.h GrainEnds).
+struct CachedBlock {
+  std::vector<ChunkRef> chunks;
+  std::vector<uint64_t> ends;
+  uint64_t MemoryBytes() const { return sizeof(*this) + 64 + sizeof(ChunkRef) * chunks.size() + 8 * ends.size(); }  // + the map's node
+};
+
+// A descriptor of the revision in view, decoded once, with its index, and
+// the blocks GetArray decoded (so that reading a part of a block again
+// does not decode all of its chunks again; bounded by kBlockCacheBytes,
+// emptied when full). A handle is used by one thread at a time.
 struct CachedArray {
   ArrayMeta meta;
   TagList tags;
   std::unique_ptr<ArrayIndex> index;
+  mutable std::unordered_map<uint64_t, std::shared_ptr<const CachedBlock>> blocks;
+  mutable uint64_t block_bytes = 0;
+  uint64_t MemoryBytes() const { return meta.MemoryBytes() + index->MemoryBytes() + block_bytes; }
 };
+constexpr uint64_t kBlockCacheBytes = 64ull << 20;  // per array
 
 struct ArrayState {
   std::map<std::string, PendingArray> puts;

@@ -33,6 +33,12 @@ class Inspector {
   // This rank's own namespace: the bytes its pending (uncommitted) state
   // holds, and the bytes of the pending entries themselves.
   static void PendingBytes(const Store& store, uint64_t* held, uint64_t* live);
+  // Global array `name` of the revision in view: the size of its
+  // descriptor as encoded (the value the revision stores), and the memory
+  // its decoded descriptor and overlap index take on this rank (as the
+  // handle's descriptor cache accounts them).
+  static Status ArrayFootprint(Store* store, std::string_view name, uint64_t* descriptor_bytes,
+                               uint64_t* memory_bytes);
 };
 
 }  // namespace cairn
