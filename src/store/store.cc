@@ -586,7 +586,7 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   //    cores (bench/README.md, "Small values").
   Status local = ValidateOptions(options);
   if (path.empty()) local = Status::InvalidArgument("empty store path");
-  const std::string my_opts = EncodeCollectiveOptions(options, path);
+  const std::string my_opts = nranks > 1 ? EncodeCollectiveOptions(options, path) : std::string();
   std::string hello;
   std::vector<std::string> parts;
   Status rank0_tables;
