@@ -135,6 +135,29 @@ TEST_F(SmallRead, ReadOnlyOpenIsFourCollectiveSteps) {
   EXPECT_EQ(g_collectives - before, 1);
 }
 
+// A checkpoint's collective steps (the write side of the same cost):
+// opening a new store, one commit and the close. They were 6 + 8 + 1 at
+// one rank and 15 + 11 + 1 at two and four; the options' check, and the
+// agreements that follow one another in open and commit, are one
+// reduction each now.
+TEST_F(SmallRead, CheckpointCollectiveSteps) {
+  std::unique_ptr<Store> s;
+  MPI_Barrier(MPI_COMM_WORLD);
+  long before = g_collectives;
+  ASSERT_TRUE(Store::Open(Options(), Path(), MPI_COMM_WORLD, &s).ok());
+  long open = g_collectives - before;
+  for (int i = 0; i < 8; i++) ASSERT_TRUE(s->Put(Key(i), Value(rank_, i)).ok());
+  before = g_collectives;
+  ASSERT_TRUE(s->Commit().ok());
+  long commit = g_collectives - before;
+  before = g_collectives;
+  ASSERT_TRUE(s->Close().ok());
+  long close = g_collectives - before;
+  EXPECT_EQ(open, size_ == 1 ? 6 : 7);
+  EXPECT_EQ(commit, size_ == 1 ? 6 : 8);
+  EXPECT_EQ(close, 1);
+}
+
 // Rank 0's kind of open decides the protocol; a rank that asked for
 // something else is told so, on every rank, as by a writable open.
 TEST_F(SmallRead, ReadOnlyOpenRefusesOptionsThatDiffer) {

@@ -711,9 +711,12 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     }
     rep->sub_comm->Barrier();
     if (!leader) s = File::Open(fpath, File::kReadWrite, &rep->stats, &rep->my_file);
-    s = AgreeStatus(c, s);
-    if (!s.ok()) return s;
-    if (c->AllreduceMax(made_file ? 1 : 0) != 0) rep->sync_store_dir = true;
+    // One reduction: the lowest failing rank (size - rank), as AgreeStatus
+    // gives it, and whether any rank made its file.
+    uint64_t agreed[2] = {s.ok() ? 0u : uint64_t(nranks - rank), made_file ? 1u : 0u};
+    c->IallreduceMax(agreed, 2)->Wait();
+    if (agreed[0] != 0) return StatusOfRank(c, nranks - int(agreed[0]), s);
+    if (agreed[1] != 0) rep->sync_store_dir = true;
     uint64_t floor = kSubfileHeaderReserve;
     if (rep->my_subfile < rep->newest_high_water.size())
       floor = std::max(floor, rep->newest_high_water[rep->my_subfile]);
