@@ -580,10 +580,11 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   //    and every rank's small index table: StartReadOnlyOpen). Every rank
   //    follows rank 0's kind of open, compares the options with its own
   //    and checks its own (the per-rank tuning options may differ); one
-  //    agreement covers all of it (AgreeOpen). A read-only open makes three
-  //    collective steps (this broadcast, a scatter, the agreement) where it
-  //    made fifteen: each costs a scheduling round trip when ranks share
-  //    cores (bench/README.md, "Small values").
+  //    agreement covers all of it (AgreeOpen). A read-only open makes four
+  //    collective steps (the communicator's duplication, this broadcast, a
+  //    scatter, the agreement) where it made fifteen at two ranks: each
+  //    costs a scheduling round trip when ranks share cores (bench/README.md,
+  //    "Small values").
   Status local = ValidateOptions(options);
   if (path.empty()) local = Status::InvalidArgument("empty store path");
   const std::string my_opts = nranks > 1 ? EncodeCollectiveOptions(options, path) : std::string();
