@@ -130,15 +130,17 @@ class Cairn : public bench::System {
         bad += values_[k].size() != c.cfg.size ||
                !bench::CheckStamp(values_[k].data(), c.cfg.size, c.rank, ckpt, ids[k]);
     } else {
-      std::vector<std::string> keys;
-      std::vector<cairn::Store::ValueBuffer> bufs;
-      keys.reserve(ids.size());
-      bufs.reserve(ids.size());
+      // The key, buffer and status vectors of the last call are reused,
+      // as a reader reading object by object would.
+      std::vector<std::string>& keys = keys_;
+      std::vector<cairn::Store::ValueBuffer>& bufs = bufs_;
+      keys.resize(ids.size());
+      bufs.resize(ids.size());
       for (size_t k = 0; k < ids.size(); ++k) {
-        keys.push_back(bench::ObjectKey(ckpt, ids[k]));
-        bufs.push_back({rbuf_.data() + k * c.cfg.size, c.cfg.size, 0});
+        bench::ObjectKey(ckpt, ids[k], &keys[k]);
+        bufs[k] = {rbuf_.data() + k * c.cfg.size, c.cfg.size, 0};
       }
-      std::vector<cairn::Status> st;
+      std::vector<cairn::Status>& st = statuses_;
       CheckOk(store_->MultiGet(keys, &bufs, &st), "multiget");
       for (size_t k = 0; k < ids.size(); ++k)
         bad += bufs[k].size != c.cfg.size ||
@@ -177,6 +179,9 @@ class Cairn : public bench::System {
   // The reader's memory, made before the timed phase (bench_posix's rbuf_).
   std::vector<char> rbuf_;
   std::vector<std::string> values_;
+  std::vector<std::string> keys_;
+  std::vector<cairn::Store::ValueBuffer> bufs_;
+  std::vector<cairn::Status> statuses_;
   std::unique_ptr<cairn::Store> store_;
   // Filler made before the timed phase; stamped per object.
   std::vector<char> buf_ = bench::MakeFiller(bench::Ctx().cfg.size, bench::Ctx().rank);

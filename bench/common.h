@@ -91,6 +91,8 @@ class System {
 
 // The key of object `i` of checkpoint `ckpt`, for the key-value systems.
 std::string ObjectKey(int ckpt, uint64_t i);
+// The same into *out, reusing its memory.
+void ObjectKey(int ckpt, uint64_t i, std::string* out);
 
 // The process-wide context a System uses.
 struct Context {

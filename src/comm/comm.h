@@ -37,6 +37,10 @@ class Comm {
   virtual void Gather(const std::string& mine, std::vector<std::string>* all, int root) = 0;
   // Root's parts[i] goes to rank i's *mine.
   virtual void Scatter(const std::vector<std::string>& parts, std::string* mine, int root) = 0;
+  // The same when every rank already knows the size of its part (`size`,
+  // which must equal root's parts[rank].size()): one step instead of two.
+  virtual void ScatterSized(const std::vector<std::string>& parts, uint64_t size, std::string* mine,
+                            int root) = 0;
   virtual uint64_t AllreduceMax(uint64_t v) = 0;
   virtual uint64_t AllreduceMin(uint64_t v) = 0;
   // Nonblocking, element-wise max of v[0..n) over all ranks, in place when
@@ -72,6 +76,10 @@ std::unique_ptr<Comm> NewSelfComm();
 // Every rank passes its local status; every rank returns the same: ok if all
 // were ok, else the error of the lowest failing rank, prefixed "rank R: ".
 Status AgreeStatus(Comm* comm, const Status& local);
+// Collective, once every rank knows that rank `from` failed (from an
+// agreement of its own): every rank returns from's `local` status,
+// prefixed "rank R: ", as AgreeStatus does.
+Status StatusOfRank(Comm* comm, int from, const Status& local);
 
 // Status to bytes and back, for sending a status between ranks.
 std::string EncodeStatus(const Status& s);

@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include "comm/comm.h"
@@ -107,11 +108,25 @@ class MpiComm final : public Comm {
     Complete(&r, comm_, timeout_s_, "barrier");
   }
 
+  // One step for a small payload: a head of fixed size carries the length
+  // and the first bytes, and only what does not fit follows (an open makes
+  // several broadcasts of a few hundred bytes, each of which was two steps;
+  // each step costs a scheduling round trip when ranks share cores).
   void Bcast(std::string* data, int root) override {
+    constexpr uint64_t kHead = 1024, kInHead = kHead - sizeof(uint64_t);
+    char head[kHead];
     uint64_t n = data->size();
-    BcastBytes(&n, sizeof n, root);
-    data->resize(n);
-    for (uint64_t off = 0; off < n; off += kPiece)
+    if (rank_ == root) {
+      std::memcpy(head, &n, sizeof n);
+      std::memcpy(head + sizeof n, data->data(), std::min(n, kInHead));
+    }
+    BcastBytes(head, int(kHead), root);
+    if (rank_ != root) {
+      std::memcpy(&n, head, sizeof n);
+      data->resize(n);
+      std::memcpy(data->data(), head + sizeof n, std::min(n, kInHead));
+    }
+    for (uint64_t off = kInHead; off < n; off += kPiece)
       BcastBytes(data->data() + off, int(std::min(kPiece, n - off)), root);
   }
   void BcastBytes(void* p, int n, int root) {
@@ -174,6 +189,26 @@ class MpiComm final : public Comm {
     Complete(&r, comm_, timeout_s_, "scatter (sizes)");
     mine->resize(size_t(n));
     MPI_Iscatterv(flat.data(), counts.data(), displs.data(), MPI_BYTE, mine->data(), n, MPI_BYTE,
+                  root, comm_, &r);
+    Complete(&r, comm_, timeout_s_, "scatter (data)");
+  }
+
+  void ScatterSized(const std::vector<std::string>& parts, uint64_t size, std::string* mine,
+                    int root) override {
+    std::vector<int> counts, displs;
+    std::string flat;
+    if (rank_ == root) {
+      counts.resize(size_);
+      displs.resize(size_);
+      for (int i = 0; i < size_; i++) {
+        displs[i] = int(flat.size());
+        counts[i] = int(parts[i].size());
+        flat += parts[i];
+      }
+    }
+    mine->resize(size_t(size));
+    MPI_Request r;
+    MPI_Iscatterv(flat.data(), counts.data(), displs.data(), MPI_BYTE, mine->data(), int(size), MPI_BYTE,
                   root, comm_, &r);
     Complete(&r, comm_, timeout_s_, "scatter (data)");
   }

@@ -23,6 +23,9 @@ class SelfComm final : public Comm {
   void Scatter(const std::vector<std::string>& parts, std::string* mine, int) override {
     *mine = parts.at(0);
   }
+  void ScatterSized(const std::vector<std::string>& parts, uint64_t, std::string* mine, int) override {
+    *mine = parts.at(0);
+  }
   uint64_t AllreduceMax(uint64_t v) override { return v; }
   uint64_t AllreduceMin(uint64_t v) override { return v; }
   std::unique_ptr<CommRequest> IallreduceMax(uint64_t*, int) override {
@@ -72,11 +75,15 @@ Status AgreeStatus(Comm* comm, const Status& local) {
   uint64_t me = local.ok() ? kOk : uint64_t(comm->rank());
   uint64_t first = comm->AllreduceMin(me);
   if (first == kOk) return Status::OK();
+  return StatusOfRank(comm, int(first), local);
+}
+
+Status StatusOfRank(Comm* comm, int from, const Status& local) {
   std::string bytes;
-  if (uint64_t(comm->rank()) == first) bytes = EncodeStatus(local);
-  comm->Bcast(&bytes, int(first));
+  if (comm->rank() == from) bytes = EncodeStatus(local);
+  comm->Bcast(&bytes, from);
   Status s = DecodeStatus(bytes);
-  return Status(s.code(), "rank " + std::to_string(first) + ": " + s.message());
+  return Status(s.code(), "rank " + std::to_string(from) + ": " + s.message());
 }
 
 }  // namespace cairn

@@ -10,6 +10,13 @@
 namespace cairn {
 
 std::vector<ReadBlock> PlanReadBlocks(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits) {
+  std::vector<ReadBlock> blocks;
+  PlanReadBlocks(ranges, limits, &blocks);
+  return blocks;
+}
+
+void PlanReadBlocks(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits,
+                    std::vector<ReadBlock>* out) {
   auto& r = *ranges;
   auto before = [](const ReadRange& a, const ReadRange& b) {
     return a.subfile != b.subfile ? a.subfile < b.subfile : a.offset < b.offset;
@@ -17,7 +24,8 @@ std::vector<ReadBlock> PlanReadBlocks(std::vector<ReadRange>* ranges, const Read
   if (!std::is_sorted(r.begin(), r.end(), before))  // planned reads often come in file order
     std::sort(r.begin(), r.end(), before);
   double amp = std::max(1.0, limits.max_amplification);
-  std::vector<ReadBlock> blocks;
+  std::vector<ReadBlock>& blocks = *out;
+  blocks.clear();
   for (size_t i = 0; i < r.size(); i++) {
     if (r[i].length == 0) continue;
     uint64_t r_end = r[i].offset + r[i].length;
@@ -41,7 +49,6 @@ std::vector<ReadBlock> PlanReadBlocks(std::vector<ReadRange>* ranges, const Read
     }
     blocks.push_back(ReadBlock{r[i].subfile, r[i].offset, r[i].length, i, i, r[i].length});
   }
-  return blocks;
 }
 
 namespace {
@@ -82,8 +89,9 @@ class Readahead {
 // ranges land in `scratch`. `done` runs after each request for the ranges
 // it completed.
 Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& r,
-                     std::string* scratch, const RangeDone& done, ReadCounts* counts) {
-  std::vector<struct iovec> iov;
+                     std::string* scratch, std::vector<struct iovec>* iov_buf, const RangeDone& done,
+                     ReadCounts* counts) {
+  std::vector<struct iovec>& iov = *iov_buf;
   size_t i = b.first;
   while (i <= b.last) {
     if (r[i].length == 0) {  // `done` already ran for it
@@ -160,7 +168,16 @@ Status ReadBounced(File* f, const ReadBlock& b, const std::vector<ReadRange>& r,
 
 Status ReadCoalesced(std::vector<ReadRange> ranges, const ReadPlanLimits& limits,
                      const FileResolver& files, const RangeDone& done, ReadCounts* counts) {
-  std::vector<ReadBlock> blocks = PlanReadBlocks(&ranges, limits);
+  ReadWorkspace ws;
+  return ReadCoalesced(&ranges, limits, files, done, counts, &ws);
+}
+
+Status ReadCoalesced(std::vector<ReadRange>* ranges_in, const ReadPlanLimits& limits,
+                     const FileResolver& files, const RangeDone& done, ReadCounts* counts,
+                     ReadWorkspace* ws) {
+  std::vector<ReadRange>& ranges = *ranges_in;
+  std::vector<ReadBlock>& blocks = ws->blocks;
+  PlanReadBlocks(&ranges, limits, &blocks);
   if (done)  // empty ranges belong to no block
     for (const ReadRange& x : ranges)
       if (x.length == 0) done(x);
@@ -180,7 +197,7 @@ Status ReadCoalesced(std::vector<ReadRange> ranges, const ReadPlanLimits& limits
     }
     if (limits.readahead) ra.Before(k);
     s = overlap ? ReadBounced(f, b, ranges, &bounce, done, counts)
-                : ReadScattered(f, b, ranges, &scratch, done, counts);
+                : ReadScattered(f, b, ranges, &scratch, &ws->iov, done, counts);
     if (!s.ok()) return s;
   }
   return Status::OK();

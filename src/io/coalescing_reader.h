@@ -18,6 +18,8 @@
 #include <functional>
 #include <vector>
 
+#include <sys/uio.h>
+
 #include "cairn/status.h"
 #include "io/file.h"
 
@@ -60,6 +62,9 @@ constexpr uint64_t kReadaheadWindow = 16ull << 20;
 
 // Sorts `ranges` in place and groups them into blocks.
 std::vector<ReadBlock> PlanReadBlocks(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits);
+// The same, into *blocks (cleared first; its memory is reused).
+void PlanReadBlocks(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits,
+                    std::vector<ReadBlock>* blocks);
 
 // Resolves a data file id to an open file.
 using FileResolver = std::function<Status(uint32_t subfile, File** file)>;
@@ -73,6 +78,17 @@ struct ReadCounts {
   uint64_t bytes = 0;
 };
 
+// The plan's and the requests' bookkeeping, kept by a caller that reads
+// often (a store's MultiGets) so that a small read allocates nothing: a
+// MultiGet of one 4 KiB value made ten allocations, as much CPU as its
+// pread (bench/README.md, "Small values"). Only small vectors live here;
+// gap scratch and bounce buffers are still made per call, and only when
+// needed. One user at a time.
+struct ReadWorkspace {
+  std::vector<ReadBlock> blocks;
+  std::vector<struct iovec> iov;
+};
+
 // Plans and performs the reads (see the top of this file). A block whose
 // ranges overlap goes through one bounce buffer instead and is copied out.
 // Neighbouring ranges whose destinations also touch are one iovec. On an
@@ -81,5 +97,9 @@ struct ReadCounts {
 Status ReadCoalesced(std::vector<ReadRange> ranges, const ReadPlanLimits& limits,
                      const FileResolver& files, const RangeDone& done = nullptr,
                      ReadCounts* counts = nullptr);
+// The same, sorting *ranges in place and planning in `ws` (reused).
+Status ReadCoalesced(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits,
+                     const FileResolver& files, const RangeDone& done, ReadCounts* counts,
+                     ReadWorkspace* ws);
 
 }  // namespace cairn

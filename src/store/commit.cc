@@ -266,8 +266,12 @@ Status Store::Rep::CommitSync(uint64_t* revision) {
   }
   // A failed fsync cannot be retried: Linux reports a writeback error once
   // and may drop the pages, so a later fsync would succeed over lost data.
-  bool any_sync_failed = c->AllreduceMax(sync_failed ? 1 : 0) != 0;
-  s = AgreeStatus(c, local);
+  // One reduction for both: whether an fsync failed anywhere, and the
+  // lowest failing rank (size - rank), as AgreeStatus gives it.
+  uint64_t agreed[2] = {sync_failed ? 1u : 0u, local.ok() ? 0u : uint64_t(c->size() - rank)};
+  c->IallreduceMax(agreed, 2)->Wait();
+  bool any_sync_failed = agreed[0] != 0;
+  s = agreed[1] == 0 ? Status::OK() : StatusOfRank(c, c->size() - int(agreed[1]), local);
   if (any_sync_failed) r->poisoned = s;
 
   // 4. Rank 0 appends the revision record and syncs it: the commit point.

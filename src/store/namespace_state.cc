@@ -61,8 +61,11 @@ bool NamespaceState::Lookup(std::string_view key, std::string_view* body) const 
     }
   }
   if (!base_) return false;
-  ptrdiff_t i = base_->Find(key);
+  const auto& keys = base_->keys;
+  size_t next = last_found_ + 1;
+  ptrdiff_t i = next < keys.size() && keys[next] == key ? ptrdiff_t(next) : base_->Find(key);
   if (i < 0) return false;
+  last_found_ = size_t(i);
   *body = base_->entries[size_t(i)];
   return true;
 }

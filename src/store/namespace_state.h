@@ -67,6 +67,9 @@ class NamespaceState {
 
  private:
   std::shared_ptr<const IndexTable> base_;
+  // The base entry the last Lookup found: a restart reads its objects in
+  // key order, so the next one is tried before a binary search.
+  mutable size_t last_found_ = 0;
   NameDict dict_;
   // A slot of `cap` bytes in the arena: large blocks, so a put costs no
   // allocation of its own (the PDC lesson: no per-element growth).

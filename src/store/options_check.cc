@@ -58,12 +58,21 @@ Named Decode(const std::string& bytes) {
 
 }  // namespace
 
+std::string EncodeCollectiveOptions(const Options& o, const std::string& path) {
+  return Encode(Collective(o, path));
+}
+
 Status CheckSameOptions(Comm* comm, const Options& o, const std::string& path) {
   if (comm->size() == 1) return Status::OK();
+  std::string root = comm->rank() == 0 ? EncodeCollectiveOptions(o, path) : std::string();
+  comm->Bcast(&root, 0);
+  return ExplainOptionDifference(comm, o, path, root);
+}
+
+Status ExplainOptionDifference(Comm* comm, const Options& o, const std::string& path,
+                               const std::string& root) {
   int rank = comm->rank();
   Named mine = Collective(o, path);
-  std::string root = rank == 0 ? Encode(mine) : std::string();
-  comm->Bcast(&root, 0);
   Named want = Decode(root);
   // Each rank: the names (in order) and values of its differing options.
   Named diff;

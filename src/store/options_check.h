@@ -17,4 +17,14 @@ namespace cairn {
 // its value.
 Status CheckSameOptions(Comm* comm, const Options& o, const std::string& path);
 
+// Local: the path and collective options, encoded; two ranks asked for the
+// same store alike exactly when their encodings are equal. Open sends rank
+// 0's in its first message and agrees on a difference with its other
+// checks, one step in all (store.cc).
+std::string EncodeCollectiveOptions(const Options& o, const std::string& path);
+// Collective, once every rank knows that some rank's encoding differs from
+// rank 0's (`root`): every rank returns CheckSameOptions' InvalidArgument.
+Status ExplainOptionDifference(Comm* comm, const Options& o, const std::string& path,
+                               const std::string& root);
+
 }  // namespace cairn

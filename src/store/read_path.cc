@@ -106,45 +106,57 @@ Status Store::Get(std::string_view key, std::string* value, const ReadOptions& r
 
 // Both MultiGets: `place(i, size, &dest)` says where value i goes (or why it
 // cannot); every chunk is read in one coalesced pass and verified as it
-// arrives. Returns the first non-ok status.
+// arrives. Returns the first non-ok status. The bookkeeping lives in
+// multi_read, so a small MultiGet allocates nothing (store_rep.h).
 Status Store::Rep::MultiRead(const std::vector<std::string>& keys, std::vector<Status>* statuses,
                              const ReadOptions& ro,
                              const std::function<Status(size_t, uint64_t, char**)>& place) {
+  // Above this many keys the scratch is given back after the call.
+  constexpr size_t kKeepKeys = 4096;
   statuses->assign(keys.size(), Status::OK());
-  struct Want { size_t key; const ChunkRef* c; };
-  std::vector<EntryView> views(keys.size());
-  std::vector<ReadRange> ranges;
-  std::vector<Want> wants;
+  MultiReadScratch& m = multi_read;
+  if (m.views.size() < keys.size()) m.views.resize(keys.size());
+  m.ranges.clear();
+  m.wants.clear();
   for (size_t i = 0; i < keys.size(); i++) {
     const NameDict* dict;
-    Status s = Find(keys[i], ro, &views[i], &dict);
+    EntryView& e = m.views[i];
+    Status s = Find(keys[i], ro, &e, &dict);
     char* dest = nullptr;
-    if (s.ok()) s = place(i, views[i].size, &dest);
+    if (s.ok()) s = place(i, e.size, &dest);
     if (!s.ok()) {
       (*statuses)[i] = s;
       continue;
     }
-    const EntryView& e = views[i];
     if (e.kind == ValueKind::kInline) {
       std::memcpy(dest, e.inline_value.data(), e.size);
       continue;
     }
     uint64_t pos = 0;
     for (const ChunkRef& c : e.chunks) {
-      ranges.push_back(ReadRange{c.subfile, c.offset, c.length, dest + pos, wants.size()});
-      wants.push_back(Want{i, &c});
+      m.ranges.push_back(ReadRange{c.subfile, c.offset, c.length, dest + pos, m.wants.size()});
+      m.wants.emplace_back(i, &c);
       pos += c.raw_length;
     }
   }
-  auto verify = [&](const ReadRange& r) {
-    const Want& w = wants[r.tag];
-    Status& st = (*statuses)[w.key];
-    if (st.ok() && Checksum(r.dest, w.c->length) != w.c->checksum) st = ChunkMismatch(keys[w.key], *w.c);
+  // One pointer of context: the std::function keeps it without allocating.
+  struct Ctx { const std::vector<std::string>* keys; std::vector<Status>* statuses; MultiReadScratch* m; };
+  Ctx ctx{&keys, statuses, &m};
+  auto verify = [c = &ctx](const ReadRange& r) {
+    const auto& [key, chunk] = c->m->wants[r.tag];
+    Status& st = (*c->statuses)[key];
+    if (st.ok() && Checksum(r.dest, chunk->length) != chunk->checksum) st = ChunkMismatch((*c->keys)[key], *chunk);
   };
-  Status io = ReadCoalesced(std::move(ranges), Limits(ro),
-                            [this](uint32_t id, File** f) { return DataFile(id, f); }, verify);
+  Status io = ReadCoalesced(&m.ranges, Limits(ro), [this](uint32_t id, File** f) { return DataFile(id, f); },
+                            verify, nullptr, &m.io);
   if (!io.ok())  // which chunks arrived is unknown: every chunked value fails
-    for (const Want& w : wants) (*statuses)[w.key] = io.WithContext("reading '" + keys[w.key] + "'");
+    for (const auto& w : m.wants) (*statuses)[w.first] = io.WithContext("reading '" + keys[w.first] + "'");
+  if (keys.size() > kKeepKeys) {  // (placed is MultiGet's: it trims it)
+    m.views = {};
+    m.ranges = {};
+    m.wants = {};
+    m.io = ReadWorkspace();
+  }
   for (const Status& st : *statuses)
     if (!st.ok()) return st;
   return Status::OK();
@@ -175,35 +187,43 @@ Status Store::MultiGet(const std::vector<std::string>& keys, std::vector<ValueBu
   // overwrite each other between the read and the check, and a good value
   // would be reported corrupt (or a reported-good one hold the other's
   // bytes). Refused before anything is read.
-  std::vector<size_t> order;
-  for (size_t i = 0; i < keys.size(); i++)
-    if ((*buffers)[i].capacity > 0) order.push_back(i);
-  auto begin_of = [&](size_t i) { return reinterpret_cast<uintptr_t>((*buffers)[i].data); };
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return begin_of(a) < begin_of(b); });
-  for (size_t k = 1; k < order.size(); k++) {
-    size_t a = order[k - 1], b = order[k];
-    if (begin_of(a) + (*buffers)[a].capacity > begin_of(b)) {
-      Status bad = Status::InvalidArgument("MultiGet: the buffers of '" + keys[a] + "' and '" + keys[b] +
-                                           "' overlap (each value needs capacity bytes of its own)");
-      statuses->assign(keys.size(), bad);
-      return bad;
+  if (keys.size() > 1) {
+    std::vector<size_t>& order = rep_->multi_read.order;
+    order.clear();
+    for (size_t i = 0; i < keys.size(); i++)
+      if ((*buffers)[i].capacity > 0) order.push_back(i);
+    auto begin_of = [&](size_t i) { return reinterpret_cast<uintptr_t>((*buffers)[i].data); };
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return begin_of(a) < begin_of(b); });
+    for (size_t k = 1; k < order.size(); k++) {
+      size_t a = order[k - 1], b = order[k];
+      if (begin_of(a) + (*buffers)[a].capacity > begin_of(b)) {
+        Status bad = Status::InvalidArgument("MultiGet: the buffers of '" + keys[a] + "' and '" + keys[b] +
+                                             "' overlap (each value needs capacity bytes of its own)");
+        statuses->assign(keys.size(), bad);
+        return bad;
+      }
     }
   }
-  std::vector<bool> written(keys.size(), false);
-  Status first = rep_->MultiRead(keys, statuses, ro, [&](size_t i, uint64_t size, char** dest) {
-    ValueBuffer& b = (*buffers)[i];
+  std::vector<char>& written = rep_->multi_read.placed;
+  written.assign(keys.size(), 0);
+  struct Ctx { const std::vector<std::string>* keys; std::vector<ValueBuffer>* buffers; std::vector<char>* written; };
+  Ctx ctx{&keys, buffers, &written};
+  Status first = rep_->MultiRead(keys, statuses, ro, [c = &ctx](size_t i, uint64_t size, char** dest) {
+    ValueBuffer& b = (*c->buffers)[i];
     b.size = size;
     if (size > b.capacity)
-      return Status::InvalidArgument("MultiGet: value of '" + keys[i] + "' is " + std::to_string(size) +
+      return Status::InvalidArgument("MultiGet: value of '" + (*c->keys)[i] + "' is " + std::to_string(size) +
                                      " bytes, its buffer holds " + std::to_string(b.capacity));
     if (size > 0 && b.data == nullptr)
-      return Status::InvalidArgument("MultiGet: buffer of '" + keys[i] + "' is null");
+      return Status::InvalidArgument("MultiGet: buffer of '" + (*c->keys)[i] + "' is null");
     *dest = static_cast<char*>(b.data);
-    written[i] = true;
+    (*c->written)[i] = 1;
     return Status::OK();
   });
   for (size_t i = 0; i < keys.size(); i++)
     if (!(*statuses)[i].ok() && written[i]) std::memset((*buffers)[i].data, 0, (*buffers)[i].size);
+  if (written.size() > 4096) written = {};
+  if (rep_->multi_read.order.capacity() > 4096) rep_->multi_read.order = {};
   return first;
 }
 

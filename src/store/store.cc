@@ -404,6 +404,174 @@ Status Store::Rep::RetagInto(NamespaceState* ns, std::string_view key, const Tag
 Store::Store(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
 Store::~Store() { Close(); }
 
+namespace {
+
+// One agreement for every check of an open (one collective step): whether
+// some rank's path or collective options differ from rank 0's, the lowest
+// rank whose own options are invalid, and the lowest rank that failed
+// later (`late`: its index table). Every rank returns the same status, in
+// this order: the difference (CheckSameOptions' message), the invalid
+// options ("rank N: ..."), rank 0's `found` (what it found in the
+// manifest, the same bytes on every rank), the late failure ("rank N: ...").
+Status AgreeOpen(Comm* c, const Options& o, const std::string& path, const std::string& root_opts,
+                 bool differs, const Status& local, const Status& found, const Status& late) {
+  int size = c->size(), rank = c->rank();
+  uint64_t v[3] = {differs ? 1u : 0u, local.ok() ? 0u : uint64_t(size - rank),
+                   late.ok() ? 0u : uint64_t(size - rank)};
+  c->IallreduceMax(v, 3)->Wait();  // max of size - rank: the lowest rank
+  if (v[0] != 0) return ExplainOptionDifference(c, o, path, root_opts);
+  if (v[1] != 0) return StatusOfRank(c, size - int(v[1]), local);
+  if (!found.ok()) return found;
+  if (v[2] != 0) return StatusOfRank(c, size - int(v[2]), late);
+  return Status::OK();
+}
+
+// Index tables rank 0 reads for every rank at a read-only open: those of at
+// most this many bytes (compact_index_limit, and 1 GiB over all ranks).
+uint64_t ScatterLimit(const Options& o, int nranks) {
+  return std::min<uint64_t>(o.compact_index_limit, (1ull << 30) / uint64_t(nranks));
+}
+bool Scattered(const NamespaceDesc& d, uint64_t limit) { return d.length != 0 && d.length <= limit; }
+
+// What happened to rank 0's read of the small tables at a read-only open.
+enum class TableBlock : uint8_t { kNone = 0, kScattered = 1, kFailed = 2 };
+
+// The read-only open's part after rank 0's first message (see OpenWith):
+// `d` holds the rest of that message. One scatter of the small tables and
+// one agreement; no other collective step.
+Status FinishReadOnlyOpen(Store::Rep* rep, Decoder* d, const std::string& root_opts, bool differs,
+                          const Status& local, std::vector<std::string>* parts, Status rank0_tables,
+                          std::shared_ptr<const IndexTable> rank0_shared) {
+  Comm* c = rep->comm.get();
+  const Options& options = rep->opt;
+  int rank = c->rank(), nranks = c->size();
+  OpenInfo info = DecodeOpenInfo(std::string(d->LengthPrefixed()));
+  TableBlock block = TableBlock(d->U8());
+  uint64_t limit = d->U64();
+  std::string shared_bytes(d->LengthPrefixed());
+  Status found = info.status;
+  if (found.ok() && !info.record.empty()) {
+    RevisionRecord r;
+    found = DecodeRevisionPayload(info.record, &r);
+    if (found.ok()) rep->current = std::move(r);
+  }
+  const RevisionRecord& rec = rep->current;
+  uint32_t readers = std::min<uint32_t>(rec.nranks, uint32_t(nranks));
+  std::shared_ptr<const IndexTable> mine;
+  Status late = rank == 0 ? rank0_tables : Status::OK();
+  if (found.ok() && rec.revision != 0 && block != TableBlock::kNone) {
+    std::string my_bytes;
+    bool have_part = uint32_t(rank) < readers && Scattered(rec.namespaces[rank], limit);
+    if (block == TableBlock::kScattered)
+      c->ScatterSized(rank == 0 ? *parts : std::vector<std::string>(), have_part ? rec.namespaces[rank].length : 0,
+                      &my_bytes, 0);
+    if (block == TableBlock::kScattered && late.ok() && uint32_t(rank) < readers) {
+      const NamespaceDesc& nd = rec.namespaces[rank];
+      if (have_part) {
+        std::shared_ptr<IndexTable> t;
+        if (Checksum(my_bytes) != nd.checksum)
+          late = Status::Corruption(rep->Where(uint32_t(rank)) + ": index table checksum does not match the manifest");
+        else late = ParseIndexTable(std::move(my_bytes), rep->Where(uint32_t(rank)) + " index", &t, true);
+        if (late.ok() && t->ns != uint32_t(rank))
+          late = Status::Corruption(rep->Where(uint32_t(rank)) + ": index table belongs to namespace " + std::to_string(t->ns));
+        mine = t;
+      } else {
+        late = rep->ReadTable(uint32_t(rank), nd, &mine);
+      }
+    }
+    // The shared table, when rank 0 read and checked it, came with its
+    // message; a copy damaged on the way (memory) is left to be read from
+    // the file on demand, which reports it.
+    std::shared_ptr<IndexTable> t;
+    if (rank != 0 && !shared_bytes.empty() && Checksum(shared_bytes) == rec.shared().checksum &&
+        ParseIndexTable(std::move(shared_bytes), rep->Where(kSharedNamespace) + " index", &t).ok() &&
+        t->ns == kSharedNamespace)
+      rep->tables[kSharedNamespace] = t;  // (rep->shared, the pending puts, stays rank 0's)
+  }
+  Status s = AgreeOpen(c, options, rep->path, root_opts, differs, local, found, late);
+  if (!s.ok()) return s;
+  rep->store_id = info.store_id;
+  rep->newest_revision = info.newest_revision;
+  rep->newest_high_water = info.newest_high_water;
+  rep->revisions = info.revisions;
+  if (mine) rep->tables[uint32_t(rank)] = mine;
+  if (rank0_shared) rep->tables[kSharedNamespace] = rank0_shared;
+  rep->own.Reset(mine);
+  rep->shared.Reset(rank0_shared);
+  return Status::OK();
+}
+
+// Rank 0 of a read-only open, before its first message: reads the manifest
+// and, in one coalesced request, the small index tables of every rank (and
+// a compact shared table), which it appends to `hello` (see OpenWith).
+void StartReadOnlyOpen(Store::Rep* rep, const Status& local, std::string* hello,
+                       std::vector<std::string>* parts, Status* tables,
+                       std::shared_ptr<const IndexTable>* shared_out) {
+  const Options& options = rep->opt;
+  int nranks = rep->comm->size();
+  OpenInfo info;
+  if (local.ok()) info = OpenManifest(rep);
+  else info.status = local;
+  uint64_t limit = ScatterLimit(options, nranks);
+  TableBlock block = TableBlock::kNone;
+  std::string shared_send;
+  RevisionRecord rec;
+  if (info.status.ok() && !info.record.empty() && DecodeRevisionPayload(info.record, &rec).ok() &&
+      rec.revision != 0) {
+    parts->assign(nranks, std::string());
+    uint32_t readers = std::min<uint32_t>(rec.nranks, uint32_t(nranks));
+    std::string shared_bytes;
+    std::vector<ReadRange> ranges;
+    auto want = [&](const NamespaceDesc& d, std::string* dst) {
+      if (!Scattered(d, limit)) return;
+      dst->resize(d.length);
+      ranges.push_back(ReadRange{d.subfile, d.offset, d.length, dst->data()});
+    };
+    for (uint32_t r = 0; r < readers; r++) want(rec.namespaces[r], &(*parts)[r]);
+    // A read-only open reads the shared table only when it is compact.
+    const bool eager_shared = rec.shared().length <= options.compact_index_limit;
+    if (eager_shared) want(rec.shared(), &shared_bytes);
+    // (The planner reads through a gap between tables only while a block
+    // stays within 2x of the table bytes it wants: history_test.)
+    Status rs = ReadCoalesced(ranges, ReadPlanLimits(),
+                              [&](uint32_t id, File** f) { return rep->DataFile(id, f); });
+    block = rs.ok() ? TableBlock::kScattered : TableBlock::kFailed;
+    if (!rs.ok()) {
+      parts->assign(nranks, std::string());
+      *tables = rs;
+    }
+    if (rs.ok() && eager_shared && rec.shared().length > 0) {
+      const NamespaceDesc& d = rec.shared();
+      rep->current = rec;  // (Where names the revision)
+      std::shared_ptr<const IndexTable> shared;
+      Status ss;
+      if (!shared_bytes.empty()) {
+        std::shared_ptr<IndexTable> t;
+        if (Checksum(shared_bytes) != d.checksum)
+          ss = Status::Corruption(rep->Where(kSharedNamespace) + ": index table checksum does not match the manifest");
+        else ss = ParseIndexTable(std::move(shared_bytes), rep->Where(kSharedNamespace) + " index", &t, true);
+        if (ss.ok() && t->ns != kSharedNamespace)
+          ss = Status::Corruption(rep->Where(kSharedNamespace) + ": index table belongs to another namespace");
+        shared = t;
+      } else {
+        ss = rep->ReadTable(kSharedNamespace, d, &shared);
+      }
+      // A damaged shared table is left to its first use, which reports it
+      // (lazy_open_test). Every other rank gets rank 0's checked copy.
+      if (!ss.ok()) shared.reset();
+      const uint64_t kSendSharedLimit = 64ull << 20;
+      if (shared && nranks > 1 && d.length <= kSendSharedLimit) shared_send = std::string(shared->bytes);
+      *shared_out = shared;
+    }
+  }
+  PutLengthPrefixed(hello, EncodeOpenInfo(info));
+  hello->push_back(char(block));
+  PutFixed64(hello, limit);
+  PutLengthPrefixed(hello, shared_send);
+}
+
+}  // namespace
+
 static Status OpenWith(const Options& options, const std::string& path, std::unique_ptr<Comm> comm,
                        std::unique_ptr<Store::Rep>* out) {
   auto rep = std::make_unique<Store::Rep>();
@@ -413,16 +581,43 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   Comm* c = rep->comm.get();
   int rank = c->rank(), nranks = c->size();
 
-  // 0. Every rank asked for the same store, with the same collective options.
-  Status s = CheckSameOptions(c, options, path);
-  if (!s.ok()) return s;
+  // 0. Rank 0's first message: its path and collective options, whether it
+  //    opens read-only, and for a read-only open what it found (manifest,
+  //    and every rank's small index table: StartReadOnlyOpen). Every rank
+  //    follows rank 0's kind of open, compares the options with its own
+  //    and checks its own (the per-rank tuning options may differ); one
+  //    agreement covers all of it (AgreeOpen). A read-only open makes four
+  //    collective steps (the communicator's duplication, this broadcast, a
+  //    scatter, the agreement) where it made fifteen at two ranks: each
+  //    costs a scheduling round trip when ranks share cores (bench/README.md,
+  //    "Small values").
+  Status local = ValidateOptions(options);
+  if (path.empty()) local = Status::InvalidArgument("empty store path");
+  const std::string my_opts = nranks > 1 ? EncodeCollectiveOptions(options, path) : std::string();
+  std::string hello;
+  std::vector<std::string> parts;
+  Status rank0_tables;
+  std::shared_ptr<const IndexTable> rank0_shared;
+  if (rank == 0) {
+    PutLengthPrefixed(&hello, my_opts);
+    hello.push_back(options.read_only ? 1 : 0);
+    if (options.read_only) StartReadOnlyOpen(rep.get(), local, &hello, &parts, &rank0_tables, &rank0_shared);
+  }
+  c->Bcast(&hello, 0);
+  Decoder hd(hello);
+  const std::string root_opts(hd.LengthPrefixed());
+  const bool read_only_open = hd.U8() != 0;
+  const bool differs = root_opts != my_opts;
+  if (read_only_open) {
+    Status s = FinishReadOnlyOpen(rep.get(), &hd, root_opts, differs, local, &parts, rank0_tables,
+                                  std::move(rank0_shared));
+    if (s.ok()) *out = std::move(rep);
+    return s;
+  }
 
-  // 1. Every rank's options are valid (the per-rank tuning options may
-  //    differ, so each rank checks its own, and all agree on the verdict);
-  //    then rank 0 reads the manifest and tells everyone what it found.
-  s = ValidateOptions(options);
-  if (path.empty()) s = Status::InvalidArgument("empty store path");
-  s = AgreeStatus(c, s);  // "rank N: ..." on every rank
+  // 1. A writable open: every rank's options are valid and the same, then
+  //    rank 0 reads the manifest and tells everyone what it found.
+  Status s = AgreeOpen(c, options, path, root_opts, differs, local, Status::OK(), Status::OK());
   if (!s.ok()) return s;
   OpenInfo info;
   if (rank == 0) {
@@ -523,9 +718,12 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     }
     rep->sub_comm->Barrier();
     if (!leader) s = File::Open(fpath, File::kReadWrite, &rep->stats, &rep->my_file);
-    s = AgreeStatus(c, s);
-    if (!s.ok()) return s;
-    if (c->AllreduceMax(made_file ? 1 : 0) != 0) rep->sync_store_dir = true;
+    // One reduction: the lowest failing rank (size - rank), as AgreeStatus
+    // gives it, and whether any rank made its file.
+    uint64_t agreed[2] = {s.ok() ? 0u : uint64_t(nranks - rank), made_file ? 1u : 0u};
+    c->IallreduceMax(agreed, 2)->Wait();
+    if (agreed[0] != 0) return StatusOfRank(c, nranks - int(agreed[0]), s);
+    if (agreed[1] != 0) rep->sync_store_dir = true;
     uint64_t floor = kSubfileHeaderReserve;
     if (rep->my_subfile < rep->newest_high_water.size())
       floor = std::max(floor, rep->newest_high_water[rep->my_subfile]);
@@ -939,7 +1137,12 @@ Status Store::Close() {
   r->writer_lock.reset();  // after the last record
   if (r->comm->mpi() != MPI_COMM_NULL) {
     if (finalized) return Status::InvalidArgument("store closed after MPI_Finalize");
-    r->comm->Barrier();
+    // A writable handle's ranks leave together, once the writer lock is
+    // released. A read-only handle changed nothing another rank could see:
+    // its ranks leave as each is done (a barrier here made every rank wait
+    // for the slowest one to be scheduled, and spin meanwhile on a shared
+    // core; small_read_test).
+    if (!r->opt.read_only) r->comm->Barrier();
   }
   return pending;
 }

@@ -12,6 +12,7 @@
 #include "comm/comm.h"
 #include "format/index_format.h"
 #include "format/manifest_format.h"
+#include "io/coalescing_reader.h"
 #include "io/file.h"
 #include "io/io_queue.h"
 #include "io/writer.h"
@@ -84,6 +85,17 @@ struct Store::Rep {
   NamespaceState shared;  // the shared namespace (rank 0)
   std::map<uint32_t, std::shared_ptr<const IndexTable>> tables;  // other namespaces, loaded on demand
   std::shared_ptr<ArrayState> arrays;  // global arrays: pending puts, decoded descriptors (made on first use)
+  // MultiRead's bookkeeping, reused from call to call (a Store is used by
+  // one thread at a time), so that a MultiGet of one small value allocates
+  // nothing; emptied after a call with many keys (read_path.cc).
+  struct MultiReadScratch {
+    std::vector<EntryView> views;
+    std::vector<ReadRange> ranges;
+    std::vector<std::pair<size_t, const ChunkRef*>> wants;  // per range: key, chunk
+    std::vector<char> placed;  // MultiGet into buffers: value i was placed
+    std::vector<size_t> order;  // MultiGet into buffers: the overlap check
+    ReadWorkspace io;
+  } multi_read;
 
   Status CheckWritable() const;
   // Collective: CheckWritable, and an unreported asynchronous failure,
