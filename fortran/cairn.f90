@@ -129,6 +129,7 @@ module cairn
 
   ! The C structs this module reads (cairn.h).
   type, bind(C) :: c_options
+    integer(c_size_t) :: struct_size
     integer(c_int) :: create_if_missing, error_if_exists, read_only
     integer(c_int64_t) :: revision, extent_size, chunk_size
     integer(c_size_t) :: write_buffer_size, inline_value_limit, compact_index_limit
@@ -155,6 +156,7 @@ module cairn
   end type c_object
   ! cairn_array_put_options_t.
   type, bind(C) :: c_array_put_options
+    integer(c_size_t) :: struct_size
     integer(c_int) :: flags
     integer(c_int64_t) :: checksum_grain
   end type c_array_put_options

@@ -130,10 +130,32 @@ int main(int argc, char** argv) {
   snprintf(path, sizeof path, "%s/store", dir);
 
   cairn_options_t o;
+  /* An options struct not filled by cairn_options_init, or from a newer
+   * header than the library, is refused (every rank alike, before any
+   * collective step), and no store is made. */
+  memset(&o, 0, sizeof o);
+  cairn_store_t* s = NULL;
+  CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_INVALID_ARGUMENT && s == NULL);
+  CHECK(strstr(cairn_last_error(), "cairn_options_init") != NULL);
+  cairn_options_init(&o);
+  CHECK(o.struct_size == sizeof o);
+  o.struct_size = sizeof o + 8;
+  CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_INVALID_ARGUMENT && s == NULL);
+  CHECK(strstr(cairn_last_error(), "newer cairn.h") != NULL);
+  CHECK(access(path, F_OK) != 0);
   cairn_options_init(&o);
   o.staging_bytes = 1 << 20; /* so cairn_put_zero_copy really does not copy */
-  cairn_store_t* s = NULL;
   CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_OK);
+  /* The same for the array put options. */
+  cairn_array_put_options_t po;
+  memset(&po, 0, sizeof po);
+  uint64_t shape = 4, start = 0, count = 4;
+  double four[4] = {1, 2, 3, 4};
+  CHECK(cairn_put_array_opts(s, "a", CAIRN_FLOAT64, 1, &shape, &start, &count, four, &po, NULL, 0) ==
+        CAIRN_INVALID_ARGUMENT);
+  CHECK(strstr(cairn_last_error(), "cairn_array_put_options_init") != NULL);
+  cairn_array_put_options_init(&po);
+  CHECK(po.struct_size == sizeof po);
 
   /* Values put without a copy, held until the asynchronous commit ends. */
   unsigned char* held[NVALUES];

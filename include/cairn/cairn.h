@@ -50,8 +50,15 @@ typedef enum {
 typedef struct cairn_store cairn_store_t;
 
 /* Open options; cairn_options_init fills the documented defaults
- * (see include/cairn/options.h for the meaning of each). */
+ * (see include/cairn/options.h for the meaning of each). Members are only
+ * ever appended. */
 typedef struct {
+  /* sizeof(cairn_options_t) as the caller was compiled, set by
+   * cairn_options_init: a later library reads only the members the caller
+   * knows (the others keep their defaults). A struct not filled by
+   * cairn_options_init (0 here), or from a newer cairn.h than the library,
+   * is CAIRN_INVALID_ARGUMENT. */
+  size_t struct_size;
   int create_if_missing;
   int error_if_exists;
   int read_only;
@@ -420,6 +427,9 @@ int cairn_put_array(cairn_store_t* store, const char* name, int dtype, int ndims
  * cairn_array_put_options_init fills the defaults. Fields are only ever
  * appended. */
 typedef struct {
+  /* sizeof(cairn_array_put_options_t) as the caller was compiled, set by
+   * cairn_array_put_options_init (as cairn_options_t::struct_size). */
+  size_t struct_size;
   /* As cairn_put_array's flags: CAIRN_ROW_MAJOR (0) or CAIRN_COLUMN_MAJOR,
    * optionally | CAIRN_ARRAY_STATISTICS. Default 0. */
   int flags;

@@ -96,7 +96,9 @@ using namespace cairn_capi;
 extern "C" {
 
 void cairn_options_init(cairn_options_t* o) {
+  if (!o) return;
   cairn::Options d;
+  o->struct_size = sizeof(cairn_options_t);
   o->create_if_missing = d.create_if_missing;
   o->error_if_exists = d.error_if_exists;
   o->read_only = d.read_only;
@@ -119,6 +121,12 @@ const char* cairn_last_error(void) { return last_error.c_str(); }
 int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cairn_store_t** store) {
   if (!path || !store) return Invalid("cairn_open: path and store must not be NULL");
   *store = nullptr;
+  cairn_options_t known;
+  if (opts) {
+    int rc = KnownPart(opts, &known, cairn_options_init, "cairn_open", "cairn_options_init");
+    if (rc != CAIRN_OK) return rc;  // as a NULL path: checked before any collective step
+    opts = &known;
+  }
   auto h = std::make_unique<cairn_store>();
   int rc = Code(cairn::Store::Open(ToOptions(opts), path, comm, &h->store));
   if (rc == CAIRN_OK) *store = h.release();

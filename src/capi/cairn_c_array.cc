@@ -106,6 +106,7 @@ int cairn_writer_ranks(const cairn_store_t* s) { return s ? s->store->writer_ran
 void cairn_array_put_options_init(cairn_array_put_options_t* o) {
   if (!o) return;
   cairn::ArrayPutOptions d;
+  o->struct_size = sizeof(cairn_array_put_options_t);
   o->flags = CAIRN_ROW_MAJOR;
   o->checksum_grain = d.checksum_grain;
 }
@@ -123,9 +124,15 @@ int cairn_put_array_opts(cairn_store_t* s, const char* name, int dtype, int ndim
                          const uint64_t* global_shape, const uint64_t* start, const uint64_t* count,
                          const void* data, const cairn_array_put_options_t* opts, const cairn_tag_t* tags,
                          size_t ntags) {
-  cairn_array_put_options_t defaults;
-  cairn_array_put_options_init(&defaults);
-  if (!opts) opts = &defaults;
+  cairn_array_put_options_t known;
+  if (opts) {
+    int rc = KnownPart(opts, &known, cairn_array_put_options_init, "cairn_put_array_opts",
+                       "cairn_array_put_options_init");
+    if (rc != CAIRN_OK) return rc;
+  } else {
+    cairn_array_put_options_init(&known);
+  }
+  opts = &known;
   const int flags = opts->flags;
   if (!s || !name) return Invalid("cairn_put_array: NULL argument");
   if (!ValidDims(ndims))

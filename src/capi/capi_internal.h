@@ -29,6 +29,27 @@ bool ToTags(const cairn_tag_t* tags, size_t n, cairn::TagList* out);
 // Converts C query conditions; false (and *why) for a bad one.
 bool ToQueries(const cairn_query_t* conds, size_t n, std::vector<cairn::TagQuery>* out,
                std::string* why);
+// The members of an options struct the caller knows (its struct_size
+// bytes) over the defaults `init` fills, into *known. InvalidArgument for a
+// struct not filled by `init` (struct_size 0 or too small) or one from a
+// newer header than this library (struct_size larger than ours).
+template <typename Opts>
+int KnownPart(const Opts* caller, Opts* known, void (*init)(Opts*), const char* fn, const char* init_name) {
+  init(known);
+  size_t n = caller->struct_size;
+  if (n == sizeof(Opts)) {
+    *known = *caller;
+    return CAIRN_OK;
+  }
+  std::string why = n == 0 ? std::string("its struct_size is 0: fill it with ") + init_name + " first"
+                    : n > sizeof(Opts)
+                        ? "its struct_size " + std::to_string(n) + " is larger than this library's (" +
+                              std::to_string(sizeof(Opts)) + "): the program was compiled against a newer cairn.h"
+                        : "its struct_size " + std::to_string(n) + " is not one of a cairn.h this library knows (" +
+                              std::to_string(sizeof(Opts)) + ")";
+  return Invalid((std::string(fn) + ": options struct not accepted: " + why).c_str());
+}
+
 // Records "IOError: <what>: out of memory" and returns CAIRN_IO_ERROR.
 int OutOfMemory(const char* what);
 
