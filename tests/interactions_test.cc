@@ -2,7 +2,8 @@
 // test: a read-only handle beside a writer whose retention expires (and
 // reuses the space of) the revision it opened; a write stream open across
 // commits in a namespace whose table is otherwise reused, with keep 1; tag
-// edits, and Pin/Unpin/Drop, while an asynchronous commit is in flight. At
+// edits, Pin/Unpin/Drop, and read-only opens, while an asynchronous commit
+// is in flight (with and without staging). At
 // 1, 2 and 4 ranks; every test reads the data back.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -260,6 +261,95 @@ TEST_F(Interactions, PinAndDropWhileAnAsyncCommitIsInFlight) {
     uint64_t next = 0;
     ASSERT_TRUE(w->Commit(&next).ok());
     EXPECT_EQ(next, 4u);
+  }
+}
+
+// Every writer rank's keys of the revision `r` opened, read through
+// ReadOptions::rank: all of generation r->revision() (each revision
+// rewrites every key with its own number), so a mix of two revisions, or
+// puts not yet committed, show as other bytes.
+void ExpectWholeRevision(Store* r, int writers, int n, size_t base) {
+  int gen = int(r->revision());
+  for (int wr = 0; wr < writers; wr++) {
+    ReadOptions ro;
+    ro.rank = wr;
+    for (int i = 0; i < n; i++) {
+      std::string v;
+      Status st = r->Get(Key(i), &v, ro);
+      ASSERT_TRUE(st.ok()) << "revision " << gen << ", rank " << wr << ", " << Key(i) << ": " << st.ToString();
+      EXPECT_EQ(v, Value(wr, i, gen, base)) << "revision " << gen << ", rank " << wr << ", " << Key(i)
+                                            << ": not that revision's bytes";
+    }
+  }
+}
+
+// Read-only handles (MPI_COMM_SELF, one per rank) beside asynchronous
+// commits in flight, with and without staging, keep 3: while commit g runs
+// and the writer puts generation g + 1 (half before the reads, half after),
+// each rank opens the newest revision over and over until the commit has
+// finished (Test), and reads a handle of revision g - 1 opened before it.
+// Every open must show revision g - 1 or g, whole: every rank's every key
+// of that very revision, never a mix, never the puts in flight; at least
+// one open over the run must have happened while a commit was in flight.
+TEST_F(Interactions, ReadOnlyOpensBesideAnAsyncCommitInFlight) {
+  int rank = Rank(), size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int n = 6;
+  const size_t kBase = 20000;
+  for (uint64_t staging : {uint64_t(0), uint64_t(256 << 10)}) {
+    SCOPED_TRACE("staging_bytes " + std::to_string(staging));
+    std::string path = Path() + std::to_string(staging);
+    Options o = Small();
+    o.staging_bytes = staging;
+    o.keep_revisions = 3;
+    o.sync = true;  // a commit in flight long enough to open beside it
+    Options ro = Small();
+    ro.read_only = true;
+    ro.create_if_missing = false;
+    std::unique_ptr<Store> w;
+    ASSERT_TRUE(Store::Open(o, path, MPI_COMM_WORLD, &w).ok());
+    for (int i = 0; i < n; i++) ASSERT_TRUE(w->Put(Key(i), Value(rank, i, 1, kBase)).ok());
+    ASSERT_TRUE(w->Commit().ok());  // 1
+    for (int i = 0; i < n; i++) ASSERT_TRUE(w->Put(Key(i), Value(rank, i, 2, kBase)).ok());
+    long in_flight = 0, opens = 0;
+    for (int gen = 2; gen <= 12; gen++) {
+      std::unique_ptr<Store> before;
+      ASSERT_TRUE(Store::Open(ro, path, MPI_COMM_SELF, &before).ok());
+      ASSERT_EQ(before->revision(), uint64_t(gen - 1));
+      AsyncCommit h;
+      ASSERT_TRUE(w->CommitAsync(&h).ok());  // revision gen
+      for (int i = 0; i < n / 2; i++) ASSERT_TRUE(w->Put(Key(i), Value(rank, i, gen + 1, kBase)).ok());
+      bool done = false;
+      do {
+        done = h.Test();
+        std::unique_ptr<Store> r;
+        Status st = Store::Open(ro, path, MPI_COMM_SELF, &r);
+        ASSERT_TRUE(st.ok()) << st.ToString();
+        opens++;
+        if (!done && !h.Test()) in_flight++;  // still in flight after the open
+        ASSERT_TRUE(r->revision() == uint64_t(gen - 1) || r->revision() == uint64_t(gen))
+            << "opened revision " << r->revision() << " beside commit " << gen;
+        ASSERT_NO_FATAL_FAILURE(ExpectWholeRevision(r.get(), size, n, kBase));
+        ASSERT_NO_FATAL_FAILURE(ExpectWholeRevision(before.get(), size, n, kBase));
+      } while (!done);
+      for (int i = n / 2; i < n; i++) ASSERT_TRUE(w->Put(Key(i), Value(rank, i, gen + 1, kBase)).ok());
+      uint64_t got = 0;
+      ASSERT_TRUE(h.Wait(&got).ok());
+      ASSERT_EQ(got, uint64_t(gen));
+      ASSERT_NO_FATAL_FAILURE(ExpectWholeRevision(before.get(), size, n, kBase));
+    }
+    uint64_t last = 0;
+    ASSERT_TRUE(w->Commit(&last).ok());  // 13: the puts made while 12 was in flight
+    ASSERT_EQ(last, 13u);
+    ASSERT_TRUE(w->Close().ok());
+    std::unique_ptr<Store> r;
+    ASSERT_TRUE(Store::Open(ro, path, MPI_COMM_SELF, &r).ok());
+    EXPECT_EQ(r->revision(), 13u);
+    EXPECT_NO_FATAL_FAILURE(ExpectWholeRevision(r.get(), size, n, kBase));
+    long total = 0;
+    MPI_Allreduce(&in_flight, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_GT(total, 0) << "no open happened while a commit was in flight (" << opens
+                        << " opens on rank " << rank << "): the test proves nothing";
   }
 }
 

@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "format/coding.h"
 #include "format/manifest_format.h"
+#include "manifest_test_util.h"
 #include "store/inspect.h"
 #include "store/repair.h"
 #include "store_test_util.h"
@@ -26,11 +26,6 @@ namespace cairn {
 namespace {
 
 using namespace cairn::test;
-
-std::string Slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
 
 std::string ValueOf(uint64_t rev) { return Pattern(rev, 40000); }
 
@@ -48,29 +43,6 @@ void BuildStore(const std::string& path) {
     ASSERT_EQ(got, rev);
     if (rev == 2) ASSERT_TRUE(s->Pin(2).ok());
   }
-}
-
-struct Rec {
-  uint64_t offset;
-  uint32_t type;
-  uint64_t revision;  // of a revision record, or the one a mark names
-};
-// The records of a manifest, in file order (the file must be intact).
-std::vector<Rec> Records(const std::string& man) {
-  std::vector<Rec> out;
-  for (uint64_t off = kManifestHeaderSize; off + kRecordOverhead <= man.size();) {
-    uint32_t len = DecodeFixed32(man.data() + off), type = DecodeFixed32(man.data() + off + 4);
-    uint64_t rev = DecodeFixed64(man.data() + off + 8 + (type == 2 ? 4 : 0));
-    out.push_back(Rec{off, type, rev});
-    off += len + kRecordOverhead;
-  }
-  return out;
-}
-uint64_t RecordOf(const std::vector<Rec>& rs, uint32_t type, uint64_t rev) {
-  for (const Rec& r : rs)
-    if (r.type == type && r.revision == rev) return r.offset;
-  ADD_FAILURE() << "no record of type " << type << " for revision " << rev;
-  return 0;
 }
 
 Options ReadOnly(uint64_t rev = 0) {
