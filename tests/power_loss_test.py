@@ -254,6 +254,11 @@ class Runner:
         if cut is not None:
             env["CAIRN_FAULT_CUT"] = str(cut)
         env.update(extra or {})
+        if "--slow-fsync" in sys.argv:
+            # The async commit's data fsync is delayed: a commit step that
+            # did not wait for it would append the record first, and a cut
+            # between the two would lose committed data.
+            env["CAIRN_TEST_FSYNC_DELAY_MS"] = "30"
         p = subprocess.run([self.mpiexec, "-n", str(np), self.writer, store, str(revs), flags],
                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
         return p.returncode, p.stdout.decode(errors="replace")

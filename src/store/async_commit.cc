@@ -112,7 +112,8 @@ bool AsyncCommit::State::Step1(bool block) {
   // The fsync of this rank's data file, behind every queued write.
   auto queue_sync = [&] {
     File* f = r->my_file.get();
-    ticket = q->Submit([this, f] {
+    ticket = q->Submit([this, f, rank] {
+      TestFsyncDelay(rank);
       Status st = f->Sync();
       sync_failed = !st.ok();
       return st;

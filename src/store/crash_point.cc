@@ -1,5 +1,9 @@
 #include "store/crash_point.h"
 
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -18,6 +22,15 @@ bool CrashPointArmed(const char* point, int rank) {
 
 void CrashPoint(const char* point, int rank) {
   if (CrashPointArmed(point, rank)) ::kill(::getpid(), SIGKILL);
+}
+
+void TestFsyncDelay(int rank) {
+  if (rank == 0) return;
+  static const long ms = [] {
+    const char* v = std::getenv("CAIRN_TEST_FSYNC_DELAY_MS");
+    return v ? std::atol(v) : 0L;
+  }();
+  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
 }  // namespace cairn

@@ -20,5 +20,11 @@ namespace cairn {
 void CrashPoint(const char* point, int rank);
 // Whether CrashPoint(point, rank) would kill the process.
 bool CrashPointArmed(const char* point, int rank);
+// For tests of write ordering: when CAIRN_TEST_FSYNC_DELAY_MS is set, the
+// asynchronous commit's data fsync job of a rank other than 0 sleeps that
+// long before it syncs (rank 0's own queue orders its fsync before its
+// record anyway), so that a step not waiting for the fsyncs would be seen
+// overtaking them. Read once.
+void TestFsyncDelay(int rank);
 
 }  // namespace cairn
