@@ -171,18 +171,23 @@ class MpiComm final : public Comm {
     }
   }
 
+  // The root's side of a scatter: the parts end to end in *flat, with each
+  // one's size and offset.
+  void Flatten(const std::vector<std::string>& parts, std::vector<int>* counts, std::vector<int>* displs,
+               std::string* flat) const {
+    counts->resize(size_);
+    displs->resize(size_);
+    for (int i = 0; i < size_; i++) {
+      (*displs)[i] = int(flat->size());
+      (*counts)[i] = int(parts[i].size());
+      *flat += parts[i];
+    }
+  }
+
   void Scatter(const std::vector<std::string>& parts, std::string* mine, int root) override {
     std::vector<int> counts, displs;
     std::string flat;
-    if (rank_ == root) {
-      counts.resize(size_);
-      displs.resize(size_);
-      for (int i = 0; i < size_; i++) {
-        displs[i] = int(flat.size());
-        counts[i] = int(parts[i].size());
-        flat += parts[i];
-      }
-    }
+    if (rank_ == root) Flatten(parts, &counts, &displs, &flat);
     int n = 0;
     MPI_Request r;
     MPI_Iscatter(counts.data(), 1, MPI_INT, &n, 1, MPI_INT, root, comm_, &r);
@@ -197,15 +202,7 @@ class MpiComm final : public Comm {
                     int root) override {
     std::vector<int> counts, displs;
     std::string flat;
-    if (rank_ == root) {
-      counts.resize(size_);
-      displs.resize(size_);
-      for (int i = 0; i < size_; i++) {
-        displs[i] = int(flat.size());
-        counts[i] = int(parts[i].size());
-        flat += parts[i];
-      }
-    }
+    if (rank_ == root) Flatten(parts, &counts, &displs, &flat);
     mine->resize(size_t(size));
     MPI_Request r;
     MPI_Iscatterv(flat.data(), counts.data(), displs.data(), MPI_BYTE, mine->data(), int(size), MPI_BYTE,

@@ -413,6 +413,22 @@ namespace {
 // this order: the difference (CheckSameOptions' message), the invalid
 // options ("rank N: ..."), rank 0's `found` (what it found in the
 // manifest, the same bytes on every rank), the late failure ("rank N: ...").
+// The shared namespace's table: from `bytes` when rank 0 sent it with its
+// block (compact tables; checked against the manifest's checksum and
+// parsed), else read from the data file.
+Status SharedTable(Store::Rep* rep, const NamespaceDesc& d, std::string bytes,
+                   std::shared_ptr<const IndexTable>* shared) {
+  if (bytes.empty()) return rep->ReadTable(kSharedNamespace, d, shared);
+  if (Checksum(bytes) != d.checksum)
+    return Status::Corruption(rep->Where(kSharedNamespace) + ": index table checksum does not match the manifest");
+  std::shared_ptr<IndexTable> t;
+  Status s = ParseIndexTable(std::move(bytes), rep->Where(kSharedNamespace) + " index", &t, true);
+  if (s.ok() && t->ns != kSharedNamespace)
+    s = Status::Corruption(rep->Where(kSharedNamespace) + ": index table belongs to another namespace");
+  *shared = t;
+  return s;
+}
+
 Status AgreeOpen(Comm* c, const Options& o, const std::string& path, const std::string& root_opts,
                  bool differs, const Status& local, const Status& found, const Status& late) {
   int size = c->size(), rank = c->rank();
@@ -544,18 +560,7 @@ void StartReadOnlyOpen(Store::Rep* rep, const Status& local, std::string* hello,
       const NamespaceDesc& d = rec.shared();
       rep->current = rec;  // (Where names the revision)
       std::shared_ptr<const IndexTable> shared;
-      Status ss;
-      if (!shared_bytes.empty()) {
-        std::shared_ptr<IndexTable> t;
-        if (Checksum(shared_bytes) != d.checksum)
-          ss = Status::Corruption(rep->Where(kSharedNamespace) + ": index table checksum does not match the manifest");
-        else ss = ParseIndexTable(std::move(shared_bytes), rep->Where(kSharedNamespace) + " index", &t, true);
-        if (ss.ok() && t->ns != kSharedNamespace)
-          ss = Status::Corruption(rep->Where(kSharedNamespace) + ": index table belongs to another namespace");
-        shared = t;
-      } else {
-        ss = rep->ReadTable(kSharedNamespace, d, &shared);
-      }
+      Status ss = SharedTable(rep, d, std::move(shared_bytes), &shared);
       // A damaged shared table is left to its first use, which reports it
       // (lazy_open_test). Every other rank gets rank 0's checked copy.
       if (!ss.ok()) shared.reset();
@@ -801,18 +806,7 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
       // The shared table: compact ones came with the block, else read it.
       if (rs.ok() && eager_shared && rec.shared().length > 0) {
         const NamespaceDesc& d = rec.shared();
-        Status ss;
-        if (!shared_bytes.empty()) {
-          std::shared_ptr<IndexTable> t;
-          if (Checksum(shared_bytes) != d.checksum)
-            ss = Status::Corruption(rep->Where(kSharedNamespace) + ": index table checksum does not match the manifest");
-          else ss = ParseIndexTable(std::move(shared_bytes), rep->Where(kSharedNamespace) + " index", &t, true);
-          if (ss.ok() && t->ns != kSharedNamespace)
-            ss = Status::Corruption(rep->Where(kSharedNamespace) + ": index table belongs to another namespace");
-          shared = t;
-        } else {
-          ss = rep->ReadTable(kSharedNamespace, d, &shared);
-        }
+        Status ss = SharedTable(rep.get(), d, std::move(shared_bytes), &shared);
         // A read-only open leaves a damaged shared table to its first use,
         // which reports it (lazy_open_test); a writable one fails.
         if (!ss.ok()) {
