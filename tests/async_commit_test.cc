@@ -14,9 +14,10 @@
 namespace cairn {
 namespace {
 
+using test::Rank;
+
 using test::Pattern;
 
-int Rank() { int r; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
 
 class AsyncCommitTest : public test::MpiDirTest {
  protected:

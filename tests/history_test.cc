@@ -22,13 +22,10 @@
 namespace cairn {
 namespace {
 
+using test::Rank;
+
 class HistoryTest : public test::MpiDirTest {};
 
-int Rank() {
-  int r;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
 // Oversubscribed ranks make each commit slower: fewer commits with more
 // ranks keep every run under a minute.
 bool Many() {

@@ -18,12 +18,6 @@
 namespace cairn::test {
 namespace {
 
-int Rank() {
-  int r;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
 Options Small() {
   Options o;
   o.extent_size = 64 * 1024;

@@ -20,12 +20,6 @@
 namespace cairn::test {
 namespace {
 
-int Rank() {
-  int r;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
 Options Writable() {
   Options o;
   o.extent_size = 1 << 20;

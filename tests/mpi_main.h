@@ -1,15 +1,53 @@
 // main() for tests run under mpiexec: MPI is initialized around the gtest
-// run, only rank 0 prints, and the exit code is the worst over all ranks.
+// run, rank 0 prints the usual report, the other ranks print only their
+// failed assertions (each line prefixed with the rank), and the exit code is
+// the worst over all ranks.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <filesystem>
 #include <string>
 
 namespace cairn::test {
+
+// This process's rank in `c`.
+inline int Rank(MPI_Comm c = MPI_COMM_WORLD) {
+  int r;
+  MPI_Comm_rank(c, &r);
+  return r;
+}
+
+// The number of processes in `c`.
+inline int Size(MPI_Comm c = MPI_COMM_WORLD) {
+  int n;
+  MPI_Comm_size(c, &n);
+  return n;
+}
+
+// Prints the failed assertions of a rank other than 0, which has no report
+// of its own: "[rank R] FAILED Suite.Test at file:line" and the message, to stderr.
+class RankFailurePrinter : public ::testing::EmptyTestEventListener {
+ public:
+  explicit RankFailurePrinter(int rank) : rank_(rank) {}
+  void OnTestStart(const ::testing::TestInfo& t) override {
+    test_ = std::string(t.test_suite_name()) + "." + t.name();
+  }
+  // Called with gtest's lock held: must not call back into UnitTest.
+  void OnTestPartResult(const ::testing::TestPartResult& r) override {
+    if (!r.failed()) return;
+    fprintf(stderr, "[rank %d] FAILED %s at %s:%d\n%s\n", rank_, test_.c_str(),
+            r.file_name() ? r.file_name() : "?", r.line_number(), r.message());
+    fflush(stderr);
+  }
+
+ private:
+  int rank_;
+  std::string test_ = "(outside a test)";
+};
 
 // A directory every rank agrees on: rank 0 makes it, all learn its name.
 inline std::string SharedTempDir(MPI_Comm comm) {
@@ -51,6 +89,7 @@ class MpiDirTest : public ::testing::Test {
     if (rank != 0) {                                                                 \
       auto& l = ::testing::UnitTest::GetInstance()->listeners();                     \
       delete l.Release(l.default_result_printer());                                  \
+      l.Append(new ::cairn::test::RankFailurePrinter(rank));                         \
     }                                                                                \
     int rc = RUN_ALL_TESTS(), worst = 0;                                             \
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);                 \

@@ -13,10 +13,11 @@
 namespace cairn {
 namespace {
 
+using test::Rank;
+using test::Size;
+
 using test::Pattern;
 
-int Rank() { int r; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
-int Size() { int n; MPI_Comm_size(MPI_COMM_WORLD, &n); return n; }
 uint64_t Sum(uint64_t v) {
   uint64_t out;
   MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -236,7 +237,7 @@ TEST_F(MpiStore, DefaultDataFilesFollowTheFileSystem) {
     // Every file is created once, by the first open.
     EXPECT_EQ(Sum(opened.creates), uint64_t(c.files) + 2) << c.magic;  // + MANIFEST, LOCK
     MPI_Barrier(MPI_COMM_WORLD);
-    if (Rank() == 0) EXPECT_EQ(DataFiles(Path()), c.files) << c.magic << " subfiles " << c.subfiles;
+    if (Rank() == 0) { EXPECT_EQ(DataFiles(Path()), c.files) << c.magic << " subfiles " << c.subfiles; }
     {
       // A reopen creates nothing and reads every rank's value back.
       auto s = Open(o);
@@ -250,7 +251,7 @@ TEST_F(MpiStore, DefaultDataFilesFollowTheFileSystem) {
       }
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (Rank() == 0) EXPECT_EQ(DataFiles(Path()), c.files) << c.magic;
+    if (Rank() == 0) { EXPECT_EQ(DataFiles(Path()), c.files) << c.magic; }
   }
 }
 

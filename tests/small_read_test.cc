@@ -65,6 +65,10 @@ int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
 }
 }
 
+// GCC 12 warns that the replaced delete frees what the replaced new
+// allocated with malloc, which is the point: both are this file's.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(std::size_t n) {
   if (g_count_allocations) g_allocations++;
   if (void* p = std::malloc(n ? n : 1)) return p;
@@ -72,6 +76,7 @@ void* operator new(std::size_t n) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 namespace cairn {
 namespace {

@@ -19,7 +19,8 @@
 namespace cairn {
 namespace {
 
-int Rank() { int r; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
+using test::Rank;
+
 
 // Small extents, so that a few hundred KiB cross many runs, and a commit
 // frees runs that later puts take.

@@ -34,17 +34,6 @@
 namespace cairn::test {
 namespace {
 
-int Rank(MPI_Comm c = MPI_COMM_WORLD) {
-  int r;
-  MPI_Comm_rank(c, &r);
-  return r;
-}
-int Size(MPI_Comm c = MPI_COMM_WORLD) {
-  int n;
-  MPI_Comm_size(c, &n);
-  return n;
-}
-
 Options Small() {
   Options o;
   o.extent_size = 64 * 1024;

@@ -16,8 +16,9 @@
 namespace cairn {
 namespace {
 
-int Rank() { int r; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
-int Size() { int n; MPI_Comm_size(MPI_COMM_WORLD, &n); return n; }
+using test::Rank;
+using test::Size;
+
 
 class StreamTest : public test::MpiDirTest {
  protected:

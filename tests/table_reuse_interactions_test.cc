@@ -23,17 +23,6 @@
 namespace cairn::test {
 namespace {
 
-int Rank() {
-  int r;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int Size() {
-  int n;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
-
 Options Small() {
   Options o;
   o.extent_size = 64 * 1024;
@@ -424,7 +413,7 @@ TEST_F(ReuseWith, RepairThenCommitReusingTables) {
         off += DecodeFixed32(bytes.data() + off) + kRecordOverhead;
       }
       ASSERT_EQ(off, bytes.size());
-      if (compacted) EXPECT_LT(uint64_t(records), rotten) << "the log was never compacted";
+      if (compacted) { EXPECT_LT(uint64_t(records), rotten) << "the log was never compacted"; }
       bytes[last + 40] ^= 0x10;
       std::ofstream(man, std::ios::binary | std::ios::trunc) << bytes;
       RepairReport rep;
@@ -473,7 +462,7 @@ TEST_F(ReuseWith, CompactionWithAsyncCommits) {
     AsyncCommit h;
     for (int gen = 1; gen <= 40; gen++) {
       if (rank == changer) PutAll(s.get(), rank, gen);  // while the previous commit may be in flight
-      if (h.valid()) ASSERT_TRUE(h.Wait().ok());
+      if (h.valid()) { ASSERT_TRUE(h.Wait().ok()); }
       ASSERT_TRUE(s->CommitAsync(&h).ok());
     }
     ASSERT_TRUE(h.Wait().ok());

@@ -20,17 +20,6 @@
 namespace cairn::test {
 namespace {
 
-int Rank() {
-  int r;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int Size() {
-  int n;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
-
 Options SmallOptions() {
   Options o;
   o.extent_size = 64 * 1024;

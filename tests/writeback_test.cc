@@ -16,12 +16,6 @@
 namespace cairn::test {
 namespace {
 
-int Rank() {
-  int r;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
 std::string Key(int i) { return "k" + std::to_string(i); }
 std::string Value(int rank, int i, size_t n) {
   std::string v(n, char('a' + (rank + i) % 26));

@@ -20,10 +20,10 @@
 namespace cairn {
 namespace {
 
-namespace fs = std::filesystem;
+using test::Rank;
+using test::Size;
 
-int Rank() { int r; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
-int Size() { int n; MPI_Comm_size(MPI_COMM_WORLD, &n); return n; }
+namespace fs = std::filesystem;
 
 Options Small() {
   Options o;
@@ -313,7 +313,7 @@ TEST_F(WriterLockTest, LostManifestBesideDataIsNotRecreated) {
   ExpectSameOnEveryRank(st);
   EXPECT_TRUE(st.IsCorruption()) << st.ToString();
   MPI_Barrier(MPI_COMM_WORLD);
-  if (Rank() == 0) EXPECT_FALSE(fs::exists(d + "/MANIFEST"));
+  if (Rank() == 0) { EXPECT_FALSE(fs::exists(d + "/MANIFEST")); }
 }
 
 // fsyncs rank 0 made in one commit.
