@@ -100,13 +100,14 @@ cairn::Status PutRevision(cairn::Store* s, int rank, uint64_t rev) {
 }
 
 std::string CheckRevision(cairn::Store* s, int rank, uint64_t rev) {
-  for (int i = 0; i < kKeys; i++) {
+  std::string err;
+  for (int i = 0; i < kKeys && err.empty(); i++) {
     std::string v;
     cairn::Status st = s->Get("v" + std::to_string(i), &v);
-    if (!st.ok()) return "get v" + std::to_string(i) + ": " + st.ToString();
-    if (v != Value(rank, rev, i)) return "value v" + std::to_string(i) + " of revision " + std::to_string(rev) + " differs";
+    if (!st.ok()) err = "get v" + std::to_string(i) + ": " + st.ToString();
+    else if (v != Value(rank, rev, i)) err = "value v" + std::to_string(i) + " of revision " + std::to_string(rev) + " differs";
   }
-  std::string err = cairn::test::CheckEditedTags(s, rank, rev);
+  if (err.empty()) err = cairn::test::CheckEditedTags(s, rank, rev);
   if (err.empty()) err = CheckArray(s, "A", s->writer_ranks(), rev, rev);
   if (err.empty()) err = CheckArray(s, "B", s->writer_ranks(), rev, 1);
   std::string meta;
@@ -218,6 +219,10 @@ int main(int argc, char** argv) {
     if (rev != acked && rev != acked + 1)
       err = "reopened at revision " + std::to_string(rev) + ", but " + std::to_string(acked) + " was acknowledged";
     if (err.empty() && rev > 0) err = CheckRevision(s.get(), rank, rev);
+    // Every rank takes the same branch below (the commit is collective).
+    int bad = err.empty() ? 0 : 1, any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any && err.empty()) err = "another rank found revision " + std::to_string(rev) + " damaged";
     // The store takes the next revision, which reads back.
     if (err.empty()) {
       st = PutRevision(s.get(), rank, rev + 1);
