@@ -119,13 +119,8 @@ int main(int argc, char** argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  char dir[256] = {0};
-  if (rank == 0) {
-    const char* base = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/cairn-capi-batch-XXXXXX", base ? base : "/tmp");
-    if (!mkdtemp(dir)) MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  char dir[256];
+  capi_test_dir("capi-batch", dir, rank);
   char path[300];
   snprintf(path, sizeof path, "%s/store", dir);
 
