@@ -12,9 +12,9 @@
 !
 ! Keys, paths and tag names are character(*) (no trailing blanks are
 ! removed: "a " and "a" are different keys). Values are arrays of rank 0
-! to 3 of real(4), real(8), integer(4) or integer(8), contiguous or not
-! (a non-contiguous section is copied). cairn_get reads the whole value,
-! which must have exactly the array's size in bytes.
+! to 15 of integer(int8/int16/int32/int64) or real(real32/real64),
+! contiguous or not (a non-contiguous section is copied). cairn_get reads
+! the whole value, which must have exactly the array's size in bytes.
 !
 ! Errors: every routine takes an optional `integer, intent(out) :: ierr`.
 ! It is set to CAIRN_OK (0) or a negative code (CAIRN_NOT_FOUND, ...), and
@@ -78,44 +78,15 @@ module cairn
       cairn_pin, cairn_unpin, cairn_drop, cairn_set_tag, cairn_get_tag, cairn_delete_tag, cairn_keys, &
       cairn_revisions, cairn_revision_ranks, cairn_last_error, cairn_version
 
-  ! Stores an array (or scalar) under key in the caller's namespace (local).
+  ! Stores an array of any rank (or a scalar) of integer(int8 .. int64) or
+  ! real(real32/real64) under key in the caller's namespace (local).
   interface cairn_put
-    module procedure put_r4_0, &
-      put_r4_1, &
-      put_r4_2, &
-      put_r4_3, &
-      put_r8_0, &
-      put_r8_1, &
-      put_r8_2, &
-      put_r8_3, &
-      put_i4_0, &
-      put_i4_1, &
-      put_i4_2, &
-      put_i4_3, &
-      put_i8_0, &
-      put_i8_1, &
-      put_i8_2, &
-      put_i8_3
+    module procedure put_i1, put_i2, put_i4, put_i8, put_r4, put_r8
   end interface cairn_put
   ! Reads key's whole value (of namespace `rank`, default own) into an
-  ! array (or scalar) of exactly its size (local).
+  ! array of any rank (or a scalar) of exactly its size in bytes (local).
   interface cairn_get
-    module procedure get_r4_0, &
-      get_r4_1, &
-      get_r4_2, &
-      get_r4_3, &
-      get_r8_0, &
-      get_r8_1, &
-      get_r8_2, &
-      get_r8_3, &
-      get_i4_0, &
-      get_i4_1, &
-      get_i4_2, &
-      get_i4_3, &
-      get_i8_0, &
-      get_i8_1, &
-      get_i8_2, &
-      get_i8_3
+    module procedure get_i1, get_i2, get_i4, get_i8, get_r4, get_r8
   end interface cairn_get
   ! Sets one tag of key: integer(4), integer(8), real(8) or character(*).
   interface cairn_set_tag
@@ -993,6 +964,7 @@ contains
       return
     end if
     longest = 0
+    nullify(o)
     if (n > 0) then
       call c_f_pointer(p, o, [n])
       longest = maxval(o%key_len)
@@ -1170,279 +1142,111 @@ contains
     end if
   end subroutine get_tag_str
 
-  ! --- put/get of arrays: one specific procedure per type and rank ---
+  ! --- put/get of objects: one specific procedure per type; any rank (0 to
+  ! 15) through assumed rank, a non-contiguous section copied in or out by
+  ! the compiler (the contiguous attribute) ---
 
-  subroutine put_r4_0(store, key, value, ierr)
+  subroutine put_i1(store, key, value, ierr)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
-    real(c_float), intent(in), target :: value
-    integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(storage_size(value) / 8, c_size_t), ierr)
-  end subroutine put_r4_0
-
-  subroutine get_r4_0(store, key, value, rank, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    real(c_float), intent(inout), target :: value
-    integer, intent(in), optional :: rank
-    integer, intent(out), optional :: ierr
-    call get_bytes(store, key, c_loc(value), int(storage_size(value) / 8, c_size_t), rank, ierr)
-  end subroutine get_r4_0
-
-  subroutine put_r4_1(store, key, value, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    real(c_float), intent(in), target, contiguous :: value(:)
+    integer(int8), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
     call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
-  end subroutine put_r4_1
+  end subroutine put_i1
 
-  subroutine get_r4_1(store, key, value, rank, ierr)
+  subroutine get_i1(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
-    real(c_float), intent(inout), target, contiguous :: value(:)
+    integer(int8), intent(inout), target, contiguous :: value(..)
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
-  end subroutine get_r4_1
+  end subroutine get_i1
 
-  subroutine put_r4_2(store, key, value, ierr)
+  subroutine put_i2(store, key, value, ierr)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
-    real(c_float), intent(in), target, contiguous :: value(:,:)
+    integer(int16), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
     call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
-  end subroutine put_r4_2
+  end subroutine put_i2
 
-  subroutine get_r4_2(store, key, value, rank, ierr)
+  subroutine get_i2(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
-    real(c_float), intent(inout), target, contiguous :: value(:,:)
+    integer(int16), intent(inout), target, contiguous :: value(..)
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
-  end subroutine get_r4_2
+  end subroutine get_i2
 
-  subroutine put_r4_3(store, key, value, ierr)
+  subroutine put_i4(store, key, value, ierr)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
-    real(c_float), intent(in), target, contiguous :: value(:,:,:)
+    integer(int32), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
     call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
-  end subroutine put_r4_3
+  end subroutine put_i4
 
-  subroutine get_r4_3(store, key, value, rank, ierr)
+  subroutine get_i4(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
-    real(c_float), intent(inout), target, contiguous :: value(:,:,:)
+    integer(int32), intent(inout), target, contiguous :: value(..)
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
-  end subroutine get_r4_3
+  end subroutine get_i4
 
-  subroutine put_r8_0(store, key, value, ierr)
+  subroutine put_i8(store, key, value, ierr)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
-    real(c_double), intent(in), target :: value
-    integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(storage_size(value) / 8, c_size_t), ierr)
-  end subroutine put_r8_0
-
-  subroutine get_r8_0(store, key, value, rank, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    real(c_double), intent(inout), target :: value
-    integer, intent(in), optional :: rank
-    integer, intent(out), optional :: ierr
-    call get_bytes(store, key, c_loc(value), int(storage_size(value) / 8, c_size_t), rank, ierr)
-  end subroutine get_r8_0
-
-  subroutine put_r8_1(store, key, value, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    real(c_double), intent(in), target, contiguous :: value(:)
+    integer(int64), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
     call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
-  end subroutine put_r8_1
+  end subroutine put_i8
 
-  subroutine get_r8_1(store, key, value, rank, ierr)
+  subroutine get_i8(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
-    real(c_double), intent(inout), target, contiguous :: value(:)
+    integer(int64), intent(inout), target, contiguous :: value(..)
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
-  end subroutine get_r8_1
+  end subroutine get_i8
 
-  subroutine put_r8_2(store, key, value, ierr)
+  subroutine put_r4(store, key, value, ierr)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
-    real(c_double), intent(in), target, contiguous :: value(:,:)
+    real(real32), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
     call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
-  end subroutine put_r8_2
+  end subroutine put_r4
 
-  subroutine get_r8_2(store, key, value, rank, ierr)
+  subroutine get_r4(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
-    real(c_double), intent(inout), target, contiguous :: value(:,:)
+    real(real32), intent(inout), target, contiguous :: value(..)
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
-  end subroutine get_r8_2
+  end subroutine get_r4
 
-  subroutine put_r8_3(store, key, value, ierr)
+  subroutine put_r8(store, key, value, ierr)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
-    real(c_double), intent(in), target, contiguous :: value(:,:,:)
+    real(real64), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
     call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
-  end subroutine put_r8_3
+  end subroutine put_r8
 
-  subroutine get_r8_3(store, key, value, rank, ierr)
+  subroutine get_r8(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
-    real(c_double), intent(inout), target, contiguous :: value(:,:,:)
+    real(real64), intent(inout), target, contiguous :: value(..)
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
-  end subroutine get_r8_3
-
-  subroutine put_i4_0(store, key, value, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int32_t), intent(in), target :: value
-    integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(storage_size(value) / 8, c_size_t), ierr)
-  end subroutine put_i4_0
-
-  subroutine get_i4_0(store, key, value, rank, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int32_t), intent(inout), target :: value
-    integer, intent(in), optional :: rank
-    integer, intent(out), optional :: ierr
-    call get_bytes(store, key, c_loc(value), int(storage_size(value) / 8, c_size_t), rank, ierr)
-  end subroutine get_i4_0
-
-  subroutine put_i4_1(store, key, value, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int32_t), intent(in), target, contiguous :: value(:)
-    integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
-  end subroutine put_i4_1
-
-  subroutine get_i4_1(store, key, value, rank, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int32_t), intent(inout), target, contiguous :: value(:)
-    integer, intent(in), optional :: rank
-    integer, intent(out), optional :: ierr
-    call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
-  end subroutine get_i4_1
-
-  subroutine put_i4_2(store, key, value, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int32_t), intent(in), target, contiguous :: value(:,:)
-    integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
-  end subroutine put_i4_2
-
-  subroutine get_i4_2(store, key, value, rank, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int32_t), intent(inout), target, contiguous :: value(:,:)
-    integer, intent(in), optional :: rank
-    integer, intent(out), optional :: ierr
-    call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
-  end subroutine get_i4_2
-
-  subroutine put_i4_3(store, key, value, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int32_t), intent(in), target, contiguous :: value(:,:,:)
-    integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
-  end subroutine put_i4_3
-
-  subroutine get_i4_3(store, key, value, rank, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int32_t), intent(inout), target, contiguous :: value(:,:,:)
-    integer, intent(in), optional :: rank
-    integer, intent(out), optional :: ierr
-    call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
-  end subroutine get_i4_3
-
-  subroutine put_i8_0(store, key, value, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int64_t), intent(in), target :: value
-    integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(storage_size(value) / 8, c_size_t), ierr)
-  end subroutine put_i8_0
-
-  subroutine get_i8_0(store, key, value, rank, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int64_t), intent(inout), target :: value
-    integer, intent(in), optional :: rank
-    integer, intent(out), optional :: ierr
-    call get_bytes(store, key, c_loc(value), int(storage_size(value) / 8, c_size_t), rank, ierr)
-  end subroutine get_i8_0
-
-  subroutine put_i8_1(store, key, value, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int64_t), intent(in), target, contiguous :: value(:)
-    integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
-  end subroutine put_i8_1
-
-  subroutine get_i8_1(store, key, value, rank, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int64_t), intent(inout), target, contiguous :: value(:)
-    integer, intent(in), optional :: rank
-    integer, intent(out), optional :: ierr
-    call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
-  end subroutine get_i8_1
-
-  subroutine put_i8_2(store, key, value, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int64_t), intent(in), target, contiguous :: value(:,:)
-    integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
-  end subroutine put_i8_2
-
-  subroutine get_i8_2(store, key, value, rank, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int64_t), intent(inout), target, contiguous :: value(:,:)
-    integer, intent(in), optional :: rank
-    integer, intent(out), optional :: ierr
-    call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
-  end subroutine get_i8_2
-
-  subroutine put_i8_3(store, key, value, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int64_t), intent(in), target, contiguous :: value(:,:,:)
-    integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
-  end subroutine put_i8_3
-
-  subroutine get_i8_3(store, key, value, rank, ierr)
-    type(cairn_store), intent(in) :: store
-    character(*), intent(in) :: key
-    integer(c_int64_t), intent(inout), target, contiguous :: value(:,:,:)
-    integer, intent(in), optional :: rank
-    integer, intent(out), optional :: ierr
-    call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
-  end subroutine get_i8_3
+  end subroutine get_r8
 
   ! --- strings for C: tags and conditions ---
 

@@ -38,6 +38,7 @@ program fortran_test
   call streams_async_shared()
   call revisions()
   call arrays()
+  call any_kind_any_rank()
   call cairn_close(st)
   call grain()
 
@@ -78,6 +79,40 @@ contains
         cairn_last_error()
     bad = 1
   end subroutine check
+
+  ! cairn_put/cairn_get of kinds and ranks beyond real/integer(4/8) of rank
+  ! 0-3: an integer(int8) scalar, an integer(int16) array of rank 5, and a
+  ! strided section of a real(real32) matrix (copied by the compiler).
+  subroutine any_kind_any_rank()
+    integer(int8) :: b, b2
+    integer(int16) :: h(2, 3, 2, 2, 3), h2(2, 3, 2, 2, 3)
+    real(real32) :: m(5, 4), sec(3, 2), sec2(3, 2)
+    integer :: k
+    b = int(-7 - rank, int8)
+    h = reshape([(int(k * 31 + rank, int16), k = 1, size(h))], shape(h))
+    m = reshape([(real(k, real32) + 0.25 * rank, k = 1, size(m))], shape(m))
+    sec = m(1:5:2, 2:4:2)
+    call cairn_put(st, "k_int8", b)
+    call cairn_put(st, "k_int16_rank5", h)
+    call cairn_put(st, "k_real32_section", m(1:5:2, 2:4:2))
+    call cairn_commit(st, rev)
+    b2 = 0
+    h2 = 0
+    sec2 = 0
+    call cairn_get(st, "k_int8", b2)
+    call check(b2 == b, 80)
+    call cairn_get(st, "k_int16_rank5", h2)
+    call check(all(h2 == h), 81)
+    call cairn_get(st, "k_real32_section", sec2)
+    call check(all(sec2 == sec), 82)
+    ! Another rank's, into a strided section of a larger array.
+    m = 0
+    call cairn_get(st, "k_real32_section", m(2:4, 1:3:2), rank=peer)
+    call check(all(m(2:4, 1:3:2) == sec - 0.25 * rank + 0.25 * peer) .and. m(1, 1) == 0, 83)
+    ! The wrong size in bytes is an error, not a partial read.
+    call cairn_get(st, "k_int16_rank5", h2(:, :, :, :, 1:2), ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 84)
+  end subroutine any_kind_any_rank
 
   ! Tags read back, queries on one namespace and on all.
   subroutine objects_and_queries()
