@@ -7,8 +7,6 @@
 #include <cstring>
 #include <string>
 
-#include "io/verify_pipeline.h"
-
 namespace cairn {
 
 std::vector<ReadBlock> PlanReadBlocks(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits) {
@@ -55,46 +53,6 @@ void PlanReadBlocks(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits
 
 namespace {
 
-// Runs `done` for the ranges each request brought: on the pipeline's
-// worker (io/verify_pipeline.h) while the next request is read, when one
-// follows; in this thread for the last request of the read (so a read of
-// one request hands nothing over) or when the worker is held elsewhere.
-class DoneRunner {
- public:
-  explicit DoneRunner(const RangeDone& done) : done_(done) {}
-  ~DoneRunner() {
-    if (p_) p_->Release();  // waits for the batch in flight (error paths too)
-  }
-  DoneRunner(const DoneRunner&) = delete;
-  DoneRunner& operator=(const DoneRunner&) = delete;
-
-  // Ranges [first, last) of r are in place; `more`: another request of
-  // this read follows.
-  void Arrived(const std::vector<ReadRange>& r, size_t first, size_t last, bool skip_empty, bool more) {
-    if (!done_) return;
-    if (more && !tried_) {
-      tried_ = true;
-      p_ = VerifyPipeline::TryAcquire();
-    }
-    if (more && p_) {
-      p_->Submit(&done_, r.data(), first, last, skip_empty);
-      return;
-    }
-    Finish();  // callbacks run in request order
-    for (size_t m = first; m < last; m++)
-      if (!skip_empty || r[m].length != 0) done_(r[m]);
-  }
-  // Waits for the callbacks handed over (rethrows what they threw).
-  void Finish() {
-    if (p_) p_->Wait();
-  }
-
- private:
-  const RangeDone& done_;
-  bool tried_ = false;
-  VerifyPipeline* p_ = nullptr;
-};
-
 // Before block k is read, the kernel is told (WILLNEED) about the blocks
 // after it, up to kReadaheadWindow bytes ahead, so that scattered blocks
 // are fetched in parallel rather than one request at a time. Not inside a
@@ -129,11 +87,10 @@ class Readahead {
 // Reads block k, whose ranges do not overlap, straight into their
 // destinations, in requests of about kRequestBytes; the gaps between
 // ranges land in `scratch`. `done` runs after each request for the ranges
-// it completed (on the worker when another request follows: `last_block`
-// says whether one follows this block).
+// it completed.
 Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& r,
-                     std::string* scratch, std::vector<struct iovec>* iov_buf, DoneRunner* done,
-                     bool last_block, ReadCounts* counts) {
+                     std::string* scratch, std::vector<struct iovec>* iov_buf, const RangeDone& done,
+                     ReadCounts* counts) {
   std::vector<struct iovec>& iov = *iov_buf;
   size_t i = b.first;
   while (i <= b.last) {
@@ -181,7 +138,8 @@ Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& 
       counts->requests++;
       counts->bytes += pos - start;
     }
-    done->Arrived(r, i, j, false, j <= b.last || !last_block);
+    if (done)
+      for (size_t m = i; m < j; m++) done(r[m]);
     i = j;
   }
   return Status::OK();
@@ -189,7 +147,7 @@ Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& 
 
 // A block whose ranges overlap: one read into a bounce buffer, copied out.
 Status ReadBounced(File* f, const ReadBlock& b, const std::vector<ReadRange>& r,
-                   std::string* bounce, DoneRunner* done, bool last_block, ReadCounts* counts) {
+                   std::string* bounce, const RangeDone& done, ReadCounts* counts) {
   if (bounce->size() < b.length) bounce->resize(b.length);
   Status s = f->PRead(b.offset, bounce->data(), b.length);
   if (!s.ok()) return s;
@@ -197,13 +155,12 @@ Status ReadBounced(File* f, const ReadBlock& b, const std::vector<ReadRange>& r,
     counts->requests++;
     counts->bytes += b.length;
   }
-  // The copies stay in this thread: the next block reuses the bounce
-  // buffer. Ranges of length 0 had their `done` already.
   for (size_t i = b.first; i <= b.last; i++) {
     const ReadRange& x = r[i];
-    if (x.length != 0) std::memcpy(x.dest, bounce->data() + (x.offset - b.offset), x.length);
+    if (x.length == 0) continue;  // `done` already ran for it
+    std::memcpy(x.dest, bounce->data() + (x.offset - b.offset), x.length);
+    if (done) done(x);
   }
-  done->Arrived(r, b.first, b.last + 1, true, !last_block);
   return Status::OK();
 }
 
@@ -226,7 +183,6 @@ Status ReadCoalesced(std::vector<ReadRange>* ranges_in, const ReadPlanLimits& li
       if (x.length == 0) done(x);
   Readahead ra(blocks, files);
   std::string scratch, bounce;
-  DoneRunner runner(done);  // last: on return it waits for the worker before anything else goes
   for (size_t k = 0; k < blocks.size(); k++) {
     const ReadBlock& b = blocks[k];
     File* f = nullptr;
@@ -240,12 +196,10 @@ Status ReadCoalesced(std::vector<ReadRange>* ranges_in, const ReadPlanLimits& li
       end = std::max(end, ranges[i].offset + ranges[i].length);
     }
     if (limits.readahead) ra.Before(k);
-    bool last_block = k + 1 == blocks.size();
-    s = overlap ? ReadBounced(f, b, ranges, &bounce, &runner, last_block, counts)
-                : ReadScattered(f, b, ranges, &scratch, &ws->iov, &runner, last_block, counts);
-    if (!s.ok()) return s;  // ~DoneRunner waits for the batch in flight
+    s = overlap ? ReadBounced(f, b, ranges, &bounce, done, counts)
+                : ReadScattered(f, b, ranges, &scratch, &ws->iov, done, counts);
+    if (!s.ok()) return s;
   }
-  runner.Finish();
   return Status::OK();
 }
 

@@ -9,12 +9,6 @@
 // gap go to a small scratch buffer), in requests of about kRequestBytes, and
 // the caller's `done` callback runs for each range right after the request
 // that brought it, while its bytes are still in the CPU cache (checksums).
-// When another request follows, the callbacks of a request run on a second
-// thread (io/verify_pipeline.h) while that request is read; they still run
-// one at a time, in request order, and all have run when ReadCoalesced
-// returns (on errors too). So `done` may touch only its own state and the
-// range's destination, which no other range of the call shares (gap bytes
-// excepted), never the file.
 // The kernel is told (posix_fadvise WILLNEED) about the next readahead
 // window of blocks, so the device works while the caller verifies.
 #pragma once
