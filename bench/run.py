@@ -764,6 +764,9 @@ def main():
     ap.add_argument("--cairn-variant", action="append", default=[], metavar="NAME=ARGS",
                     help='also measure cairn with other options, reported as "cairn-NAME", '
                          'e.g. --cairn-variant "wb1m=--write-buffer=1048576" (repeatable)')
+    ap.add_argument("--cairn-base", default=None, metavar="BENCH_CAIRN",
+                    help="adds the system cairn-base: this bench_cairn binary (e.g. of main, "
+                         "built in another directory), interleaved with the others")
     ap.add_argument("--data-dir", default="/tmp/cairn-bench-data",
                     help="where the benchmark files go (the file system measured)")
     ap.add_argument("--out", default=os.path.join(BENCH, "results"))
@@ -819,6 +822,8 @@ def main():
         if not label or not re.fullmatch(r"[A-Za-z0-9_]+", label):
             ap.error(f"--cairn-variant wants NAME=ARGS, got {v!r}")
         systems.append((f"cairn-{label}", "bench_cairn", [f"--label={label}"] + shlex.split(vargs)))
+    if args.cairn_base:
+        systems.append(("cairn-base", os.path.abspath(args.cairn_base), ["--label=base"]))
     if args.systems:
         keep = set(args.systems.split(",")) | set(DEVICES)
         systems = [s for s in systems if s[0] in keep]
