@@ -49,6 +49,11 @@ Usage: power_loss_test.py POWER_LOSS_WRITER CAIRN_TOOL MPIEXEC [TRIALS]
 TRIALS defaults to 104, 13 stores of 8 cuts (CAIRN_LONG_TESTS=1: 1,040).
 CAIRN_SEED repeats a run; CAIRN_VERBOSE=1 prints every cut and replay.
 --zeros: tear harder (not in CI; see the tear mode above).
+--slow-fsync: the data fsync of ranks other than 0 is delayed by 30 ms
+(CAIRN_TEST_FSYNC_DELAY_MS: asynchronous and synchronous commits, Flush),
+at 2 and 4 ranks only, asynchronous and synchronous workloads in turn
+(SLOW_FLAGS), so that a commit step that does not wait for the other
+ranks' fsyncs before rank 0 appends the record is seen by the cuts.
 --first-open-dies: the case of issue 10 item 8 instead, labelled as such: a
 first job creates a store and is killed (-9, no power loss) before its first
 commit; a second job commits; then the power is cut.
@@ -255,9 +260,10 @@ class Runner:
             env["CAIRN_FAULT_CUT"] = str(cut)
         env.update(extra or {})
         if "--slow-fsync" in sys.argv:
-            # The async commit's data fsync is delayed: a commit step that
-            # did not wait for it would append the record first, and a cut
-            # between the two would lose committed data.
+            # The data fsync of ranks other than 0 is delayed (asynchronous
+            # and synchronous commits, Flush): a commit step that did not
+            # wait for it would append the record first, and a cut between
+            # the two would lose committed data.
             env["CAIRN_TEST_FSYNC_DELAY_MS"] = "30"
         p = subprocess.run([self.mpiexec, "-n", str(np), self.writer, store, str(revs), flags],
                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
@@ -271,6 +277,11 @@ class Runner:
 
 FLAGS = ["e", "aup", "fgte", "su", "ast", "afgu", "sftp", "asfge"]  # g: global arrays, u: a rank unchanged, t: a stream open across commits, p: pins, e: tag edits without a put
 RESIZE_FLAGS = ["r", "arp", "sr", "asfr"]  # --resize: r, each job at another rank count
+# --slow-fsync: asynchronous and synchronous commits in turn, at 2 and 4
+# ranks only (rank 0's fsync is not delayed, so 1 rank would test nothing);
+# "2f": two data files, so the synchronous commit's fsync is by each file's
+# leader (rank 2 of 4 leads the second).
+SLOW_FLAGS = ["aup", "e", "ast", "su", "asfge", "2f", "afgu", "sftp"]
 
 
 def cut_trials(r, trials, log, zeros, resize=False):
@@ -284,6 +295,9 @@ def cut_trials(r, trials, log, zeros, resize=False):
     while t < trials:
         np = [1, 2, 4][chain % 3]
         flags = (RESIZE_FLAGS if resize else FLAGS)[chain % (len(RESIZE_FLAGS) if resize else len(FLAGS))]
+        if "--slow-fsync" in sys.argv:
+            np = [2, 4][(chain // 2) % 2] if SLOW_FLAGS[chain % len(SLOW_FLAGS)] != "2f" else 4
+            flags = SLOW_FLAGS[chain % len(SLOW_FLAGS)]
         store = os.path.join(r.tmp, f"s{chain}")
         journal = os.path.join(r.tmp, f"j{chain}")
         chain += 1

@@ -256,10 +256,12 @@ Status Store::Rep::CommitSync(uint64_t* revision) {
     if (r->subfile_on_one_node) {
       uint64_t failed = r->sub_comm->AllreduceMax(local.ok() ? 0 : 1);
       if (r->sub_comm->rank() == 0 && failed == 0) {
+        TestFsyncDelay(rank);
         local = r->my_file->Sync();
         sync_failed = !local.ok();
       }
     } else if (local.ok()) {
+      TestFsyncDelay(rank);
       local = r->my_file->Sync();
       sync_failed = !local.ok();
     }
@@ -318,7 +320,9 @@ Status Store::Flush() {
   bool failed = false;
   IoQueue* q = r->Io();
   File* f = r->my_file.get();
-  uint64_t t = q->Submit([f, &failed] {
+  int rank = r->comm->rank();
+  uint64_t t = q->Submit([f, &failed, rank] {
+    TestFsyncDelay(rank);
     Status st = f->Sync();
     failed = !st.ok();
     return st;
