@@ -477,7 +477,8 @@ def main():
             failures, stats = cut_trials(r, trials, log, "--zeros" in sys.argv, "--resize" in sys.argv)
             print(f"power-loss cuts: {trials} trials ({stats['cut']} cut inside a job, {stats['ran_to_end']} after "
                   f"it ended; {stats['tear']} torn; store directory lost {stats['store_gone']} times, each "
-                  f"before anything was reported committed; {stats['lock_checks']} writer-lock checks); "
+                  f"before anything was reported committed"
+                  f"{'; %d writer-lock checks' % stats['lock_checks'] if stats['lock_checks'] else ''}); "
                   f"failures: {len(failures)} "
                   f"({time.time() - t0:.0f} s)")
         for f in failures[:5]:
