@@ -160,6 +160,7 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
       std::vector<std::string> space_reports;
       for (auto& rp : all) space_reports.push_back(std::move(rp.space));
       st = PlanRevisionSpace(this, space_reports, next_shared.view(), &rec, &plan->space);
+      if (st.ok() && plan->async) HoldExpiringParent(this, rec, &plan->space);
     }
     PutLengthPrefixed(&plan_bytes, EncodeStatus(st));
     if (st.ok()) plan_bytes += EncodeRevisionSpacePayload(rec);  // with its live extents and expiries
