@@ -49,6 +49,14 @@ Usage: power_loss_test.py POWER_LOSS_WRITER CAIRN_TOOL MPIEXEC [TRIALS]
 TRIALS defaults to 104, 13 stores of 8 cuts (CAIRN_LONG_TESTS=1: 1,040).
 CAIRN_SEED repeats a run; CAIRN_VERBOSE=1 prints every cut and replay.
 --zeros: tear harder (not in CI; see the tear mode above).
+--slow-fsync: the data fsync of ranks other than 0 is delayed by 30 ms
+(CAIRN_TEST_FSYNC_DELAY_MS: asynchronous and synchronous commits, Flush),
+at 2 and 4 ranks only, asynchronous and synchronous workloads in turn
+(SLOW_FLAGS), so that a commit step that does not wait for the other
+ranks' fsyncs before rank 0 appends the record is seen by the cuts.
+--lock: after every cut and its replay, the writer lock (lock_check): a
+job takes the store (flag L: checks it, then holds it), and a second job's
+writable open must fail on every rank naming the holder's pid.
 --first-open-dies: the case of issue 10 item 8 instead, labelled as such: a
 first job creates a store and is killed (-9, no power loss) before its first
 commit; a second job commits; then the power is cut.
@@ -71,6 +79,7 @@ compactions (and so renames) frequent: see tests/CMakeLists.txt.
 import os
 import random
 import shutil
+import socket
 import struct
 import subprocess
 import sys
@@ -255,13 +264,20 @@ class Runner:
             env["CAIRN_FAULT_CUT"] = str(cut)
         env.update(extra or {})
         if "--slow-fsync" in sys.argv:
-            # The async commit's data fsync is delayed: a commit step that
-            # did not wait for it would append the record first, and a cut
-            # between the two would lose committed data.
+            # The data fsync of ranks other than 0 is delayed (asynchronous
+            # and synchronous commits, Flush): a commit step that did not
+            # wait for it would append the record first, and a cut between
+            # the two would lose committed data.
             env["CAIRN_TEST_FSYNC_DELAY_MS"] = "30"
         p = subprocess.run([self.mpiexec, "-n", str(np), self.writer, store, str(revs), flags],
                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
         return p.returncode, p.stdout.decode(errors="replace")
+
+    def start(self, np, store, revs, flags):
+        """A job in the background (no journal), with its output in a file."""
+        out = open(store + ".job", "wb")
+        return subprocess.Popen([self.mpiexec, "-n", str(np), self.writer, store, str(revs), flags],
+                                env=self.env, stdout=out, stderr=subprocess.STDOUT), out
 
     def verify(self, store):
         p = subprocess.run([self.tool, "verify", store], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -271,12 +287,60 @@ class Runner:
 
 FLAGS = ["e", "aup", "fgte", "su", "ast", "afgu", "sftp", "asfge"]  # g: global arrays, u: a rank unchanged, t: a stream open across commits, p: pins, e: tag edits without a put
 RESIZE_FLAGS = ["r", "arp", "sr", "asfr"]  # --resize: r, each job at another rank count
+# --slow-fsync: asynchronous and synchronous commits in turn, at 2 and 4
+# ranks only (rank 0's fsync is not delayed, so 1 rank would test nothing);
+# "2f": two data files, so the synchronous commit's fsync is by each file's
+# leader (rank 2 of 4 leads the second).
+SLOW_FLAGS = ["aup", "e", "ast", "su", "asfge", "2f", "afgu", "sftp"]
+
+
+def lock_check(r, np, store, flags):
+    """--lock: after a cut and its replay, a writer takes the store (its LOCK
+    as the replay left it: an older holder's text, empty, or gone) and holds
+    it; a second job's writable open must then fail on every rank, naming the
+    holder's host and rank 0's pid (not the text of a holder from before the
+    cut). Returns a failure message, or None."""
+    for f in (store + ".held", store + ".release"):
+        if os.path.exists(f):
+            os.unlink(f)
+    holder, out = r.start(np, store, 0, flags + "L")
+    try:
+        for _ in range(600):
+            if os.path.exists(store + ".held") or holder.poll() is not None:
+                break
+            time.sleep(0.05)
+        if not os.path.exists(store + ".held"):
+            holder.wait(timeout=60)
+            with open(store + ".job", errors="replace") as f:
+                return f"the first writer after the cut did not take the store:\n{f.read()}"
+        with open(store + ".held") as f:
+            pids = f.read().split()
+        rc, text = r.run(np, store, 1, flags)
+        want = (f"open: IOError: store {store} is open for writing by host {socket.gethostname()}, "
+                f"pid {pids[0]}, ")
+        if rc == 0 or text.count(want) != np:
+            return (f"a second writer beside the holder (pids {' '.join(pids)}) was not refused on every rank "
+                    f"naming it (rc {rc}, wanted {np} x '{want}'):\n{text}")
+        return None
+    finally:
+        open(store + ".release", "w").close()
+        try:
+            rc = holder.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            holder.kill()
+            rc = -1
+        out.close()
+        for f in (store + ".held", store + ".release", store + ".job"):
+            if os.path.exists(f) and (rc == 0 or not f.endswith(".job")):
+                os.unlink(f)
+        if rc != 0:
+            return f"the holder failed (rc {rc}); its output is in {store}.job"
 
 
 def cut_trials(r, trials, log, zeros, resize=False):
     """The main test: chains of cut, replay, reopen-and-check on one store."""
     failures = []
-    stats = {"cut": 0, "ran_to_end": 0, "tear": 0, "newer": 0, "store_gone": 0}
+    stats = {"cut": 0, "ran_to_end": 0, "tear": 0, "newer": 0, "store_gone": 0, "lock_checks": 0}
     est = {}  # journal calls of the last uncut run, per (np, first run of a store)
     chain_len = 8
     t = 0
@@ -284,6 +348,9 @@ def cut_trials(r, trials, log, zeros, resize=False):
     while t < trials:
         np = [1, 2, 4][chain % 3]
         flags = (RESIZE_FLAGS if resize else FLAGS)[chain % (len(RESIZE_FLAGS) if resize else len(FLAGS))]
+        if "--slow-fsync" in sys.argv:
+            np = [2, 4][(chain // 2) % 2] if SLOW_FLAGS[chain % len(SLOW_FLAGS)] != "2f" else 4
+            flags = SLOW_FLAGS[chain % len(SLOW_FLAGS)]
         store = os.path.join(r.tmp, f"s{chain}")
         journal = os.path.join(r.tmp, f"j{chain}")
         chain += 1
@@ -326,6 +393,13 @@ def cut_trials(r, trials, log, zeros, resize=False):
                 if vrc != 0:
                     failures.append(f"{what}: cairn verify after the cut (tear={tear}):\n{vout}")
                     log(f"FAIL {what}: cairn verify (tear={tear})\n{vout}")
+                    break
+            if "--lock" in sys.argv:
+                why = lock_check(r, np, store, flags)
+                stats["lock_checks"] += 1
+                if why:
+                    failures.append(f"{what}: the writer lock after the cut (tear={tear}): {why}")
+                    log(f"FAIL {what}: the writer lock after the cut\n{why}")
                     break
             log(f"{what}: {'cut' if was_cut else 'ran to the end'}, reported committed {before}->{after}, "
                 f"tear={tear}, {time.time() - t0:.1f} s")
@@ -403,7 +477,9 @@ def main():
             failures, stats = cut_trials(r, trials, log, "--zeros" in sys.argv, "--resize" in sys.argv)
             print(f"power-loss cuts: {trials} trials ({stats['cut']} cut inside a job, {stats['ran_to_end']} after "
                   f"it ended; {stats['tear']} torn; store directory lost {stats['store_gone']} times, each "
-                  f"before anything was reported committed); failures: {len(failures)} "
+                  f"before anything was reported committed"
+                  f"{'; %d writer-lock checks' % stats['lock_checks'] if stats['lock_checks'] else ''}); "
+                  f"failures: {len(failures)} "
                   f"({time.time() - t0:.0f} s)")
         for f in failures[:5]:
             print("FAIL: " + f)

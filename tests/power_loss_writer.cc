@@ -32,6 +32,9 @@
 // (SetTag of r, then DeleteTag of name, SetTag adding name, or SetTags of
 // both, in turn); the check compares its tags and finds it by Query and
 // QueryAll on r (and on name). Not combined with r or u.
+// L = hold the store (power_loss_test.py --lock): after the check, write
+// the ranks' pids to STORE.held and wait for STORE.release, then close
+// without committing (REVISIONS is not used).
 // keep_revisions = 2, so extents are reused.
 // Which keys a revision writes, and their values, depend only on (rank,
 // revision, key), so the check needs nothing else.
@@ -308,6 +311,29 @@ int main(int argc, char** argv) {
   if (rank == 0 && rev == acked + 1) AppendLine(store + ".acked", std::to_string(rev) + "\n");  // it is there now
   if (rank == 0) std::printf("reopened at revision %llu (%zu retained), intact\n", (unsigned long long)rev, retained.size());
 
+  if (flags.find('L') != std::string::npos) {
+    // Flag L: hold the writer lock (power_loss_test.py --lock): rank 0
+    // writes the pids of all ranks to STORE.held, then the job waits for
+    // STORE.release (at most 60 s) and closes without committing.
+    int pid = int(getpid()), size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    std::vector<int> pids(size_t(size), 0);
+    MPI_Gather(&pid, 1, MPI_INT, pids.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      std::string held;
+      for (int p : pids) held += std::to_string(p) + " ";
+      AppendLine(store + ".held.tmp", held + "\n");
+      std::rename((store + ".held.tmp").c_str(), (store + ".held").c_str());
+    }
+    int go = 0;
+    for (int i = 0; i < 600 && !go; i++) {
+      if (rank == 0) go = access((store + ".release").c_str(), F_OK) == 0;
+      MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      if (!go) usleep(100000);
+    }
+    st = s->Close();
+    return Finish(rank, go ? (st.ok() ? "" : "close: " + st.ToString()) : "never released", 2);
+  }
   if (g_pins && rev > 0) {
     st = s->Pin(rev);
     if (!st.ok()) return Finish(rank, "pin " + std::to_string(rev) + ": " + st.ToString(), 2);

@@ -271,7 +271,14 @@ class Store {
   // --- Queries by tag ---
 
   // Local: the keys (in key order) of the objects of a namespace that meet
-  // every condition in `all_of` (an empty list matches every object).
+  // every condition in `all_of` (an empty list matches every object). On a
+  // writable store the caller's own namespace (ro.rank -1 or its rank) is
+  // queried with its changes not yet committed, as Get reads it: while an
+  // asynchronous commit is in flight, the revision in flight plus the puts
+  // and tag edits made since. Any other namespace shows this view's
+  // revision (revision(): a commit in flight counts once Test, Wait or a
+  // collective call has seen it finish), never another rank's pending
+  // changes.
   Status Query(const std::vector<TagQuery>& all_of, std::vector<std::string>* keys,
                const ReadOptions& ro = {});
   // Collective: runs Query on every rank's namespace (not the shared one:
@@ -281,7 +288,8 @@ class Store {
   // ranks (rank r takes namespaces r, r + size(), ...); on a writable store
   // rank r's own namespace r is queried with its changes not yet committed
   // (so after a restart on fewer ranks, the namespaces no rank owns are
-  // covered until the next commit, which does not carry them).
+  // covered until the next commit, which does not carry them). A commit in
+  // flight is finished first (its revision is then this view's).
   Status QueryAll(const std::vector<TagQuery>& all_of, std::vector<QueryHit>* hits);
 
   // --- Shared objects: written once by rank 0, read by all ---
@@ -339,7 +347,9 @@ class Store {
   // Local: the arrays of this view's revision in name order (no blocks).
   Status ListArrays(std::vector<ArrayInfo>* arrays);
   // Local: the names of the arrays whose tags meet every condition in
-  // `all_of` (as Query does for objects), in name order.
+  // `all_of` (as Query does for objects), in name order, in this view's
+  // revision (as GetArray: arrays put since, or in a commit still in
+  // flight, are not seen).
   Status QueryArrays(const std::vector<TagQuery>& all_of, std::vector<std::string>* names);
   // Local: what this handle's GetArray calls planned and read so far
   // (cairn/array.h); zeros before the first.

@@ -160,6 +160,7 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
       std::vector<std::string> space_reports;
       for (auto& rp : all) space_reports.push_back(std::move(rp.space));
       st = PlanRevisionSpace(this, space_reports, next_shared.view(), &rec, &plan->space);
+      if (st.ok() && plan->async) HoldExpiringParent(this, rec, &plan->space);
     }
     PutLengthPrefixed(&plan_bytes, EncodeStatus(st));
     if (st.ok()) plan_bytes += EncodeRevisionSpacePayload(rec);  // with its live extents and expiries
@@ -256,10 +257,12 @@ Status Store::Rep::CommitSync(uint64_t* revision) {
     if (r->subfile_on_one_node) {
       uint64_t failed = r->sub_comm->AllreduceMax(local.ok() ? 0 : 1);
       if (r->sub_comm->rank() == 0 && failed == 0) {
+        TestFsyncDelay(rank);
         local = r->my_file->Sync();
         sync_failed = !local.ok();
       }
     } else if (local.ok()) {
+      TestFsyncDelay(rank);
       local = r->my_file->Sync();
       sync_failed = !local.ok();
     }
@@ -318,7 +321,9 @@ Status Store::Flush() {
   bool failed = false;
   IoQueue* q = r->Io();
   File* f = r->my_file.get();
-  uint64_t t = q->Submit([f, &failed] {
+  int rank = r->comm->rank();
+  uint64_t t = q->Submit([f, &failed, rank] {
+    TestFsyncDelay(rank);
     Status st = f->Sync();
     failed = !st.ok();
     return st;

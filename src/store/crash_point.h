@@ -20,11 +20,13 @@ namespace cairn {
 void CrashPoint(const char* point, int rank);
 // Whether CrashPoint(point, rank) would kill the process.
 bool CrashPointArmed(const char* point, int rank);
-// For tests of write ordering: when CAIRN_TEST_FSYNC_DELAY_MS is set, the
-// asynchronous commit's data fsync job of a rank other than 0 sleeps that
-// long before it syncs (rank 0's own queue orders its fsync before its
-// record anyway), so that a step not waiting for the fsyncs would be seen
-// overtaking them. Read once.
+// For tests of write ordering: when CAIRN_TEST_FSYNC_DELAY_MS is set, a
+// data fsync of a rank other than 0 sleeps that long before it syncs: the
+// asynchronous commit's fsync job, the synchronous commit's fsync (of each
+// rank, or of each data file's leader) and Flush's. Rank 0's own fsync
+// precedes its record in its own thread of control anyway. A commit step
+// that did not wait for the other ranks' fsyncs would then be seen
+// appending the record before them. Read once.
 void TestFsyncDelay(int rank);
 
 }  // namespace cairn

@@ -281,6 +281,19 @@ Status PlanRevisionSpace(Store::Rep* r, const std::vector<std::string>& reports,
   return Status::OK();
 }
 
+void HoldExpiringParent(Store::Rep* r, const RevisionRecord& rec, SpacePlan* plan) {
+  if (std::find(rec.expires.begin(), rec.expires.end(), rec.parent) == rec.expires.end()) return;
+  for (const RevisionRecord& p : r->manifest->parsed().revisions) {
+    if (p.revision != rec.parent) continue;
+    if (p.live_known) {
+      plan->held.insert(plan->held.end(), p.live.begin(), p.live.end());
+    } else {
+      for (uint32_t f = 0; f < p.high_water.size(); f++)
+        if (p.high_water[f] > 0) plan->held.push_back(ExtentRange{f, 0, p.high_water[f]});
+    }
+  }
+}
+
 std::string FinishCommitSpace(Store::Rep* r, const RevisionRecord& rec, const SpacePlan& plan) {
   uint64_t ext = r->opt.extent_size;
   const ParsedManifest& m = r->manifest->parsed();

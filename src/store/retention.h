@@ -72,6 +72,12 @@ struct SpacePlan {
 // namespace's chunks in `shared_table`) and rec->expires.
 Status PlanRevisionSpace(Store::Rep* r, const std::vector<std::string>& reports,
                          std::string_view shared_table, RevisionRecord* rec, SpacePlan* plan);
+// Rank 0, for an asynchronous commit that expires its parent (the revision
+// every rank's view shows until it has seen the commit finish, and whose
+// other namespaces it may read meanwhile): the parent's extents go into
+// plan->held, so that a rank finished early does not overwrite them before
+// the others have finished too. They are free from the next commit on.
+void HoldExpiringParent(Store::Rep* r, const RevisionRecord& rec, SpacePlan* plan);
 // Rank 0, after the record is durable: the expired list and each rank's
 // share of the free extents, to broadcast with the commit outcome.
 std::string FinishCommitSpace(Store::Rep* r, const RevisionRecord& rec, const SpacePlan& plan);
