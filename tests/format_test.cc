@@ -354,6 +354,59 @@ TEST(IndexTable, RoundTrip) {
   EXPECT_EQ(table->Find("nope"), -1);
 }
 
+TEST(IndexTable, StreamedInPiecesIsTheBuiltTable) {
+  // Entries of several sizes, one larger than the small pieces; every
+  // piece size writes the builder's bytes, and the whole-table checksum.
+  NameDict dict;
+  std::vector<std::string> bodies;
+  for (int i = 0; i < 40; i++) {
+    std::string key = "key" + std::to_string(1000 + i);
+    TagList tags = {{"step", TagValue::Int(i)}};
+    std::string enc;
+    ASSERT_TRUE(EncodeTags(tags, &dict, &enc).ok());
+    std::string body;
+    std::string value(i == 7 ? 300 : i % 5, 'v');
+    EncodeEntryBody(key, ValueKind::kInline, value.size(), value, {}, enc, &body);
+    bodies.push_back(body);
+  }
+  std::vector<std::string_view> views(bodies.begin(), bodies.end());
+  uint64_t total = 0;
+  for (auto& b : bodies) total += b.size();
+  IndexTableBuilder b;
+  b.Begin(3, 9, bodies.size(), dict.names(), total);
+  for (auto& body : bodies) b.Add(body);
+  std::string built = b.Finish();
+  EXPECT_EQ(IndexTableSize(dict.names(), views), built.size());
+  for (size_t piece : {1, 7, 64, 100, 333, 4096}) {
+    std::string got;
+    size_t calls = 0;
+    uint64_t sum = 0;
+    Status s = StreamIndexTable(3, 9, dict.names(), views, piece, [&](std::string_view p) {
+      got.append(p);
+      calls++;
+      return Status::OK();
+    }, &sum);
+    ASSERT_TRUE(s.ok());
+    EXPECT_EQ(got, built) << "piece " << piece;
+    EXPECT_EQ(sum, Checksum(built)) << "piece " << piece;
+    if (piece == 4096) {
+      EXPECT_EQ(calls, 1u);
+    }
+    if (piece == 64) {
+      EXPECT_GT(calls, 10u);
+    }
+  }
+  // The sink's first error ends the stream.
+  size_t calls = 0;
+  uint64_t sum = 0;
+  Status s = StreamIndexTable(3, 9, dict.names(), views, 64, [&](std::string_view) {
+    calls++;
+    return Status::IOError("disk full");
+  }, &sum);
+  EXPECT_TRUE(s.IsIOError());
+  EXPECT_EQ(calls, 1u);
+}
+
 TEST(IndexTable, EveryFlippedByteAndTruncationIsDetected) {
   NameDict dict;
   std::string t = SampleTable(5, &dict);

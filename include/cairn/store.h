@@ -117,6 +117,10 @@ struct IoStats {
   // written for those.
   uint64_t index_bytes_gathered = 0;
   uint64_t index_tables_reused = 0;
+  // This rank's tables a commit wrote in pieces from the entries where
+  // they lay (a large table of entries all put since the last revision),
+  // with no copy of the whole table in memory.
+  uint64_t index_tables_streamed = 0;
   // Early writeback (Options::writeback_bytes): requests to start writing
   // data to the device ahead of the commit's fsync (not metadata, not
   // durable by themselves).

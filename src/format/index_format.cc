@@ -36,6 +36,13 @@ std::string_view EntryKey(std::string_view body) {
   return d.failed() ? std::string_view() : k;
 }
 
+bool EntryChunked(std::string_view body) {
+  Decoder d(body);
+  d.LengthPrefixed();
+  uint8_t kind = d.U8();
+  return !d.failed() && kind == uint8_t(ValueKind::kChunked);
+}
+
 Status DecodeEntryBody(std::string_view body, EntryView* e) {
   Decoder d(body);
   e->key = d.LengthPrefixed();
@@ -117,6 +124,80 @@ std::string IndexTableBuilder::Finish() {
 
 namespace {
 
+// Header and name dictionary of a table (what IndexTableBuilder::Begin writes).
+std::string TableHead(uint32_t ns, uint64_t revision, uint64_t entry_count, const std::vector<std::string>& names) {
+  std::string out;
+  out.append(kIndexMagic, 8);
+  PutFixed16(&out, kIndexFormatVersion);
+  PutFixed16(&out, 0);  // flags
+  PutFixed32(&out, ns);
+  PutFixed64(&out, revision);
+  PutFixed64(&out, entry_count);
+  PutFixed64(&out, names.size());
+  PutFixed64(&out, 0);  // reserved
+  for (const auto& n : names) PutLengthPrefixed(&out, n);
+  return out;
+}
+
+}  // namespace
+
+uint64_t IndexTableSize(const std::vector<std::string>& names, const std::vector<std::string_view>& bodies) {
+  uint64_t n = kIndexHeaderSize + 8;
+  for (const auto& s : names) n += VarintLength(s.size()) + s.size();
+  for (std::string_view b : bodies) n += VarintLength(b.size()) + b.size();
+  return n;
+}
+
+Status StreamIndexTable(uint32_t ns, uint64_t revision, const std::vector<std::string>& names,
+                        const std::vector<std::string_view>& bodies, size_t piece,
+                        const std::function<Status(std::string_view)>& sink, uint64_t* whole_checksum) {
+  std::string buf = TableHead(ns, revision, bodies.size(), names);
+  piece = std::max(piece, buf.size());
+  buf.reserve(piece);
+  StreamingChecksum sum;
+  auto flush = [&]() {
+    sum.Update(buf.data(), buf.size());
+    Status s = sink(buf);
+    buf.clear();
+    return s;
+  };
+  char len[10];
+  for (std::string_view b : bodies) {
+    size_t nl = size_t(EncodeVarint(len, b.size()) - len);
+    if (buf.size() + nl + b.size() > piece) {
+      Status s = flush();
+      if (!s.ok()) return s;
+    }
+    if (nl + b.size() > piece) {  // larger than a piece: handed over as it lies
+      buf.append(len, nl);
+      Status s = flush();
+      if (!s.ok()) return s;
+      sum.Update(b.data(), b.size());
+      s = sink(b);
+      if (!s.ok()) return s;
+      continue;
+    }
+    buf.append(len, nl);
+    buf.append(b);
+  }
+  // The trailing checksum covers everything before it, the buffered
+  // bytes included.
+  sum.Update(buf.data(), buf.size());
+  uint64_t table_sum = sum.Digest();
+  if (buf.size() + 8 > piece) {
+    Status s = sink(buf);
+    if (!s.ok()) return s;
+    buf.clear();
+  }
+  size_t at = buf.size();
+  PutFixed64(&buf, table_sum);
+  sum.Update(buf.data() + at, 8);
+  *whole_checksum = sum.Digest();
+  return sink(buf);
+}
+
+namespace {
+
 // Checks and parses t->bytes (already set) into t.
 Status ParseInto(IndexTable* t, const std::string& where, bool checksum_verified) {
   auto corrupt = [&](const std::string& what) { return Status::Corruption(where + ": " + what); };
@@ -148,6 +229,7 @@ Status ParseInto(IndexTable* t, const std::string& where, bool checksum_verified
   }
   t->entries.reserve(count);
   t->keys.reserve(count);
+  bool chunked = false;
   for (uint64_t i = 0; i < count; i++) {
     std::string_view body = d.LengthPrefixed();
     std::string_view key = EntryKey(body);
@@ -155,10 +237,13 @@ Status ParseInto(IndexTable* t, const std::string& where, bool checksum_verified
     if (key.size() > kMaxKeyLength) return corrupt("index entry " + std::to_string(i) + " has a key over 65535 bytes");
     if (!t->keys.empty() && !(t->keys.back() < key))
       return corrupt("index entries out of key order at entry " + std::to_string(i));
+    if (!chunked && EntryChunked(body)) chunked = true;
     t->entries.push_back(body);
     t->keys.push_back(key);
   }
   if (d.remaining() != 0) return corrupt("bytes after the last index entry");
+  t->chunked = chunked;
+  t->length = bytes.size();
   return Status::OK();
 }
 

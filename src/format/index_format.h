@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -54,12 +55,20 @@ void EncodeEntryBody(std::string_view key, ValueKind kind, uint64_t size,
 Status DecodeEntryBody(std::string_view body, EntryView* e);
 // Decodes only the key of an entry body (fast path for scans).
 std::string_view EntryKey(std::string_view body);
+// Whether an entry body holds a chunked value (false if damaged).
+bool EntryChunked(std::string_view body);
 
-// A parsed table: owns its bytes; entries are views into them.
+// A parsed table: owns its bytes; entries are views into them. A table
+// this process wrote in pieces (StreamIndexTable) has no `bytes`: its
+// entries are views into memory `keep` holds alive (the arena its entries
+// were put into), and `length` is what it takes on disk.
 struct IndexTable {
-  std::string_view bytes;  // the whole table as stored (in `owned` or `raw`)
+  std::string_view bytes;  // the whole table as stored (in `owned` or `raw`); empty if streamed
   std::string owned;              // the bytes, when given as a string
   std::unique_ptr<char[]> raw;    // the bytes, when read into a raw buffer
+  std::shared_ptr<const void> keep;  // streamed: owner of the entries' memory
+  uint64_t length = 0;            // bytes of the table as stored
+  bool chunked = true;            // false: no entry holds a chunked value
   uint32_t ns = 0;
   uint64_t revision = 0;
   NameDict names;
@@ -87,6 +96,17 @@ class IndexTableBuilder {
   uint64_t expected_ = 0;
   uint64_t added_ = 0;
 };
+
+// The stored size of the table of `bodies` with tag names `names`.
+uint64_t IndexTableSize(const std::vector<std::string>& names, const std::vector<std::string_view>& bodies);
+// Encodes the same bytes as IndexTableBuilder, handing them to `sink` in
+// pieces of up to `piece` bytes (one buffer of that size, reused) instead
+// of building the whole table in memory. *whole_checksum is set to the
+// checksum of the whole table, trailing checksum included (what a
+// descriptor records). Stops at the sink's first error.
+Status StreamIndexTable(uint32_t ns, uint64_t revision, const std::vector<std::string>& names,
+                        const std::vector<std::string_view>& bodies, size_t piece,
+                        const std::function<Status(std::string_view)>& sink, uint64_t* whole_checksum);
 
 // Parses and verifies a table (checksum first, then structure and order).
 // `where` names the table in error messages. checksum_verified: the caller

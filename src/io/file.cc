@@ -42,6 +42,7 @@ IoStats SnapshotStats(const IoStats& s) {
   o.staging_stall_ns = load(s.staging_stall_ns);
   o.index_bytes_gathered = load(s.index_bytes_gathered);
   o.index_tables_reused = load(s.index_tables_reused);
+  o.index_tables_streamed = load(s.index_tables_streamed);
   o.writeback_requests = load(s.writeback_requests);
   return o;
 }

@@ -222,12 +222,17 @@ Status Writer::AppendPiece(std::string_view data, OpenChunk* oc, std::vector<Chu
 }
 
 Status Writer::AppendContiguous(std::string_view data, uint64_t* offset) {
-  if (run_end_ - pos_ < data.size()) {
-    Status s = NewRun(data.size());
+  Status s = ReserveContiguous(data.size(), offset);
+  return s.ok() ? Emit(data.data(), data.size()) : s;
+}
+
+Status Writer::ReserveContiguous(uint64_t n, uint64_t* offset) {
+  if (run_end_ - pos_ < n) {
+    Status s = NewRun(n);
     if (!s.ok()) return s;
   }
   *offset = pos_;
-  return Emit(data.data(), data.size());
+  return Status::OK();
 }
 
 }  // namespace cairn

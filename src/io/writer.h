@@ -59,6 +59,11 @@ class Writer {
   void CloseChunk(OpenChunk* oc, std::vector<ChunkRef>* done);
   // Writes `data` contiguously (one piece, in one run) and returns where.
   Status AppendContiguous(std::string_view data, uint64_t* offset);
+  // The same for `n` bytes that arrive in pieces: ReserveContiguous finds
+  // them room in one run and returns where they go; then exactly `n` bytes
+  // follow through ContinueContiguous, with no other append between.
+  Status ReserveContiguous(uint64_t n, uint64_t* offset);
+  Status ContinueContiguous(std::string_view data) { return Emit(data.data(), data.size()); }
   // Writes the buffered bytes out (no fsync). Staging: hands them to the
   // queue and returns the queue's first error so far (the write itself may
   // still be in flight: IoQueue::Wait for it).

@@ -88,20 +88,28 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
   me.subfile = my_subfile;
   const NamespaceDesc* prev_own =
       current.revision != 0 && uint32_t(rank) < current.nranks ? &current.namespaces[rank] : nullptr;
-  NextTable next = MakeNextTable(own, uint32_t(rank), rev, prev_own);
-  me.desc = next.desc;
   // Everything gathered to rank 0 must stay under MPI's int counts.
   uint64_t compact_limit = std::min<uint64_t>(opt.compact_index_limit, (1ull << 30) / uint64_t(nranks));
+  // A table that is not gathered, of entries all put since the base, is
+  // written from where they lie, never built whole in memory
+  // (commit_tables.h); its pieces are at least the write buffer, so
+  // without staging they go straight to the file.
+  NextTable next = MakeNextTable(own, uint32_t(rank), rev, prev_own, compact_limit);
   if (next.reused) {
     stats.index_tables_reused++;
+  } else if (next.streamed) {
+    stats.index_tables_streamed++;
+    next.desc.subfile = my_subfile;
+    me.status = WriteStreamedTable(&next, writer.get(), std::max<size_t>(opt.write_buffer_size, kStreamTablePiece));
   } else if (next.bytes.size() <= compact_limit) {
     me.compact_table = next.bytes;
   } else {
-    me.desc.subfile = my_subfile;
-    me.status = writer->AppendContiguous(next.bytes, &me.desc.offset);
+    next.desc.subfile = my_subfile;
+    me.status = writer->AppendContiguous(next.bytes, &next.desc.offset);
   }
+  me.desc = next.desc;
   me.high_water = writer->high_water();
-  me.space = RankSpaceReport(this, next.view(), plan->async);
+  me.space = RankSpaceReport(this, next, plan->async);
 
   // 2. Rank 0 collects the small tables, writes them as one block, and
   //    builds the record; everyone receives it (or the first error).
@@ -159,7 +167,7 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
       // Retention: the extents this revision needs, and what it expires.
       std::vector<std::string> space_reports;
       for (auto& rp : all) space_reports.push_back(std::move(rp.space));
-      st = PlanRevisionSpace(this, space_reports, next_shared.view(), &rec, &plan->space);
+      st = PlanRevisionSpace(this, space_reports, next_shared, &rec, &plan->space);
       if (st.ok() && plan->async) HoldExpiringParent(this, rec, &plan->space);
     }
     PutLengthPrefixed(&plan_bytes, EncodeStatus(st));

@@ -1,29 +1,54 @@
 #include "store/commit_tables.h"
 
 #include "format/checksum.h"
+#include "io/writer.h"
 
 namespace cairn {
 
 NextTable MakeNextTable(const NamespaceState& st, uint32_t ns, uint64_t rev,
-                        const NamespaceDesc* previous) {
+                        const NamespaceDesc* previous, uint64_t stream_above) {
   NextTable t;
   // Reuse needs the base to be the table `previous` names: same length
   // (a cheap guard; Open, Adopt and DiscardPending keep them paired).
   if (previous && st.unchanged() && st.base() && st.base()->ns == ns &&
-      previous->length == st.base()->bytes.size()) {
+      previous->length == st.base()->length) {
     t.reused = true;
     t.table = st.base();
     t.desc = *previous;
     return t;
   }
-  t.bytes = st.BuildTable(ns, rev, &t.desc.objects, &t.desc.value_bytes);
-  t.desc.length = t.bytes.size();
+  NamespaceState::Entries e;
+  st.CollectEntries(&e);
+  uint64_t length = IndexTableSize(st.dict().names(), e.bodies);
+  t.desc.objects = e.bodies.size();
+  t.desc.value_bytes = e.value_bytes;
+  t.desc.length = length;
+  t.chunked = e.chunked;
+  if (length > stream_above && !e.from_base) {
+    t.streamed = true;
+    t.table = st.ViewTable(ns, rev, std::move(e));
+    return t;
+  }
+  uint64_t body_bytes = 0;
+  for (std::string_view body : e.bodies) body_bytes += body.size();
+  IndexTableBuilder b;
+  b.Begin(ns, rev, e.bodies.size(), st.dict().names(), body_bytes);
+  for (std::string_view body : e.bodies) b.Add(body);
+  t.bytes = b.Finish();
   t.desc.checksum = Checksum(t.bytes);
   return t;
 }
 
+Status WriteStreamedTable(NextTable* t, Writer* w, size_t piece) {
+  Status s = w->ReserveContiguous(t->desc.length, &t->desc.offset);
+  if (!s.ok()) return s;
+  const IndexTable& tb = *t->table;
+  return StreamIndexTable(tb.ns, tb.revision, tb.names.names(), tb.entries, piece,
+                          [w](std::string_view p) { return w->ContinueContiguous(p); }, &t->desc.checksum);
+}
+
 Status AdoptNextTable(NextTable t, const std::string& where, std::shared_ptr<const IndexTable>* out) {
-  if (t.reused) {
+  if (t.reused || t.streamed) {
     *out = std::move(t.table);
     return Status::OK();
   }

@@ -3,6 +3,14 @@
 // the view is at, that revision's table reused as it lies (same bytes, same
 // place, same descriptor): nothing is encoded, gathered to rank 0, written
 // or synced for it. doc/design.md, "Commit, step by step".
+//
+// A large table of entries that were all put since the base (a namespace
+// saved whole, as a checkpoint does) is not built in memory at all: it is
+// "streamed", written to the file in pieces from the entries where they
+// lie (WriteStreamedTable), and the parsed table that becomes the next
+// base views them in the state's arena. Building it in a fresh buffer the
+// size of the table cost most of a large commit (the kernel zero-fills
+// every new page), and the base then held a second copy of the entries.
 #pragma once
 
 #include <cstdint>
@@ -16,24 +24,35 @@
 
 namespace cairn {
 
+class Writer;
+
+// The pieces a streamed table is written in (or the write buffer, if larger).
+constexpr size_t kStreamTablePiece = 4u << 20;
+
 struct NextTable {
   bool reused = false;
+  bool streamed = false;                    // to be written by WriteStreamedTable
   std::string bytes;                        // built: the new table
-  std::shared_ptr<const IndexTable> table;  // reused: the previous table, parsed
-  NamespaceDesc desc;  // reused: the whole descriptor; built: objects, value_bytes, length, checksum
-  // The table's bytes either way.
-  std::string_view view() const { return reused ? std::string_view(table->bytes) : std::string_view(bytes); }
+  std::shared_ptr<const IndexTable> table;  // reused: the previous table, parsed; streamed: the new one
+  bool chunked = true;                      // built: false if no entry holds a chunked value
+  NamespaceDesc desc;  // reused: the whole descriptor; built: objects, value_bytes, length, checksum;
+                       // streamed: objects, value_bytes, length (checksum: WriteStreamedTable)
 };
 
 // The table of namespace `ns` (state `st`) for revision `rev`. `previous`
 // is the descriptor of the namespace in the revision the view is at (null
 // if it has none); st's base table must be the one it describes (Open,
-// Adopt and DiscardPending keep it so).
+// Adopt and DiscardPending keep it so). A table longer than
+// `stream_above` bytes with no entry from the base is streamed.
 NextTable MakeNextTable(const NamespaceState& st, uint32_t ns, uint64_t rev,
-                        const NamespaceDesc* previous);
+                        const NamespaceDesc* previous, uint64_t stream_above = UINT64_MAX);
 
-// The parsed table of `t` for the commit plan: the reused one as it is, or
-// the built bytes parsed (`where` names it in errors).
+// Writes a streamed table through `w` in one contiguous run, in pieces of
+// `piece` bytes; sets t->desc.offset and t->desc.checksum.
+Status WriteStreamedTable(NextTable* t, Writer* w, size_t piece);
+
+// The parsed table of `t` for the commit plan: the reused or streamed one
+// as it is, or the built bytes parsed (`where` names it in errors).
 Status AdoptNextTable(NextTable t, const std::string& where, std::shared_ptr<const IndexTable>* out);
 
 }  // namespace cairn

@@ -23,7 +23,7 @@ void NamespaceState::Reset(std::shared_ptr<const IndexTable> base) {
 char* NamespaceState::Allocate(size_t cap) {
   if (arena_cap_ - arena_used_ < cap) {
     size_t block = std::max<size_t>(cap, 8u << 20);
-    arena_.emplace_back(new char[block]);
+    arena_.push_back(std::shared_ptr<char[]>(new char[block]));
     arena_used_ = 0;
     arena_cap_ = block;
   }
@@ -36,7 +36,7 @@ char* NamespaceState::Allocate(size_t cap) {
 void NamespaceState::MaybeCompact() {
   uint64_t live = arena_handed_ - garbage_;
   if (garbage_ < (64u << 10) || garbage_ < live) return;
-  std::vector<std::unique_ptr<char[]>> old = std::move(arena_);
+  std::vector<std::shared_ptr<char[]>> old = std::move(arena_);
   arena_.clear();
   arena_used_ = arena_cap_ = 0;
   arena_handed_ = garbage_ = 0;
@@ -163,24 +163,44 @@ void NamespaceState::ForEach(const std::function<void(std::string_view)>& fn) co
   }
 }
 
-std::string NamespaceState::BuildTable(uint32_t ns, uint64_t revision, uint64_t* objects,
-                                       uint64_t* value_bytes) const {
-  // Merge once into a list of views, count, allocate once, copy.
-  std::vector<std::string_view> bodies;
-  bodies.reserve(capacity_hint());
-  uint64_t body_bytes = 0, vbytes = 0;
-  ForEach([&](std::string_view body) {
-    bodies.push_back(body);
-    body_bytes += body.size();
-    vbytes += EntryValueSize(body);
-  });
-  uint64_t n = bodies.size();
-  IndexTableBuilder b;
-  b.Begin(ns, revision, n, dict_.names(), body_bytes);
-  for (std::string_view body : bodies) b.Add(body);
-  *objects = n;
-  *value_bytes = vbytes;
-  return b.Finish();
+void NamespaceState::CollectEntries(Entries* e) const {
+  // The merge of ForEach, noting where each entry comes from.
+  e->bodies.clear();
+  e->bodies.reserve(capacity_hint());
+  std::vector<const std::pair<const std::string, Pending>*> ov(order_);
+  auto less = [](auto* a, auto* b) { return a->first < b->first; };
+  if (!std::is_sorted(ov.begin(), ov.end(), less)) std::sort(ov.begin(), ov.end(), less);
+  size_t nb = base_ ? base_->entries.size() : 0;
+  size_t i = 0, j = 0;
+  auto add = [e](std::string_view body) {
+    e->bodies.push_back(body);
+    e->value_bytes += EntryValueSize(body);
+    if (!e->chunked && EntryChunked(body)) e->chunked = true;
+  };
+  while (i < nb || j < ov.size()) {
+    if (j == ov.size() || (i < nb && base_->keys[i] < ov[j]->first)) {
+      add(base_->entries[i++]);
+      e->from_base = true;
+      continue;
+    }
+    if (i < nb && base_->keys[i] == ov[j]->first) i++;
+    if (!ov[j]->second.deleted) add(ov[j]->second.body);
+    j++;
+  }
+}
+
+std::shared_ptr<IndexTable> NamespaceState::ViewTable(uint32_t ns, uint64_t revision, Entries e) const {
+  auto t = std::make_shared<IndexTable>();
+  t->keep = std::make_shared<std::vector<std::shared_ptr<char[]>>>(arena_);
+  t->ns = ns;
+  t->revision = revision;
+  t->names = dict_;
+  t->length = IndexTableSize(dict_.names(), e.bodies);
+  t->chunked = e.chunked;
+  t->keys.reserve(e.bodies.size());
+  for (std::string_view b : e.bodies) t->keys.push_back(EntryKey(b));
+  t->entries = std::move(e.bodies);
+  return t;
 }
 
 uint64_t EntryValueSize(std::string_view body) {

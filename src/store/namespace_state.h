@@ -46,9 +46,22 @@ class NamespaceState {
 
   // Calls fn(body) for every current entry in key order.
   void ForEach(const std::function<void(std::string_view body)>& fn) const;
-  // Encodes the whole namespace as an index table of `revision`.
-  std::string BuildTable(uint32_t ns, uint64_t revision, uint64_t* objects,
-                         uint64_t* value_bytes) const;
+  // The entries of the next table, in key order: views of base entries
+  // and of pending bodies (valid until the next change). MakeNextTable
+  // (commit_tables.h) encodes them, or streams them (ViewTable).
+  struct Entries {
+    std::vector<std::string_view> bodies;
+    uint64_t value_bytes = 0;
+    bool chunked = false;    // some entry holds a chunked value
+    bool from_base = false;  // some entry is the base's
+  };
+  void CollectEntries(Entries* e) const;
+  // The table of `revision` made of `e` (from CollectEntries, with no
+  // entry from the base) without copying an entry: its entries are views
+  // into this state's arena, which it keeps alive, so it can become the
+  // base of the next state (Reset) while nothing else holds the arena.
+  // Its bytes are written with StreamIndexTable (length: their size).
+  std::shared_ptr<IndexTable> ViewTable(uint32_t ns, uint64_t revision, Entries e) const;
   // The tag-name ids present in `key`'s pending entry, as a bitset over
   // dict() ids, if one is kept for it (else null). Kept only for entries
   // edited tag by tag (EditTag) with many tags, so that adding a tag needs
@@ -79,7 +92,8 @@ class NamespaceState {
   // about twice the pending data: replacing an entry N times costs O(N)
   // time and O(1) memory). Views from Lookup/ForEach die at the next Put.
   void MaybeCompact();
-  std::vector<std::unique_ptr<char[]>> arena_;
+  // Blocks are shared: a table made by ViewTable keeps those it views.
+  std::vector<std::shared_ptr<char[]>> arena_;
   size_t arena_used_ = 0, arena_cap_ = 0;
   uint64_t arena_handed_ = 0;  // bytes of slots handed out since the last compaction
   uint64_t garbage_ = 0;       // of which superseded

@@ -134,6 +134,20 @@ uint64_t RangeBytes(const std::vector<ExtentRange>& rs) {
   return n;
 }
 
+namespace {
+
+// The extents of `body`'s chunks, if it has any.
+Status AddEntryChunkExtents(std::string_view body, uint64_t extent, EntryView* e, std::vector<ExtentRange>* out) {
+  // Inline values (the common small object) are skipped without decoding.
+  if (!EntryChunked(body)) return Status::OK();
+  Status s = DecodeEntryBody(body, e);
+  if (!s.ok()) return s;
+  for (const ChunkRef& c : e->chunks) AddExtentRange(out, c.subfile, c.offset, c.length, extent);
+  return Status::OK();
+}
+
+}  // namespace
+
 Status AddTableChunkExtents(std::string_view table, uint64_t extent, std::vector<ExtentRange>* out) {
   if (table.size() < kIndexHeaderSize + 8) return Status::Corruption("index table too short");
   uint64_t entries = DecodeFixed64(table.data() + 24);
@@ -143,15 +157,24 @@ Status AddTableChunkExtents(std::string_view table, uint64_t extent, std::vector
   EntryView e;
   for (uint64_t i = 0; i < entries && !d.failed(); i++) {
     std::string_view body = d.LengthPrefixed();
-    // Inline values (the common small object) are skipped without decoding.
-    Decoder b(body);
-    b.LengthPrefixed();
-    if (b.U8() != uint8_t(ValueKind::kChunked)) continue;
-    Status s = DecodeEntryBody(body, &e);
+    if (d.failed()) break;
+    Status s = AddEntryChunkExtents(body, extent, &e, out);
     if (!s.ok()) return s;
-    for (const ChunkRef& c : e.chunks) AddExtentRange(out, c.subfile, c.offset, c.length, extent);
   }
   if (d.failed()) return Status::Corruption("index table malformed while listing its extents");
+  return Status::OK();
+}
+
+Status AddNextTableChunkExtents(const NextTable& t, uint64_t extent, std::vector<ExtentRange>* out) {
+  if (!t.reused && !t.streamed) return t.chunked ? AddTableChunkExtents(t.bytes, extent, out) : Status::OK();
+  // A parsed or streamed table knows whether any entry is chunked: a
+  // table of inline values (a catalogue) is not walked at all.
+  if (!t.table->chunked) return Status::OK();
+  EntryView e;
+  for (std::string_view body : t.table->entries) {
+    Status s = AddEntryChunkExtents(body, extent, &e, out);
+    if (!s.ok()) return s;
+  }
   return Status::OK();
 }
 
@@ -208,9 +231,9 @@ std::vector<uint64_t> RevisionsToExpire(const ParsedManifest& m, uint64_t new_re
 
 // ---------------------------------------------------------------- Commit
 
-std::string RankSpaceReport(Store::Rep* r, std::string_view table, bool hold_free) {
+std::string RankSpaceReport(Store::Rep* r, const NextTable& table, bool hold_free) {
   std::vector<ExtentRange> chunks;
-  Status s = AddTableChunkExtents(table, r->opt.extent_size, &chunks);
+  Status s = AddNextTableChunkExtents(table, r->opt.extent_size, &chunks);
   NormalizeRanges(&chunks);
   std::string o;
   PutLengthPrefixed(&o, EncodeStatus(s));
@@ -233,7 +256,7 @@ std::string RankSpaceReport(Store::Rep* r, std::string_view table, bool hold_fre
 }
 
 Status PlanRevisionSpace(Store::Rep* r, const std::vector<std::string>& reports,
-                         std::string_view shared_table, RevisionRecord* rec, SpacePlan* plan) {
+                         const NextTable& shared_table, RevisionRecord* rec, SpacePlan* plan) {
   uint64_t ext = r->opt.extent_size;
   std::vector<ExtentRange> live;
   plan->subfile.assign(reports.size(), 0);
@@ -269,7 +292,7 @@ Status PlanRevisionSpace(Store::Rep* r, const std::vector<std::string>& reports,
     if (re > rs) plan->held.push_back(ExtentRange{plan->subfile[i], rs, re - rs});
     live.insert(live.end(), chunks.begin(), chunks.end());
   }
-  Status s = AddTableChunkExtents(shared_table, ext, &live);
+  Status s = AddNextTableChunkExtents(shared_table, ext, &live);
   if (!s.ok()) return s.WithContext("shared namespace");
   for (const NamespaceDesc& nd : rec->namespaces) AddExtentRange(&live, nd.subfile, nd.offset, nd.length, ext);
   NormalizeRanges(&live);

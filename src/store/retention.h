@@ -17,6 +17,7 @@
 
 #include "cairn/store.h"
 #include "format/manifest_format.h"
+#include "store/commit_tables.h"
 
 namespace cairn {
 
@@ -32,8 +33,11 @@ std::vector<ExtentRange> SubtractRanges(const std::vector<ExtentRange>& a,
 // Total bytes of normalized ranges.
 uint64_t RangeBytes(const std::vector<ExtentRange>& ranges);
 // Adds the extents holding every chunk of every entry of the encoded index
-// table `table` (as built by NamespaceState::BuildTable) to *out.
+// table `table` (as built by MakeNextTable) to *out.
 Status AddTableChunkExtents(std::string_view table, uint64_t extent, std::vector<ExtentRange>* out);
+// The same for a commit's next table, built, reused or streamed; a table
+// known to hold no chunked value is not walked.
+Status AddNextTableChunkExtents(const NextTable& t, uint64_t extent, std::vector<ExtentRange>* out);
 
 // The extents still needed by the retained (not dropped) revisions of a
 // parsed manifest, normalized. A revision without a live list (a version-1
@@ -59,7 +63,7 @@ std::vector<uint64_t> RevisionsToExpire(const ParsedManifest& m, uint64_t new_re
 // With `hold_free` (asynchronous commits) the rank's untaken free list is
 // held too: it may take from it while the commit is in flight, so the
 // commit must not hand any of it to another rank.
-std::string RankSpaceReport(Store::Rep* r, std::string_view table, bool hold_free = false);
+std::string RankSpaceReport(Store::Rep* r, const NextTable& table, bool hold_free = false);
 
 // What rank 0 keeps between planning and finishing a commit's space.
 struct SpacePlan {
@@ -71,7 +75,7 @@ struct SpacePlan {
 // sets rec->live (their chunks, every table of rec and the shared
 // namespace's chunks in `shared_table`) and rec->expires.
 Status PlanRevisionSpace(Store::Rep* r, const std::vector<std::string>& reports,
-                         std::string_view shared_table, RevisionRecord* rec, SpacePlan* plan);
+                         const NextTable& shared_table, RevisionRecord* rec, SpacePlan* plan);
 // Rank 0, for an asynchronous commit that expires its parent (the revision
 // every rank's view shows until it has seen the commit finish, and whose
 // other namespaces it may read meanwhile): the parent's extents go into
