@@ -41,7 +41,7 @@ void BuildStore(const std::string& path) {
     uint64_t got = 0;
     ASSERT_TRUE(s->Commit(&got).ok());
     ASSERT_EQ(got, rev);
-    if (rev == 2) ASSERT_TRUE(s->Pin(2).ok());
+    if (rev == 2) { ASSERT_TRUE(s->Pin(2).ok()); }
   }
 }
 
@@ -75,8 +75,8 @@ void CheckRevision(const std::string& path, uint64_t rev, bool exact) {
   std::vector<std::string> data_problems;
   for (const std::string& p : rep.problems)
     if (p.rfind("MANIFEST:", 0) != 0) data_problems.push_back(p);
-  if (exact) EXPECT_TRUE(data_problems.empty()) << data_problems[0];
-  if (!exact && !st.ok()) EXPECT_FALSE(data_problems.empty());
+  if (exact) { EXPECT_TRUE(data_problems.empty()) << data_problems[0]; }
+  if (!exact && !st.ok()) { EXPECT_FALSE(data_problems.empty()); }
 }
 
 std::vector<uint64_t> Retained(const std::string& path) {
