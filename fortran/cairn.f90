@@ -4,8 +4,8 @@
 !   use cairn
 !   type(cairn_store) :: st
 !   call cairn_open(st, "ckpt", MPI_COMM_WORLD)          ! collective
-!   call cairn_put(st, "grid", u)                          ! u: any real/integer
-!   call cairn_set_tag(st, "grid", "step", step)           !    array of kind 4/8
+!   call cairn_put(st, "grid", u)                          ! u: integer or real,
+!   call cairn_set_tag(st, "grid", "step", step)           !    any rank
 !   call cairn_commit(st, rev)                             ! collective
 !   call cairn_get(st, "grid", u, rank=3, ierr=ierr)
 !   call cairn_close(st)                                   ! collective
@@ -14,7 +14,14 @@
 ! removed: "a " and "a" are different keys). Values are arrays of rank 0
 ! to 15 of integer(int8/int16/int32/int64) or real(real32/real64),
 ! contiguous or not (a non-contiguous section is copied). cairn_get reads
-! the whole value, which must have exactly the array's size in bytes.
+! the whole value, which must have exactly the array's size in bytes (else
+! CAIRN_INVALID_ARGUMENT, and the array is left untouched); it sees this
+! rank's puts not yet committed. Values are bytes: their kind is not
+! stored, and a get into another kind of the same size reinterprets the
+! bits (no conversion). Assumed-size arrays (x(*), x(n,*)) have no size
+! and are refused (CAIRN_INVALID_ARGUMENT): pass x(1:n). Complex, logical
+! and character data are not in the generics: pass a real or integer view
+! of the same memory (transfer, or c_f_pointer on c_loc(x)).
 !
 ! Errors: every routine takes an optional `integer, intent(out) :: ierr`.
 ! It is set to CAIRN_OK (0) or a negative code (CAIRN_NOT_FOUND, ...), and
@@ -695,6 +702,18 @@ contains
     error stop 1
   end subroutine fail
 
+  ! True, after failing with CAIRN_INVALID_ARGUMENT, when n (a byte count or
+  ! an extent) is negative: the size gfortran gives an assumed-size array
+  ! (x(*), x(n,*)) passed to an assumed-rank dummy.
+  logical function no_size(n, what, ierr) result(bad)
+    integer(int64), intent(in) :: n
+    character(*), intent(in) :: what
+    integer, intent(out), optional :: ierr
+    bad = n < 0
+    if (bad) call fail(CAIRN_INVALID_ARGUMENT, what // ": an assumed-size array (x(*), x(n,*)) has no size; " // &
+                       "pass a section with bounds, such as x(1:n)", ierr)
+  end function no_size
+
   ! Turns a C return code into ierr (or a stop), with `what` and the C message.
   subroutine check(rc, what, ierr)
     integer(c_int), intent(in) :: rc
@@ -721,6 +740,7 @@ contains
     type(c_ptr), intent(in) :: p
     integer(c_size_t), intent(in) :: n
     integer, intent(out), optional :: ierr
+    if (no_size(int(n, int64), "cairn_put('" // key // "')", ierr)) return
     call check(c_put(store%ptr, cstr(key), p, n, c_null_ptr, 0_c_size_t), &
                "cairn_put('" // key // "')", ierr)
   end subroutine put_bytes
@@ -734,13 +754,18 @@ contains
     integer, intent(out), optional :: ierr
     integer(c_int64_t) :: size
     integer :: rc
-    call check(c_get(store%ptr, cstr(key), rank_of(rank), p, n, size), &
-               "cairn_get('" // key // "')", rc)
+    if (no_size(int(n, int64), "cairn_get('" // key // "')", ierr)) return
+    ! The size first: C fills any buffer at least as large as the value,
+    ! and an array of another size must be left untouched.
+    size = 0
+    call check(c_get_size(store%ptr, cstr(key), rank_of(rank), size), "cairn_get('" // key // "')", rc)
     if (rc == CAIRN_OK .and. size /= n) then
-      call fail(CAIRN_INVALID_ARGUMENT, "cairn_get('" // key // "'): the value has " // &
-                itoa(size) // " bytes, the array " // itoa(int(n, int64)), ierr)
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_get('" // key // "'): InvalidArgument: the value has " // &
+                itoa(size) // " bytes, the array " // itoa(int(n, int64)) // " (nothing was read)", ierr)
       return
     end if
+    if (rc == CAIRN_OK) call check(c_get(store%ptr, cstr(key), rank_of(rank), p, n, size), &
+                                   "cairn_get('" // key // "')", rc)
     if (rc /= CAIRN_OK) then
       call fail(rc, last_msg, ierr)
       return
@@ -1597,6 +1622,7 @@ contains
     type(c_ptr), intent(in) :: p
     integer(c_size_t), intent(in) :: n
     integer, intent(out), optional :: ierr
+    if (no_size(int(n, int64), "cairn_stream_write", ierr)) return
     call check(c_stream_write(stream%ptr, p, n), "cairn_stream_write", ierr)
   end subroutine stream_write_bytes
 
@@ -1609,6 +1635,8 @@ contains
     integer(c_size_t) :: g
     integer :: rc
     g = 0
+    if (present(got)) got = 0
+    if (no_size(int(n, int64), "cairn_stream_read", ierr)) return
     call check(c_stream_read(stream%ptr, p, n, g), "cairn_stream_read", rc)
     if (present(got)) got = int(g, int64)
     if (rc /= CAIRN_OK) then
@@ -1713,6 +1741,7 @@ contains
     type(c_ptr), intent(in) :: p
     integer(c_size_t), intent(in) :: n
     integer, intent(out), optional :: ierr
+    if (no_size(int(n, int64), "cairn_put_shared('" // key // "')", ierr)) return
     call check(c_put_shared(store%ptr, cstr(key), p, n), "cairn_put_shared('" // key // "')", ierr)
   end subroutine put_shared_bytes
 
@@ -1722,10 +1751,23 @@ contains
     type(c_ptr), intent(in) :: p
     integer(c_size_t), intent(in) :: n
     integer, intent(out), optional :: ierr
-    integer(c_int64_t) :: size
+    integer(c_int64_t) :: size, want
+    integer(c_size_t) :: cap
     integer :: rc
+    ! Collective: every rank takes part. The buffer is offered only when the
+    ! value has exactly its size (C fills any larger buffer), so an array
+    ! of another size is left untouched.
+    cap = 0
+    want = -1
+    if (n >= 0) then
+      if (c_get_size(store%ptr, cstr(key), rank_of(CAIRN_RANK_SHARED), want) == CAIRN_OK) then
+        if (want == n) cap = n
+      end if
+    end if
     size = 0
-    call check(c_get_shared(store%ptr, cstr(key), p, n, size), "cairn_get_shared('" // key // "')", rc)
+    call check(c_get_shared(store%ptr, cstr(key), p, cap, size), "cairn_get_shared('" // key // "')", rc)
+    if (no_size(int(n, int64), "cairn_get_shared('" // key // "')", ierr)) return
+    if (rc == CAIRN_INVALID_ARGUMENT .and. cap == 0 .and. size /= n) rc = CAIRN_OK  ! the size message below
     if (rc /= CAIRN_OK) then
       call fail(rc, last_msg, ierr)
     else if (size /= n) then
@@ -1759,6 +1801,7 @@ contains
                 ", the data " // itoa(size(count, kind=int64)), ierr)
       return
     end if
+    if (no_size(minval([count, 0_int64]), "cairn_put_array('" // name // "')", ierr)) return
     flags = FLAG_COLUMN_MAJOR
     if (present(statistics)) then
       if (statistics) flags = ior(flags, FLAG_STATISTICS)
@@ -1795,6 +1838,7 @@ contains
                 itoa(size(start, kind=int64)) // " dimensions, the data " // itoa(size(count, kind=int64)), ierr)
       return
     end if
+    if (no_size(minval([count, int(cap, int64), 0_int64]), "cairn_get_array('" // name // "')", ierr)) return
     call check(c_get_array(store%ptr, cstr(name), size(count, kind=c_int), start, count, p, cap, &
                            FLAG_COLUMN_MAJOR), "cairn_get_array('" // name // "')", ierr)
   end subroutine get_array_c

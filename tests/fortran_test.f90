@@ -86,12 +86,14 @@ contains
   subroutine any_kind_any_rank()
     integer(int8) :: b, b2
     integer(int16) :: h(2, 3, 2, 2, 3), h2(2, 3, 2, 2, 3)
-    real(real32) :: m(5, 4), sec(3, 2), sec2(3, 2)
+    real(real32) :: m(5, 4), m0(5, 4), sec(3, 2), sec2(3, 2), big(7)
     integer :: k
     b = int(-7 - rank, int8)
     h = reshape([(int(k * 31 + rank, int16), k = 1, size(h))], shape(h))
     m = reshape([(real(k, real32) + 0.25 * rank, k = 1, size(m))], shape(m))
     sec = m(1:5:2, 2:4:2)
+    m0 = m
+    if (rank /= 0) m0 = m - 0.25 * rank  ! rank 0's, as the shared object holds
     call cairn_put(st, "k_int8", b)
     call cairn_put(st, "k_int16_rank5", h)
     call cairn_put(st, "k_real32_section", m(1:5:2, 2:4:2))
@@ -112,7 +114,36 @@ contains
     ! The wrong size in bytes is an error, not a partial read.
     call cairn_get(st, "k_int16_rank5", h2(:, :, :, :, 1:2), ierr=ierr)
     call check(ierr == CAIRN_INVALID_ARGUMENT, 84)
+    ! Into a larger array: an error, and the array untouched.
+    big = -9
+    call cairn_get(st, "k_real32_section", big, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. all(big == -9), 85)
+    ! An assumed-size array has no size: refused, nothing read or written.
+    call assumed_size(h2, size(h2))
+    ! A shared object into a larger array: the same, on every rank.
+    if (rank == 0) call cairn_put_shared(st, "k_shared", sec)
+    call cairn_commit(st, rev)
+    big = -9
+    call cairn_get_shared(st, "k_shared", big, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. all(big == -9), 87)
+    sec2 = 0
+    call cairn_get_shared(st, "k_shared", sec2, ierr=ierr)
+    call check(ierr == CAIRN_OK .and. all(sec2 == m0(1:5:2, 2:4:2)), 88)
   end subroutine any_kind_any_rank
+
+  subroutine assumed_size(x, n)
+    integer, intent(in) :: n
+    integer(int16), intent(inout) :: x(*)
+    integer(int16) :: keep
+    keep = x(1)
+    call cairn_put(st, "k_assumed", x, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 86)
+    x(1) = -1
+    call cairn_get(st, "k_int16_rank5", x, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. x(1) == -1, 89)
+    call cairn_get(st, "k_int16_rank5", x(1:n), ierr=ierr)
+    call check(ierr == CAIRN_OK .and. x(1) == keep, 90)
+  end subroutine assumed_size
 
   ! Tags read back, queries on one namespace and on all.
   subroutine objects_and_queries()
