@@ -23,6 +23,7 @@
 
 #include "cairn/store.h"
 #include "mpi_main.h"
+#include "store_test_util.h"
 
 namespace cairn::test {
 namespace {
@@ -37,19 +38,9 @@ std::string Value(int w, int i, uint64_t rev) {
   return v;
 }
 
-Options Small() {
-  Options o;
-  o.extent_size = 64 * 1024;
-  o.chunk_size = 16 * 1024;
-  o.write_buffer_size = 32 * 1024;
-  o.inline_value_limit = 64;
-  o.sync = false;  // the compaction's own fsyncs and rename happen regardless
-  return o;
-}
-
 // The newest revision as a fresh read-only open sees it (0 if it fails).
 uint64_t Newest(const std::string& path) {
-  Options ro = Small();
+  Options ro = SmallUnsyncedOptions();
   ro.read_only = true;
   std::unique_ptr<Store> r;
   return Store::Open(ro, path, MPI_COMM_SELF, &r).ok() ? r->revision() : 0;
@@ -82,7 +73,7 @@ TEST_F(CompactReader, ReadOnlyOpensRacingManifestCompaction) {
 
   std::unique_ptr<Store> w;
   if (writer) {
-    Options o = Small();
+    Options o = SmallUnsyncedOptions();
     o.keep_revisions = 3;
     Status st = Store::Open(o, Path(), wcomm, &w);
     ASSERT_TRUE(st.ok()) << st.ToString();
@@ -132,7 +123,7 @@ TEST_F(CompactReader, ReadOnlyOpensRacingManifestCompaction) {
     MPI_Request req;
     MPI_Irecv(&from_writer, 1, MPI_LONG_LONG, 0, kStopTag, MPI_COMM_WORLD, &req);
     const std::string manifest = Path() + "/MANIFEST";
-    Options ro = Small();
+    Options ro = SmallUnsyncedOptions();
     ro.read_only = true;
     for (;;) {
       int done = 0;

@@ -14,19 +14,10 @@
 #include "cairn/store.h"
 #include "cairn/stream.h"
 #include "mpi_main.h"
+#include "store_test_util.h"
 
 namespace cairn::test {
 namespace {
-
-Options Small() {
-  Options o;
-  o.extent_size = 64 * 1024;
-  o.chunk_size = 16 * 1024;
-  o.write_buffer_size = 32 * 1024;
-  o.inline_value_limit = 64;
-  o.sync = false;
-  return o;
-}
 
 std::string Key(int i) { return "k" + std::to_string(i); }
 std::string Value(int rank, int i, int gen, size_t base = 5000) {
@@ -45,13 +36,13 @@ TEST_F(Interactions, ReaderBesideAWriterWhoseRetentionReusesItsRevision) {
   int rank = Rank();
   const int n = 6;
   const size_t kBig = 40000;  // 6 x 40 KB a revision: every free extent is needed again
-  Options o = Small();
+  Options o = SmallUnsyncedOptions();
   o.keep_revisions = 1;
   std::unique_ptr<Store> w;
   ASSERT_TRUE(Store::Open(o, Path(), MPI_COMM_WORLD, &w).ok());
   for (int i = 0; i < n; i++) ASSERT_TRUE(w->Put(Key(i), Value(rank, i, 0, kBig)).ok());
   ASSERT_TRUE(w->Commit().ok());  // 1
-  Options ro = Small();
+  Options ro = SmallUnsyncedOptions();
   ro.read_only = true;
   ro.revision = 1;
   std::unique_ptr<Store> r;
@@ -91,7 +82,7 @@ TEST_F(Interactions, ReaderBesideAWriterWhoseRetentionReusesItsRevision) {
 // Close rebuilds the table with the stream's object.
 TEST_F(Interactions, StreamOpenAcrossCommitsWithReusedTables) {
   int rank = Rank();
-  Options o = Small();
+  Options o = SmallUnsyncedOptions();
   o.keep_revisions = 1;
   std::string streamed;
   {
@@ -145,7 +136,7 @@ TEST_F(Interactions, TagEditsWhileAnAsyncCommitIsInFlight) {
   for (uint64_t staging : {uint64_t(0), uint64_t(256 << 10)}) {
     SCOPED_TRACE("staging_bytes " + std::to_string(staging));
     std::string path = Path() + std::to_string(staging);
-    Options o = Small();
+    Options o = SmallUnsyncedOptions();
     o.staging_bytes = staging;
     {
       std::unique_ptr<Store> s;
@@ -199,7 +190,7 @@ TEST_F(Interactions, PinAndDropWhileAnAsyncCommitIsInFlight) {
   for (uint64_t keep : {uint64_t(0), uint64_t(1)}) {
     SCOPED_TRACE("keep_revisions " + std::to_string(keep));
     std::string path = Path() + std::to_string(keep);
-    Options o = Small();
+    Options o = SmallUnsyncedOptions();
     o.keep_revisions = keep;
     {
       std::unique_ptr<Store> s;
@@ -293,11 +284,11 @@ TEST_F(Interactions, ReadOnlyOpensBesideAnAsyncCommitInFlight) {
   for (uint64_t staging : {uint64_t(0), uint64_t(256 << 10)}) {
     SCOPED_TRACE("staging_bytes " + std::to_string(staging));
     std::string path = Path() + std::to_string(staging);
-    Options o = Small();
+    Options o = SmallUnsyncedOptions();
     o.staging_bytes = staging;
     o.keep_revisions = 3;
     o.sync = true;  // a commit in flight long enough to open beside it
-    Options ro = Small();
+    Options ro = SmallUnsyncedOptions();
     ro.read_only = true;
     ro.create_if_missing = false;
     std::unique_ptr<Store> w;

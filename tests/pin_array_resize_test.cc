@@ -17,19 +17,10 @@
 #include "cairn/array.h"
 #include "cairn/store.h"
 #include "mpi_main.h"
+#include "store_test_util.h"
 
 namespace cairn::test {
 namespace {
-
-Options Small() {
-  Options o;
-  o.extent_size = 64 * 1024;
-  o.chunk_size = 16 * 1024;
-  o.write_buffer_size = 32 * 1024;
-  o.inline_value_limit = 64;
-  o.sync = false;
-  return o;
-}
 
 const uint64_t kN = 48000;  // elements of each array (384 KB of float64)
 
@@ -65,7 +56,7 @@ void ExpectArrays(Store* s, int a_gen, int b_gen) {
 
 std::unique_ptr<Store> OpenAt(MPI_Comm comm, const std::string& path, uint64_t rev, bool read_only,
                               uint64_t keep = 1) {
-  Options o = Small();
+  Options o = SmallUnsyncedOptions();
   o.read_only = read_only;
   o.revision = rev;
   o.keep_revisions = keep;
@@ -150,7 +141,7 @@ TEST_F(PinArrayResize, PinnedRevisionOfArraysSurvivesRetentionAndResize) {
     EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 19, 10));
     ASSERT_TRUE(s->Close().ok());
   }
-  Options o = Small();
+  Options o = SmallUnsyncedOptions();
   o.read_only = true;
   o.revision = 1;
   std::unique_ptr<Store> gone;

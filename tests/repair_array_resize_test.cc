@@ -18,6 +18,7 @@
 #include "cairn/store.h"
 #include "manifest_test_util.h"
 #include "mpi_main.h"
+#include "store_test_util.h"
 #include "store/repair.h"
 #include "test_util.h"
 
@@ -25,12 +26,7 @@ namespace cairn::test {
 namespace {
 
 Options Small() {
-  Options o;
-  o.extent_size = 64 * 1024;
-  o.chunk_size = 16 * 1024;
-  o.write_buffer_size = 32 * 1024;
-  o.inline_value_limit = 64;
-  o.sync = false;
+  Options o = SmallUnsyncedOptions();
   o.keep_revisions = 10;
   return o;
 }

@@ -20,6 +20,17 @@ inline Options SmallOptions() {
   return o;
 }
 
+// SmallOptions() with values above 64 bytes chunked and no fsync: the MPI
+// tests of features against each other, which commit many times and test
+// the data read back, not its durability (the compaction's own fsyncs and
+// renames happen regardless).
+inline Options SmallUnsyncedOptions() {
+  Options o = SmallOptions();
+  o.inline_value_limit = 64;
+  o.sync = false;
+  return o;
+}
+
 // Opens the store at `path` in one process; a failure fails the test.
 inline std::unique_ptr<Store> MustOpen(const std::string& path, Options o = SmallOptions()) {
   std::unique_ptr<Store> s;

@@ -29,20 +29,11 @@
 #include "cairn/store.h"
 #include "cairn/stream.h"
 #include "mpi_main.h"
+#include "store_test_util.h"
 #include "test_util.h"
 
 namespace cairn::test {
 namespace {
-
-Options Small() {
-  Options o;
-  o.extent_size = 64 * 1024;
-  o.chunk_size = 16 * 1024;
-  o.write_buffer_size = 32 * 1024;
-  o.inline_value_limit = 64;
-  o.sync = false;
-  return o;
-}
 
 std::string Key(int i) { return "k" + std::to_string(i); }
 // Puts of round g: four of 40 KB a rank, so that with keep 1 every free
@@ -108,7 +99,7 @@ TEST_F(StreamInteractions, ReadOnlyOpensBesideAStreamOpenAcrossCommits) {
   MPI_Comm wc;
   MPI_Comm_split(MPI_COMM_WORLD, writer ? 0 : 1, rank, &wc);
   int writers = alone ? 1 : (size + 1) / 2, w = Rank(wc);
-  Options o = Small();
+  Options o = SmallUnsyncedOptions();
   o.keep_revisions = 1;
   std::unique_ptr<Store> s;
   std::unique_ptr<StreamWriter> sw;
@@ -117,7 +108,7 @@ TEST_F(StreamInteractions, ReadOnlyOpensBesideAStreamOpenAcrossCommits) {
     ASSERT_TRUE(s->Put("s", "old").ok());
     ASSERT_TRUE(s->Commit().ok());  // revision 1
   }
-  Options ro = Small();
+  Options ro = SmallUnsyncedOptions();
   ro.read_only = true;
   ro.create_if_missing = false;
   const int kRounds = 12;
@@ -220,7 +211,7 @@ std::string CheckQueries(Store* s, const Model& m, int rank, const std::string& 
 // round 7.
 TEST_F(StreamInteractions, StreamsFoundByQueryAcrossCommitsAndAfterReopen) {
   int rank = Rank();
-  Options o = Small();
+  Options o = SmallUnsyncedOptions();
   o.keep_revisions = 2;
   Model pending, committed, previous;
   {
@@ -333,7 +324,7 @@ std::string CheckArraysAndStream(Store* s, int g) {
 
 TEST_F(StreamInteractions, StreamsAndGlobalArraysInTheSameCommits) {
   int rank = Rank();
-  Options o = Small();
+  Options o = SmallUnsyncedOptions();
   o.keep_revisions = 1;
   const int kRounds = 10;
   {

@@ -23,20 +23,11 @@
 #include "format/coding.h"
 #include "format/manifest_format.h"
 #include "mpi_main.h"
+#include "store_test_util.h"
 #include "store/repair.h"
 
 namespace cairn::test {
 namespace {
-
-Options Small() {
-  Options o;
-  o.extent_size = 64 * 1024;
-  o.chunk_size = 16 * 1024;
-  o.write_buffer_size = 32 * 1024;
-  o.inline_value_limit = 64;
-  o.sync = false;
-  return o;
-}
 
 std::string Key(int i) { return "k" + std::to_string(i); }
 std::string Value(int rank, int i, int gen, size_t base = 5000) {
@@ -49,7 +40,7 @@ class StreamManifest : public MpiDirTest {};
 
 TEST_F(StreamManifest, StreamOpenAcrossCompactions) {
   int rank = Rank();
-  Options o = Small();
+  Options o = SmallUnsyncedOptions();
   o.keep_revisions = 1;
   std::string streamed;
   {
@@ -134,7 +125,7 @@ TEST_F(StreamManifest, UncommittedStreamChunksThenRepair) {
   for (bool torn : {true, false}) {
     SCOPED_TRACE(torn ? "torn final record" : "damaged final record");
     std::string path = Path() + (torn ? "t" : "d");
-    Options o = Small();
+    Options o = SmallUnsyncedOptions();
     o.keep_revisions = 2;
     {
       std::unique_ptr<Store> s;

@@ -18,21 +18,13 @@
 #include "format/coding.h"
 #include "format/manifest_format.h"
 #include "mpi_main.h"
+#include "store_test_util.h"
 #include "store/repair.h"
 
 namespace cairn::test {
 namespace {
 
-Options Small() {
-  Options o;
-  o.extent_size = 64 * 1024;
-  o.chunk_size = 16 * 1024;
-  o.write_buffer_size = 32 * 1024;
-  o.inline_value_limit = 64;
-  o.sync = false;
-  return o;
-}
-Options At(uint64_t rev, bool read_only, Options o = Small()) {
+Options At(uint64_t rev, bool read_only, Options o = SmallUnsyncedOptions()) {
   o.revision = rev;
   o.read_only = read_only;
   o.create_if_missing = false;
@@ -65,7 +57,7 @@ void Expect(Store* s, int ns, int gen, const std::string& what) {
 // Opens revision `rev` (read-only or writable) on every rank and checks
 // namespace `rank` holds generation gens[rank].
 void ExpectRevision(const std::string& path, uint64_t rev, const std::vector<int>& gens, bool read_only,
-                    Options o = Small()) {
+                    Options o = SmallUnsyncedOptions()) {
   std::unique_ptr<Store> s;
   Status st = Store::Open(At(rev, read_only, o), path, MPI_COMM_WORLD, &s);
   ASSERT_TRUE(st.ok()) << "revision " << rev << ": " << st.ToString();
@@ -85,7 +77,7 @@ TEST_F(ReuseWith, AsyncCommitsWithPutsInFlight) {
   for (uint64_t staging : {uint64_t(0), uint64_t(256 << 10)}) {
     SCOPED_TRACE("staging_bytes " + std::to_string(staging));
     std::string path = Path() + std::to_string(staging);
-    Options o = Small();
+    Options o = SmallUnsyncedOptions();
     o.staging_bytes = staging;
     {
       std::unique_ptr<Store> s;
@@ -128,7 +120,7 @@ TEST_F(ReuseWith, TagEditsWithoutAPut) {
   int rank = Rank(), size = Size(), editor = size - 1;
   {
     std::unique_ptr<Store> s;
-    ASSERT_TRUE(Store::Open(Small(), Path(), MPI_COMM_WORLD, &s).ok());
+    ASSERT_TRUE(Store::Open(SmallUnsyncedOptions(), Path(), MPI_COMM_WORLD, &s).ok());
     PutAll(s.get(), rank, 0);
     ASSERT_TRUE(s->Commit().ok());  // 1
     IoStats a = s->stats();
@@ -174,7 +166,7 @@ TEST_F(ReuseWith, RollbackToAnOlderRevision) {
   int rank = Rank(), size = Size(), changer = size - 1;
   {
     std::unique_ptr<Store> s;
-    ASSERT_TRUE(Store::Open(Small(), Path(), MPI_COMM_WORLD, &s).ok());
+    ASSERT_TRUE(Store::Open(SmallUnsyncedOptions(), Path(), MPI_COMM_WORLD, &s).ok());
     PutAll(s.get(), rank, 0);
     ASSERT_TRUE(s->Commit().ok());  // 1
     if (rank == changer) PutAll(s.get(), rank, 1);
@@ -214,7 +206,7 @@ TEST_F(ReuseWith, RestartOnAnotherRankCount) {
   MPI_Comm_split(MPI_COMM_WORLD, rank < half ? 0 : MPI_UNDEFINED, rank, &sub);
   if (rank < half) {
     std::unique_ptr<Store> s;
-    ASSERT_TRUE(Store::Open(Small(), Path(), sub, &s).ok());
+    ASSERT_TRUE(Store::Open(SmallUnsyncedOptions(), Path(), sub, &s).ok());
     PutAll(s.get(), rank, 0);
     if (rank == 0) { ASSERT_TRUE(s->PutShared("shared", "s1").ok()); }
     ASSERT_TRUE(s->Commit().ok());  // 1 on `half` ranks
@@ -281,7 +273,7 @@ TEST_F(ReuseWith, GlobalArrayRoundsAndRetention) {
   const uint64_t shape = uint64_t(size * n), start = uint64_t(rank * n);
   {
     std::unique_ptr<Store> s;
-    ASSERT_TRUE(Store::Open(Small(), Path(), MPI_COMM_WORLD, &s).ok());
+    ASSERT_TRUE(Store::Open(SmallUnsyncedOptions(), Path(), MPI_COMM_WORLD, &s).ok());
     auto a0 = Slab(rank, n, 0);
     ASSERT_TRUE(s->PutArray("A", DType::kFloat64, {shape}, {start}, {uint64_t(n)}, a0.data()).ok());
     ASSERT_TRUE(s->PutArray("B", DType::kFloat64, {shape}, {start}, {uint64_t(n)}, a0.data()).ok());
@@ -313,7 +305,7 @@ TEST_F(ReuseWith, GlobalArrayRoundsAndRetention) {
   // Retention: keep 1 while rank 0 rewrites a large object 20 times; the
   // arrays are never put again (their namespaces' tables are reused from
   // revision 3 and 4), so the space of 1..4 is reused around them.
-  Options o = Small();
+  Options o = SmallUnsyncedOptions();
   o.keep_revisions = 1;
   {
     std::unique_ptr<Store> s;
@@ -343,7 +335,7 @@ TEST_F(ReuseWith, GlobalArrayRoundsAndRetention) {
 // before the drop.
 TEST_F(ReuseWith, DropOfTheRevisionThatWroteTheTable) {
   int rank = Rank(), size = Size(), changer = size - 1;
-  Options o = Small();
+  Options o = SmallUnsyncedOptions();
   o.keep_revisions = 2;
   std::unique_ptr<Store> s;
   ASSERT_TRUE(Store::Open(o, Path(), MPI_COMM_WORLD, &s).ok());
@@ -387,7 +379,7 @@ TEST_F(ReuseWith, RepairThenCommitReusingTables) {
     std::string path = Path() + (compacted ? "c" : "p");
     const uint64_t changes = compacted ? 11 : 2;  // changer commits 2 .. changes + 1
     const uint64_t rotten = changes + 1, newest = changes;
-    Options o1 = Small();
+    Options o1 = SmallUnsyncedOptions();
     o1.keep_revisions = compacted ? 2 : 0;
     {
       std::unique_ptr<Store> s;
@@ -423,7 +415,7 @@ TEST_F(ReuseWith, RepairThenCommitReusingTables) {
       EXPECT_EQ(rep.reserved_revision, rotten);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    Options o = Small();
+    Options o = SmallUnsyncedOptions();
     o.keep_revisions = 1;
     {
       std::unique_ptr<Store> s;
@@ -452,7 +444,7 @@ TEST_F(ReuseWith, RepairThenCommitReusingTables) {
 // the others reuse tables written by revisions long expired.
 TEST_F(ReuseWith, CompactionWithAsyncCommits) {
   int rank = Rank(), size = Size(), changer = size - 1;
-  Options o = Small();
+  Options o = SmallUnsyncedOptions();
   o.keep_revisions = 2;
   {
     std::unique_ptr<Store> s;
