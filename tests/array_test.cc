@@ -18,6 +18,7 @@ namespace cairn {
 namespace {
 
 using test::MustOpen;
+using test::FileOffsetOf;
 using test::TempDir;
 
 uint64_t Prod(const std::vector<uint64_t>& v) {
@@ -306,18 +307,6 @@ TEST(Array, SubBoxReadsOnlyWhatItNeeds) {
   EXPECT_EQ(planes, Cut(all, 8, shape, {5, 0, 0}, {3, 64, 1024}));
   EXPECT_EQ(after.read_requests - before.read_requests, (planes.size() + (1u << 20) - 1) >> 20);
   EXPECT_EQ(after.read_bytes - before.read_bytes, planes.size());
-}
-
-// Where the bytes `probe` lie in data file `file` (they must be unique there).
-uint64_t FileOffsetOf(const std::string& file, const std::string& probe) {
-  std::string bytes(test::FileSize(file), '\0');
-  FILE* f = fopen(file.c_str(), "rb");
-  EXPECT_EQ(fread(bytes.data(), 1, bytes.size(), f), bytes.size());
-  fclose(f);
-  size_t at = bytes.find(probe);
-  EXPECT_NE(at, std::string::npos);
-  EXPECT_EQ(bytes.find(probe, at + 1), std::string::npos);
-  return uint64_t(at);
 }
 
 // The 4 KiB pages of the file that hold the box (st, ct) of a row-major

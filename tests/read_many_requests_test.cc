@@ -22,23 +22,12 @@ namespace {
 
 using test::MustOpen;
 using test::Pattern;
+using test::FileOffsetOf;
 using test::TempDir;
 
 constexpr size_t kMiB = 1 << 20;
 
 std::string Key(int i) { return "k" + std::to_string(i); }
-
-// Where `probe` (unique) lies in `file`.
-uint64_t FileOffsetOf(const std::string& file, const std::string& probe) {
-  std::string bytes(test::FileSize(file), '\0');
-  FILE* f = fopen(file.c_str(), "rb");
-  EXPECT_EQ(fread(bytes.data(), 1, bytes.size(), f), bytes.size());
-  fclose(f);
-  size_t at = bytes.find(probe);
-  EXPECT_NE(at, std::string::npos);
-  EXPECT_EQ(bytes.find(probe, at + 1), std::string::npos);
-  return uint64_t(at);
-}
 
 Options BigOptions() {
   Options o = test::SmallOptions();

@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 
 #include "cairn/store.h"
+#include "test_util.h"
 
 namespace cairn::test {
 
@@ -37,6 +39,19 @@ inline std::unique_ptr<Store> MustOpen(const std::string& path, Options o = Smal
   Status st = Store::Open(o, path, &s);
   EXPECT_TRUE(st.ok()) << st.ToString();
   return s;
+}
+
+// Where the bytes `probe` lie in `file`; a failure unless they are there
+// exactly once.
+inline uint64_t FileOffsetOf(const std::string& file, const std::string& probe) {
+  std::string bytes(FileSize(file), '\0');
+  FILE* f = fopen(file.c_str(), "rb");
+  EXPECT_EQ(fread(bytes.data(), 1, bytes.size(), f), bytes.size());
+  fclose(f);
+  size_t at = bytes.find(probe);
+  EXPECT_NE(at, std::string::npos);
+  EXPECT_EQ(bytes.find(probe, at + 1), std::string::npos);
+  return uint64_t(at);
 }
 
 }  // namespace cairn::test
