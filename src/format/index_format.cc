@@ -93,21 +93,32 @@ ptrdiff_t IndexTable::Find(std::string_view key) const {
   return it - keys.begin();
 }
 
+namespace {
+
+// Appends a table's header and name dictionary to *out (the same bytes for
+// a table built whole and one streamed in pieces).
+void AppendTableHead(std::string* out, uint32_t ns, uint64_t revision, uint64_t entry_count,
+                     const std::vector<std::string>& names) {
+  out->append(kIndexMagic, 8);
+  PutFixed16(out, kIndexFormatVersion);
+  PutFixed16(out, 0);  // flags
+  PutFixed32(out, ns);
+  PutFixed64(out, revision);
+  PutFixed64(out, entry_count);
+  PutFixed64(out, names.size());
+  PutFixed64(out, 0);  // reserved
+  for (const auto& n : names) PutLengthPrefixed(out, n);
+}
+
+}  // namespace
+
 void IndexTableBuilder::Begin(uint32_t ns, uint64_t revision, uint64_t entry_count,
                               const std::vector<std::string>& names, uint64_t body_bytes) {
   out_.clear();
   size_t name_bytes = 0;
   for (const auto& n : names) name_bytes += n.size() + 3;
   out_.reserve(kIndexHeaderSize + name_bytes + body_bytes + entry_count * 5 + 8);
-  out_.append(kIndexMagic, 8);
-  PutFixed16(&out_, kIndexFormatVersion);
-  PutFixed16(&out_, 0);  // flags
-  PutFixed32(&out_, ns);
-  PutFixed64(&out_, revision);
-  PutFixed64(&out_, entry_count);
-  PutFixed64(&out_, names.size());
-  PutFixed64(&out_, 0);  // reserved
-  for (const auto& n : names) PutLengthPrefixed(&out_, n);
+  AppendTableHead(&out_, ns, revision, entry_count, names);
   expected_ = entry_count;
   added_ = 0;
 }
@@ -122,25 +133,6 @@ std::string IndexTableBuilder::Finish() {
   return std::move(out_);
 }
 
-namespace {
-
-// Header and name dictionary of a table (what IndexTableBuilder::Begin writes).
-std::string TableHead(uint32_t ns, uint64_t revision, uint64_t entry_count, const std::vector<std::string>& names) {
-  std::string out;
-  out.append(kIndexMagic, 8);
-  PutFixed16(&out, kIndexFormatVersion);
-  PutFixed16(&out, 0);  // flags
-  PutFixed32(&out, ns);
-  PutFixed64(&out, revision);
-  PutFixed64(&out, entry_count);
-  PutFixed64(&out, names.size());
-  PutFixed64(&out, 0);  // reserved
-  for (const auto& n : names) PutLengthPrefixed(&out, n);
-  return out;
-}
-
-}  // namespace
-
 uint64_t IndexTableSize(const std::vector<std::string>& names, const std::vector<std::string_view>& bodies) {
   uint64_t n = kIndexHeaderSize + 8;
   for (const auto& s : names) n += VarintLength(s.size()) + s.size();
@@ -151,7 +143,8 @@ uint64_t IndexTableSize(const std::vector<std::string>& names, const std::vector
 Status StreamIndexTable(uint32_t ns, uint64_t revision, const std::vector<std::string>& names,
                         const std::vector<std::string_view>& bodies, size_t piece,
                         const std::function<Status(std::string_view)>& sink, uint64_t* whole_checksum) {
-  std::string buf = TableHead(ns, revision, bodies.size(), names);
+  std::string buf;
+  AppendTableHead(&buf, ns, revision, bodies.size(), names);
   piece = std::max(piece, buf.size());
   buf.reserve(piece);
   StreamingChecksum sum;
