@@ -1,9 +1,9 @@
 // A write stream whose Write failed (the file system refused the bytes:
-// here RLIMIT_FSIZE, EFBIG) must not publish the bytes of that failed
-// write as data: either Close reports the failure (the key keeps its
-// previous object), or the object the next commit holds is exactly the
-// bytes of the writes that succeeded. Found by an outside test pass
-// (tests/breaker_repro/r1_stream_close_after_failed_write.cc).
+// here RLIMIT_FSIZE, EFBIG) is broken (stream.h): every later call returns
+// the error, Close reports it, and the key keeps its previous object; the
+// bytes of the failed write are never published as data. Found by an
+// outside test pass (a program that filled a small file system), which
+// saw Close return ok and the commit publish the cut stream.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
@@ -57,20 +57,52 @@ TEST(StreamFailedWrite, TheFailedWritesBytesAreNotCommitted) {
     }
     ASSERT_FALSE(failed.ok()) << "the file size limit did not make a Write fail";
     limit.Restore();  // space is back: the handle writes and commits again
+    // The stream stays broken: later calls return the first error.
+    Status again = w->Write("more");
+    EXPECT_EQ(again.code(), failed.code()) << again.ToString();
+    EXPECT_NE(again.message().find("broken"), std::string::npos) << again.ToString();
+    EXPECT_FALSE(w->Flush().ok());
+    EXPECT_FALSE(w->Seek(0).ok());
     Status closed = w->Close();
+    EXPECT_FALSE(closed.ok()) << "Close returned ok after '" << failed.ToString() << "'";
+    EXPECT_EQ(closed.message(), w->Close().message()) << "a second Close gives the first outcome";
     ASSERT_TRUE(st->Commit().ok());
     std::string v;
     ASSERT_TRUE(st->Get("s", &v).ok());
-    if (closed.ok()) {
-      EXPECT_EQ(v.size(), written.size())
-          << "Close returned ok after '" << failed.ToString()
-          << "', and the commit holds bytes of the failed write";
-      EXPECT_EQ(v.compare(0, written.size(), written), 0) << "the successful writes' bytes differ";
-    } else {
-      EXPECT_TRUE(v == "previous object") << "Close failed (" << closed.ToString()
-                                      << ") but the key changed";
-    }
+    EXPECT_TRUE(v == "previous object") << "the commit holds a " << v.size() << "-byte cut stream ("
+                                        << written.size() << " bytes were written without error)";
+    // The key can be written again by a new stream.
+    ASSERT_TRUE(st->OpenWriteStream("s", {}, &w).ok());
+    ASSERT_TRUE(w->Write(written).ok());
+    ASSERT_TRUE(w->Close().ok());
+    ASSERT_TRUE(st->Commit().ok());
+    ASSERT_TRUE(st->Get("s", &v).ok());
+    EXPECT_TRUE(v == written);
   }
+}
+
+// A write whose end would pass 2^64 - 1 is refused and writes nothing (it
+// wrote zeros until the file system was full); the stream stays usable.
+TEST(StreamFailedWrite, AWritePastTwoToThe64IsRefused) {
+  test::TempDir dir;
+  Options o;
+  o.sync = false;
+  std::unique_ptr<Store> st = test::MustOpen(dir.sub("s"), o);
+  std::unique_ptr<StreamWriter> w;
+  ASSERT_TRUE(st->OpenWriteStream("s", {}, &w).ok());
+  ASSERT_TRUE(w->Write("head").ok());
+  ASSERT_TRUE(w->Seek(UINT64_MAX - 2).ok());
+  Status s = w->Write("123456");
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_EQ(w->Size(), 4u);
+  EXPECT_LT(test::FileSize(dir.sub("s/data.00000")), uint64_t(1) << 30);
+  ASSERT_TRUE(w->Seek(4).ok());
+  ASSERT_TRUE(w->Write("tail").ok());
+  ASSERT_TRUE(w->Close().ok());
+  ASSERT_TRUE(st->Commit().ok());
+  std::string v;
+  ASSERT_TRUE(st->Get("s", &v).ok());
+  EXPECT_EQ(v, "headtail");
 }
 
 // The same through cairn::ostream, whose close() does return the write's

@@ -53,7 +53,12 @@ class StreamWriter {
   // Writes n bytes at the position, which then moves past them. Writing
   // inside what was already written overwrites it (the chunks touched are
   // rewritten elsewhere: copy on write); writing past the end, after a
-  // Seek beyond it, fills the gap with zeros.
+  // Seek beyond it, fills the gap with zeros. A write that would end past
+  // 2^64 - 1 is InvalidArgument and writes nothing. A write the store could
+  // not carry out (an I/O error: disk full, file too large) breaks the
+  // stream: that call and every later one (Write, Seek, Flush, Close)
+  // return the error, and nothing of the stream is committed: the key keeps
+  // its previous object.
   Status Write(const void* data, size_t n);
   Status Write(std::string_view data) { return Write(data.data(), data.size()); }
   // Moves the position to `pos` (any value; see Write).
@@ -63,6 +68,7 @@ class StreamWriter {
   uint64_t Size() const;
   // Ends the current chunk and writes the rank's buffered bytes to its data
   // file, like fflush (not durable: Store::Flush or a commit makes them so).
+  // A failure breaks the stream, as for Write.
   Status Flush();
   // Ends the stream: it becomes the object `key` (replacing any object of
   // that key, one put while the stream was open included) with the tags

@@ -53,7 +53,10 @@ struct StreamWriter::Impl {
   uint64_t pos = 0;
   bool closed = false;
   Status close_status;
-  Status lost;  // not ok once a failed staged commit dropped its bytes (StreamHub::LoseWriters)
+  // Not ok once the stream is broken: a failed staged commit dropped its
+  // bytes (StreamHub::LoseWriters), or one of its own writes failed. Every
+  // later call returns it, and Close leaves the key's object as it was.
+  Status lost;
 
   // The store; null once it is closed (every public call checks first).
   Store::Rep* rep() const { return hub->rep; }
@@ -63,6 +66,9 @@ struct StreamWriter::Impl {
   Status Append(const char* p, uint64_t n);
   Status Overwrite(uint64_t at, const char* p, uint64_t n);
   Status ReadChunk(size_t i, std::string* out);
+  // A write of the stream's bytes failed part way: what reached the store
+  // is not what the caller wrote, so the stream is broken for good.
+  Status Broken(const Status& s);
   // Records the stream offsets of chunks[first..], just ended.
   void Ended(size_t first);
 };
@@ -72,6 +78,13 @@ void StreamWriter::Impl::Ended(size_t first) {
     starts.push_back(ended);
     ended += chunks[i].raw_length;
   }
+}
+
+Status StreamWriter::Impl::Broken(const Status& s) {
+  lost = Status(s.code(), "stream '" + KeyText(key) + "' of " + hub->path + " is broken: a write failed (" +
+                              s.message() + "); Close reports this and key '" + KeyText(key) +
+                              "' keeps its previous object: open the stream again and rewrite it");
+  return lost;
 }
 
 void StreamWriter::Impl::EndChunk() {
@@ -171,10 +184,14 @@ Status StreamWriter::Write(const void* data, size_t n) {
   if (!w->rep()) return w->hub->Closed(w->key, true);
   Status s = w->rep()->CheckWritable();
   if (!s.ok()) return s;
+  if (n > UINT64_MAX - w->pos)
+    return Status::InvalidArgument("stream '" + KeyText(w->key) + "': a write of " + std::to_string(n) +
+                                   " bytes at position " + std::to_string(w->pos) +
+                                   " would end past 2^64 - 1; nothing was written");
   const char* p = static_cast<const char*>(data);
   if (w->pos > w->size()) {
     s = w->Append(nullptr, w->pos - w->size());
-    if (!s.ok()) return s;
+    if (!s.ok()) return w->Broken(s);
   }
   if (n > 0 && w->pos < w->size() && !w->spilled) {
     uint64_t k = std::min<uint64_t>(n, w->head.size() - w->pos);
@@ -189,14 +206,14 @@ Status StreamWriter::Write(const void* data, size_t n) {
     w->EndChunk();
     uint64_t k = std::min<uint64_t>(n, w->ended - w->pos);
     s = w->Overwrite(w->pos, p, k);
-    if (!s.ok()) return s;
+    if (!s.ok()) return w->Broken(s);
     w->pos += k;
     p += k;
     n -= size_t(k);
   }
   if (n > 0) {
     s = w->Append(p, n);
-    if (!s.ok()) return s;
+    if (!s.ok()) return w->Broken(s);
     w->pos += n;
   }
   return Status::OK();
@@ -221,7 +238,8 @@ Status StreamWriter::Flush() {
   if (!s.ok()) return s;
   if (!impl_->spilled) return Status::OK();  // nothing for the store yet: it will be inline
   impl_->EndChunk();
-  return impl_->rep()->writer->Flush();
+  s = impl_->rep()->writer->Flush();
+  return s.ok() ? s : impl_->Broken(s);
 }
 
 Status StreamWriter::Close() {
