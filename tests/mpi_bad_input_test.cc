@@ -222,6 +222,7 @@ TEST_F(MpiBadInput, OptionsThatDifferAcrossRanksAreRefusedOnEveryRank) {
       {"collective_timeout_s", [](Options* o, std::string*) { o->collective_timeout_s = 25; }, "20", "25"},
       {"read_only", [](Options* o, std::string*) { o->read_only = true; }, "false", "true"},
       {"revision", [](Options* o, std::string*) { o->revision = 1; }, "0", "1"},
+      {"require_writer_lock", [](Options* o, std::string*) { o->require_writer_lock = false; }, "true", "false"},
       {"store path", [](Options*, std::string* p) { *p += "-other"; }, "/s'", "/s-other'"},
   };
   for (const Case& c : cases) {

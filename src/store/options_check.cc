@@ -33,7 +33,8 @@ Named Collective(const Options& o, const std::string& path) {
           {"subfiles", std::to_string(o.subfiles)},
           {"keep_revisions", u(o.keep_revisions)},
           {"compact_index_limit", u(o.compact_index_limit)},
-          {"collective_timeout_s", t}};
+          {"collective_timeout_s", t},
+          {"require_writer_lock", b(o.require_writer_lock)}};
 }
 
 std::string Encode(const Named& n) {
