@@ -181,6 +181,13 @@ int main(int argc, char** argv) {
   for (size_t off = 0; off < N; off += 1000) CHECK(cairn_stream_write(w, ref + off, 1000) == CAIRN_OK);
   uint64_t pos = 0, size = 0;
   CHECK(cairn_stream_tell(w, &pos) == CAIRN_OK && pos == N);
+  /* Positions before 0 or past 2^64 - 1 are refused, without overflow. */
+  CHECK(cairn_stream_seek(w, -(int64_t)N - 1, CAIRN_SEEK_CUR) == CAIRN_INVALID_ARGUMENT);
+  CHECK(strstr(cairn_last_error(), "before the start") != NULL);
+  CHECK(cairn_stream_seek(w, INT64_MAX, CAIRN_SEEK_CUR) == CAIRN_OK);
+  CHECK(cairn_stream_seek(w, INT64_MAX, CAIRN_SEEK_CUR) == CAIRN_INVALID_ARGUMENT);
+  CHECK(strstr(cairn_last_error(), "past 2^64 - 1") != NULL);
+  CHECK(cairn_stream_seek(w, INT64_MIN, CAIRN_SEEK_SET) == CAIRN_INVALID_ARGUMENT);
   CHECK(cairn_stream_seek(w, -500, CAIRN_SEEK_END) == CAIRN_OK);
   memset(ref + N - 500, 0xAB, 100);
   CHECK(cairn_stream_write(w, ref + N - 500, 100) == CAIRN_OK);

@@ -323,13 +323,25 @@ int cairn_stream_read(cairn_stream_t* st, void* buf, size_t len, size_t* got) {
 
 int cairn_stream_seek(cairn_stream_t* st, int64_t offset, int whence) {
   if (!st) return Invalid("cairn_stream_seek: NULL stream");
-  uint64_t pos = st->w ? st->w->Tell() : st->r->Tell();
-  uint64_t size = st->w ? st->w->Size() : st->r->Size();
-  int64_t base = whence == CAIRN_SEEK_SET ? 0 : whence == CAIRN_SEEK_CUR ? int64_t(pos)
-                 : whence == CAIRN_SEEK_END ? int64_t(size) : -1;
-  if (base < 0) return Invalid("cairn_stream_seek: whence must be CAIRN_SEEK_SET, _CUR or _END");
-  if (base + offset < 0) return Invalid("cairn_stream_seek: position before the start");
-  uint64_t target = uint64_t(base + offset);
+  if (whence != CAIRN_SEEK_SET && whence != CAIRN_SEEK_CUR && whence != CAIRN_SEEK_END)
+    return Invalid("cairn_stream_seek: whence must be CAIRN_SEEK_SET, _CUR or _END");
+  uint64_t base = whence == CAIRN_SEEK_SET ? 0 : whence == CAIRN_SEEK_CUR ? (st->w ? st->w->Tell() : st->r->Tell())
+                                                                           : (st->w ? st->w->Size() : st->r->Size());
+  // Unsigned arithmetic: base may pass INT64_MAX, and base + offset must
+  // not wrap either way.
+  uint64_t target;
+  if (offset < 0) {
+    uint64_t back = uint64_t(-(offset + 1)) + 1;
+    if (back > base)
+      return Invalid(("cairn_stream_seek: position " + std::to_string(base) + " - " + std::to_string(back) +
+                      " is before the start of the stream").c_str());
+    target = base - back;
+  } else {
+    if (uint64_t(offset) > UINT64_MAX - base)
+      return Invalid(("cairn_stream_seek: position " + std::to_string(base) + " + " + std::to_string(offset) +
+                      " is past 2^64 - 1").c_str());
+    target = base + uint64_t(offset);
+  }
   return Code(st->w ? st->w->Seek(target) : st->r->Seek(target));
 }
 
