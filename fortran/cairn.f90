@@ -714,6 +714,17 @@ contains
                        "pass a section with bounds, such as x(1:n)", ierr)
   end function no_size
 
+  ! Keys and names travel to the C API as C strings, which end at the
+  ! first char(0): one inside would name another object, so it is refused.
+  logical function nul_in(s, what, ierr) result(bad)
+    character(*), intent(in) :: s
+    character(*), intent(in) :: what
+    integer, intent(out), optional :: ierr
+    bad = index(s, c_null_char) > 0
+    if (bad) call fail(CAIRN_INVALID_ARGUMENT, what // ": InvalidArgument: the key holds char(0) at position " // &
+                       itoa(int(index(s, c_null_char), int64)) // "; keys passed from Fortran cannot hold it", ierr)
+  end function nul_in
+
   ! Turns a C return code into ierr (or a stop), with `what` and the C message.
   subroutine check(rc, what, ierr)
     integer(c_int), intent(in) :: rc
@@ -741,6 +752,7 @@ contains
     integer(c_size_t), intent(in) :: n
     integer, intent(out), optional :: ierr
     if (no_size(int(n, int64), "cairn_put('" // key // "')", ierr)) return
+    if (nul_in(key, "cairn_put", ierr)) return
     call check(c_put(store%ptr, cstr(key), p, n, c_null_ptr, 0_c_size_t), &
                "cairn_put('" // key // "')", ierr)
   end subroutine put_bytes
@@ -758,6 +770,7 @@ contains
     ! The size first: C fills any buffer at least as large as the value,
     ! and an array of another size must be left untouched.
     size = 0
+    if (nul_in(key, "cairn_get", ierr)) return
     call check(c_get_size(store%ptr, cstr(key), rank_of(rank), size), "cairn_get('" // key // "')", rc)
     if (rc == CAIRN_OK .and. size /= n) then
       call fail(CAIRN_INVALID_ARGUMENT, "cairn_get('" // key // "'): InvalidArgument: the value has " // &
@@ -865,6 +878,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(c_int64_t) :: n
     n = 0
+    if (nul_in(key, "cairn_get_size", ierr)) return
     call check(c_get_size(store%ptr, cstr(key), rank_of(rank), n), "cairn_get_size('" // key // "')", ierr)
     size = n
   end subroutine cairn_get_size
@@ -874,6 +888,7 @@ contains
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer, intent(out), optional :: ierr
+    if (nul_in(key, "cairn_delete", ierr)) return
     call check(c_delete(store%ptr, cstr(key)), "cairn_delete('" // key // "')", ierr)
   end subroutine cairn_delete
 
@@ -883,6 +898,7 @@ contains
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer, intent(out), optional :: ierr
+    if (nul_in(key, "cairn_delete_tag", ierr)) return
     call check(c_delete_tag(store%ptr, cstr(key), cstr(name)), &
         "cairn_delete_tag('" // key // "', '" // name // "')", ierr)
   end subroutine cairn_delete_tag
@@ -1014,6 +1030,7 @@ contains
     character(kind=c_char, len=len(name) + 1), target :: cname
     cname = cstr(name)
     t%name = c_loc(cname)
+    if (nul_in(key, "cairn_set_tag", ierr)) return
     call check(c_set_tag(store%ptr, cstr(key), t), "cairn_set_tag('" // key // "', '" // name // "')", ierr)
   end subroutine set_tag
 
@@ -1073,6 +1090,7 @@ contains
     character(len=:), allocatable, intent(out), optional :: s
     type(c_ptr) :: p
     type(c_tag), pointer :: tp
+    if (nul_in(key, "cairn_get_tag", rc)) return
     call check(c_get_tag(store%ptr, cstr(key), rank_of(rank), cstr(name), p), &
                "cairn_get_tag('" // key // "', '" // name // "')", rc)
     if (rc /= CAIRN_OK) return
@@ -1505,6 +1523,7 @@ contains
     type(c_tag), pointer :: t(:)
     integer(c_size_t), allocatable :: lens(:)
     integer :: rc, k
+    if (nul_in(key, "cairn_tag_names", ierr)) return
     call check(c_get_tags(store%ptr, cstr(key), rank_of(rank), p, n), "cairn_tag_names('" // key // "')", rc)
     if (rc /= CAIRN_OK) then
       allocate(character(len=0) :: names(0))
@@ -1602,6 +1621,7 @@ contains
     character(*), intent(in) :: key
     type(cairn_stream), intent(out) :: stream
     integer, intent(out), optional :: ierr
+    if (nul_in(key, "cairn_stream_open_write", ierr)) return
     call check(c_stream_open_write(store%ptr, cstr(key), c_null_ptr, 0_c_size_t, stream%ptr), &
                "cairn_stream_open_write('" // key // "')", ierr)
   end subroutine cairn_stream_open_write
@@ -1613,6 +1633,7 @@ contains
     type(cairn_stream), intent(out) :: stream
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    if (nul_in(key, "cairn_stream_open_read", ierr)) return
     call check(c_stream_open_read(store%ptr, cstr(key), rank_of(rank), stream%ptr), &
                "cairn_stream_open_read('" // key // "')", ierr)
   end subroutine cairn_stream_open_read
@@ -1742,6 +1763,7 @@ contains
     integer(c_size_t), intent(in) :: n
     integer, intent(out), optional :: ierr
     if (no_size(int(n, int64), "cairn_put_shared('" // key // "')", ierr)) return
+    if (nul_in(key, "cairn_put_shared", ierr)) return
     call check(c_put_shared(store%ptr, cstr(key), p, n), "cairn_put_shared('" // key // "')", ierr)
   end subroutine put_shared_bytes
 
@@ -1759,13 +1781,14 @@ contains
     ! of another size is left untouched.
     cap = 0
     want = -1
-    if (n >= 0) then
+    if (n >= 0 .and. index(key, c_null_char) == 0) then
       if (c_get_size(store%ptr, cstr(key), rank_of(CAIRN_RANK_SHARED), want) == CAIRN_OK) then
         if (want == n) cap = n
       end if
     end if
     size = 0
     call check(c_get_shared(store%ptr, cstr(key), p, cap, size), "cairn_get_shared('" // key // "')", rc)
+    if (nul_in(key, "cairn_get_shared", ierr)) return  ! after the collective, which it joined offering no buffer
     if (no_size(int(n, int64), "cairn_get_shared('" // key // "')", ierr)) return
     if (rc == CAIRN_INVALID_ARGUMENT .and. cap == 0 .and. size /= n) rc = CAIRN_OK  ! the size message below
     if (rc /= CAIRN_OK) then

@@ -129,6 +129,18 @@ contains
     sec2 = 0
     call cairn_get_shared(st, "k_shared", sec2, ierr=ierr)
     call check(ierr == CAIRN_OK .and. all(sec2 == m0(1:5:2, 2:4:2)), 88)
+    ! A key holding char(0) would name another object in C: refused, and
+    ! the object its first part names is neither replaced nor read.
+    call cairn_put(st, "k_int8" // char(0) // "x", b + 1_int8, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 97)
+    b2 = 0
+    call cairn_get(st, "k_int8" // char(0) // "x", b2, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. b2 == 0, 98)
+    call cairn_get(st, "k_int8", b2)
+    call check(b2 == b, 99)
+    sec2 = 0
+    call cairn_get_shared(st, "k_shared" // char(0), sec2, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. all(sec2 == 0), 100)
   end subroutine any_kind_any_rank
 
   subroutine assumed_size(x, n)
