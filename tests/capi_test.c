@@ -148,6 +148,57 @@ static void check_metadata(cairn_store_t* s, int rank, int size) {
   cairn_free(NULL);
 }
 
+/* A read's `rank` argument that names no namespace: every read that takes
+ * one fails with CAIRN_INVALID_ARGUMENT and a message in C terms (the
+ * function, the argument, the valid values), not C++'s ReadOptions::rank.
+ * `writers` ranks wrote the revision s shows (0: none yet). */
+static void expect_bad_rank(const char* fn, int rc, int bad, int writers) {
+  const char* e = cairn_last_error();
+  char want[128];
+  CHECK(rc == CAIRN_INVALID_ARGUMENT);
+  snprintf(want, sizeof want, "%s: argument rank = %d names no namespace", fn, bad);
+  CHECK(strstr(e, want) != NULL);
+  if (writers > 0) {
+    snprintf(want, sizeof want, "a rank 0..%d (cairn_writer_ranks() - 1)", writers - 1);
+    CHECK(strstr(e, want) != NULL);
+  } else {
+    CHECK(strstr(e, "the store has no revision yet") != NULL);
+  }
+  CHECK(strstr(e, "CAIRN_RANK_OWN (-1)") != NULL && strstr(e, "CAIRN_RANK_SHARED (-2)") != NULL);
+  CHECK(strstr(e, "ReadOptions") == NULL && strstr(e, "kShared") == NULL);
+}
+
+static void check_bad_ranks(cairn_store_t* s, int writers) {
+  int bads[3] = {writers, writers + 7, -3};
+  unsigned char buf[16];
+  uint64_t size = 0;
+  for (int i = 0; i < 3; i++) {
+    int b = bads[i];
+    if (b == cairn_rank(s)) continue; /* its own namespace on a writable store */
+    expect_bad_rank("cairn_get_size", cairn_get_size(s, "small", b, &size), b, writers);
+    expect_bad_rank("cairn_get_range", cairn_get_range(s, "small", b, 0, buf, 2), b, writers);
+    expect_bad_rank("cairn_get", cairn_get(s, "small", b, buf, sizeof buf, &size), b, writers);
+    cairn_read_t rd = {"small", buf, sizeof buf, 0, 0};
+    expect_bad_rank("cairn_multi_get", cairn_multi_get(s, b, &rd, 1), b, writers);
+    CHECK(rd.code == CAIRN_INVALID_ARGUMENT && rd.size == 0);
+    cairn_stream_t* r = NULL;
+    expect_bad_rank("cairn_stream_open_read", cairn_stream_open_read(s, "small", b, &r), b, writers);
+    CHECK(r == NULL);
+    cairn_tag_t* tags = NULL;
+    size_t ntags = 0;
+    expect_bad_rank("cairn_get_tags", cairn_get_tags(s, "small", b, &tags, &ntags), b, writers);
+    expect_bad_rank("cairn_get_tag", cairn_get_tag(s, "small", b, "step", &tags), b, writers);
+    cairn_object_t* objs = NULL;
+    size_t nobjs = 0;
+    expect_bad_rank("cairn_list", cairn_list(s, b, &objs, &nobjs), b, writers);
+    cairn_hit_t* hits = NULL;
+    size_t nhits = 0;
+    expect_bad_rank("cairn_query", cairn_query(s, NULL, 0, b, &hits, &nhits), b, writers);
+  }
+  /* The last rank that wrote the revision is fine. */
+  if (writers > 0) CHECK(cairn_get_size(s, "small", writers - 1, &size) == CAIRN_OK && size == 5);
+}
+
 static unsigned char byte_at(int rank, size_t i) { return (unsigned char)(i * 31 + (size_t)rank * 7 + i / 251); }
 
 int main(int argc, char** argv) {
@@ -228,6 +279,7 @@ int main(int argc, char** argv) {
   CHECK(cairn_stream_write(r, buf, 1) == CAIRN_INVALID_ARGUMENT);
   CHECK(cairn_stream_close(r) == CAIRN_OK);
   CHECK(cairn_stream_open_read(s, "absent", -1, &r) == CAIRN_NOT_FOUND);
+  check_bad_ranks(s, cairn_size(s));
   CHECK(cairn_close(s) == CAIRN_OK);
 
   /* Streams that outlive their store (cairn_close frees it): every call
@@ -258,6 +310,17 @@ int main(int argc, char** argv) {
   s = NULL;
   CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_OK);
   CHECK(cairn_get_size(s, "orphan.bin", -1, &size) == CAIRN_NOT_FOUND);
+  CHECK(cairn_close(s) == CAIRN_OK);
+
+  /* A writable store with no revision yet: only its own rank and the two
+   * named values read (a missing key is then CAIRN_NOT_FOUND). */
+  char fresh[320];
+  snprintf(fresh, sizeof fresh, "%s/fresh", dir);
+  s = NULL;
+  o.read_only = 0;
+  CHECK(cairn_open(fresh, MPI_COMM_WORLD, &o, &s) == CAIRN_OK);
+  check_bad_ranks(s, 0);
+  CHECK(cairn_get_size(s, "small", rank, &size) == CAIRN_NOT_FOUND);
   CHECK(cairn_close(s) == CAIRN_OK);
   free(ref);
 

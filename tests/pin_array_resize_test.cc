@@ -18,41 +18,12 @@
 #include "cairn/store.h"
 #include "mpi_main.h"
 #include "store_test_util.h"
+#include "two_arrays.h"
 
 namespace cairn::test {
 namespace {
 
 const uint64_t kN = 48000;  // elements of each array (384 KB of float64)
-
-double Elem(int gen, uint64_t i, int array) { return double(gen) * 1e6 + double(i) + 0.25 * array; }
-
-// Puts array "a" (and "b" too when `with_b`) of generation `gen`, split
-// evenly over the ranks of `s`.
-void PutArrays(Store* s, int gen, bool with_b) {
-  int rank = s->rank(), size = s->size();
-  uint64_t lo = kN * uint64_t(rank) / uint64_t(size), hi = kN * uint64_t(rank + 1) / uint64_t(size);
-  for (int array = 0; array < (with_b ? 2 : 1); array++) {
-    std::vector<double> d(hi - lo);
-    for (uint64_t i = lo; i < hi; i++) d[i - lo] = Elem(gen, i, array);
-    Status st = s->PutArray(array == 0 ? "a" : "b", DType::kFloat64, {kN}, {lo}, {hi - lo}, d.data());
-    ASSERT_TRUE(st.ok()) << st.ToString();
-  }
-}
-
-// Reads both arrays whole on every rank of `s` and compares: "a" of
-// generation a_gen, "b" of generation b_gen.
-void ExpectArrays(Store* s, int a_gen, int b_gen) {
-  std::vector<double> got(kN);
-  for (int array = 0; array < 2; array++) {
-    Status st = s->GetArray(array == 0 ? "a" : "b", {0}, {kN}, got.data());
-    ASSERT_TRUE(st.ok()) << st.ToString();
-    int gen = array == 0 ? a_gen : b_gen;
-    uint64_t bad = 0;
-    for (uint64_t i = 0; i < kN; i++) bad += got[i] != Elem(gen, i, array);
-    EXPECT_EQ(bad, 0u) << "array " << (array == 0 ? "a" : "b") << " of generation " << gen << ", revision "
-                       << s->revision() << ": " << bad << " elements differ";
-  }
-}
 
 std::unique_ptr<Store> OpenAt(MPI_Comm comm, const std::string& path, uint64_t rev, bool read_only,
                               uint64_t keep = 1) {
@@ -78,22 +49,22 @@ TEST_F(PinArrayResize, PinnedRevisionOfArraysSurvivesRetentionAndResize) {
   {
     auto s = OpenAt(MPI_COMM_WORLD, Path(), 0, false);
     ASSERT_TRUE(s);
-    ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), 1, true));
+    ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), kN, 1, true));
     uint64_t got = 0;
     ASSERT_TRUE(s->Commit(&got).ok());
     ASSERT_EQ(got, 1u);
     ASSERT_TRUE(s->Pin(1).ok());
     for (int gen = 2; gen <= 9; gen++) {  // revisions 2-9: "a" rewritten, "b" carried; keep 1
-      ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), gen, false));
+      ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), kN, gen, false));
       ASSERT_TRUE(s->Commit().ok());
     }
-    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 9, 1));
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), kN, 9, 1));
     ASSERT_TRUE(s->Close().ok());
   }
   {
     auto r = OpenAt(MPI_COMM_WORLD, Path(), 1, true);
     ASSERT_TRUE(r);
-    EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), 1, 1));
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), kN, 1, 1));
     std::vector<RevisionInfo> revs;
     ASSERT_TRUE(r->ListRevisions(&revs).ok());
     ASSERT_EQ(revs.size(), 2u) << "keep 1 and a pin: revisions 1 and 9";
@@ -105,15 +76,15 @@ TEST_F(PinArrayResize, PinnedRevisionOfArraysSurvivesRetentionAndResize) {
     ASSERT_TRUE(s);
     EXPECT_EQ(s->writer_ranks(), size);
     for (int gen = 10; gen <= 15; gen++) {
-      ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), gen, gen == 10));
+      ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), kN, gen, gen == 10));
       ASSERT_TRUE(s->Commit().ok());  // 10-15
       if (gen == 12) {
         auto r = OpenAt(sub, Path(), 1, true);
         ASSERT_TRUE(r);
-        EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), 1, 1));
+        EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), kN, 1, 1));
       }
     }
-    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 15, 10));
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), kN, 15, 10));
     ASSERT_TRUE(s->Close().ok());
   }
   MPI_Barrier(MPI_COMM_WORLD);
@@ -122,23 +93,23 @@ TEST_F(PinArrayResize, PinnedRevisionOfArraysSurvivesRetentionAndResize) {
     auto s = OpenAt(MPI_COMM_WORLD, Path(), 0, false);
     ASSERT_TRUE(s);
     EXPECT_EQ(s->writer_ranks(), half);
-    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 15, 10));
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), kN, 15, 10));
     for (int gen = 16; gen <= 18; gen++) {
-      ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), gen, false));
+      ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), kN, gen, false));
       ASSERT_TRUE(s->Commit().ok());  // 16-18
     }
     auto r = OpenAt(MPI_COMM_WORLD, Path(), 1, true);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->writer_ranks(), size);
-    EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), 1, 1));
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), kN, 1, 1));
     r.reset();
     // Unpinned, revision 1 expires at the next commit.
     ASSERT_TRUE(s->Unpin(1).ok());
-    ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), 19, false));
+    ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), kN, 19, false));
     uint64_t got = 0;
     ASSERT_TRUE(s->Commit(&got).ok());
     EXPECT_EQ(got, 19u);
-    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 19, 10));
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), kN, 19, 10));
     ASSERT_TRUE(s->Close().ok());
   }
   Options o = SmallUnsyncedOptions();

@@ -21,6 +21,7 @@
 #include "store_test_util.h"
 #include "store/repair.h"
 #include "test_util.h"
+#include "two_arrays.h"
 
 namespace cairn::test {
 namespace {
@@ -32,39 +33,6 @@ Options Small() {
 }
 
 const uint64_t kN = 30000;  // elements of each array (240 KB of float64)
-
-double Elem(int gen, uint64_t i, int array) { return double(gen) * 1e6 + double(i) + 0.25 * array; }
-
-// Puts array "a" (and "b" when `with_b`) of generation `gen`, split over
-// the ranks of `s`; `skew` shifts the split so decompositions differ.
-void PutArrays(Store* s, int gen, bool with_b, uint64_t skew = 0) {
-  uint64_t r = uint64_t(s->rank()), n = uint64_t(s->size());
-  uint64_t lo = r == 0 ? 0 : kN * r / n - skew, hi = r + 1 == n ? kN : kN * (r + 1) / n - skew;
-  for (int array = 0; array < (with_b ? 2 : 1); array++) {
-    std::vector<double> d(hi - lo);
-    for (uint64_t i = lo; i < hi; i++) d[i - lo] = Elem(gen, i, array);
-    Status st = s->PutArray(array == 0 ? "a" : "b", DType::kFloat64, {kN}, {lo}, {hi - lo}, d.data());
-    ASSERT_TRUE(st.ok()) << st.ToString();
-  }
-}
-
-// Reads both arrays whole, then one box across block boundaries, on every
-// rank of `s`: "a" of generation a_gen, "b" of generation b_gen.
-void ExpectArrays(Store* s, int a_gen, int b_gen) {
-  for (int array = 0; array < 2; array++) {
-    int gen = array == 0 ? a_gen : b_gen;
-    for (auto [start, count] : {std::pair<uint64_t, uint64_t>{0, kN}, {kN / 3 - 77, kN / 3 + 500}}) {
-      std::vector<double> got(count, -1);
-      Status st = s->GetArray(array == 0 ? "a" : "b", {start}, {count}, got.data());
-      ASSERT_TRUE(st.ok()) << st.ToString();
-      uint64_t bad = 0;
-      for (uint64_t i = 0; i < count; i++) bad += got[i] != Elem(gen, start + i, array);
-      EXPECT_EQ(bad, 0u) << "array " << (array == 0 ? "a" : "b") << " of generation " << gen << ", revision "
-                         << s->revision() << " read on " << s->size() << " ranks, box " << start << "+" << count
-                         << ": " << bad << " elements differ";
-    }
-  }
-}
 
 std::unique_ptr<Store> OpenAt(MPI_Comm comm, const std::string& path, uint64_t rev, bool read_only) {
   Options o = Small();
@@ -98,7 +66,7 @@ TEST_F(RepairArrayResize, RepairedStoreOfArraysWrittenAtTwoRankCountsReadsBackAn
     auto s = OpenAt(MPI_COMM_WORLD, Path(), 0, false);
     ASSERT_TRUE(s);
     for (int gen = 1; gen <= 3; gen++) {  // revisions 1-3 on all ranks
-      ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), gen, gen == 1));
+      ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), kN, gen, gen == 1));
       uint64_t got = 0;
       ASSERT_TRUE(s->Commit(&got).ok());
       ASSERT_EQ(got, uint64_t(gen));
@@ -111,7 +79,7 @@ TEST_F(RepairArrayResize, RepairedStoreOfArraysWrittenAtTwoRankCountsReadsBackAn
     ASSERT_TRUE(s);
     EXPECT_EQ(s->writer_ranks(), size);
     for (int gen = 4; gen <= 5; gen++) {
-      ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), gen, gen == 4, 13));
+      ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), kN, gen, gen == 4, 13));
       uint64_t got = 0;
       ASSERT_TRUE(s->Commit(&got).ok());
       ASSERT_EQ(got, uint64_t(gen));
@@ -151,7 +119,7 @@ TEST_F(RepairArrayResize, RepairedStoreOfArraysWrittenAtTwoRankCountsReadsBackAn
       ASSERT_TRUE(r);
       EXPECT_EQ(r->revision(), w.rev);
       EXPECT_EQ(r->writer_ranks(), w.writers);
-      EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), w.a, w.b));
+      EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), kN, w.a, w.b));
     }
     Options o = Small();
     o.read_only = true;
@@ -169,13 +137,13 @@ TEST_F(RepairArrayResize, RepairedStoreOfArraysWrittenAtTwoRankCountsReadsBackAn
     ASSERT_TRUE(s);
     EXPECT_EQ(s->revision(), 5u);
     EXPECT_EQ(s->writer_ranks(), half);
-    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 5, 4));
-    ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), 6, false, 7));
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), kN, 5, 4));
+    ASSERT_NO_FATAL_FAILURE(PutArrays(s.get(), kN, 6, false, 7));
     uint64_t got = 0;
     Status st = s->Commit(&got);
     ASSERT_TRUE(st.ok()) << st.ToString();
     EXPECT_EQ(got, 6u);
-    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), 6, 4));
+    EXPECT_NO_FATAL_FAILURE(ExpectArrays(s.get(), kN, 6, 4));
     ASSERT_TRUE(s->Close().ok());
     MPI_Comm_free(&w);
   }
@@ -184,11 +152,11 @@ TEST_F(RepairArrayResize, RepairedStoreOfArraysWrittenAtTwoRankCountsReadsBackAn
   ASSERT_TRUE(r);
   EXPECT_EQ(r->revision(), 6u);
   EXPECT_EQ(r->writer_ranks(), other);
-  EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), 6, 4));
+  EXPECT_NO_FATAL_FAILURE(ExpectArrays(r.get(), kN, 6, 4));
   r.reset();
   auto r1 = OpenAt(MPI_COMM_WORLD, Path(), 1, true);
   ASSERT_TRUE(r1);
-  EXPECT_NO_FATAL_FAILURE(ExpectArrays(r1.get(), 1, 1));
+  EXPECT_NO_FATAL_FAILURE(ExpectArrays(r1.get(), kN, 1, 1));
 }
 
 }  // namespace

@@ -114,7 +114,8 @@ const char* cairn_last_error(void);
  * pending). On a read-only store every write call (put, delete, commit,
  * pin, ...) returns CAIRN_INVALID_ARGUMENT. A rank number that names no
  * namespace of the revision (cairn_get, cairn_list, cairn_query ...) is
- * CAIRN_INVALID_ARGUMENT; a missing key, array or tag is CAIRN_NOT_FOUND. */
+ * CAIRN_INVALID_ARGUMENT, and cairn_last_error() names the function and
+ * the ranks it accepts; a missing key, array or tag is CAIRN_NOT_FOUND. */
 int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cairn_store_t** store);
 /* The same with a Fortran communicator handle (MPI_Fint). */
 int cairn_open_f(const char* path, MPI_Fint comm, const cairn_options_t* opts, cairn_store_t** store);

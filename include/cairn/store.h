@@ -417,7 +417,8 @@ class Store {
   Status Drop(uint64_t rev);
 
   // Collective: waits for a commit in flight (returning its error if it
-  // failed), then releases files and MPI resources. Changes not committed
+  // failed), then releases files, the writer lock and MPI resources (the
+  // lock only once that commit's record is durable). Changes not committed
   // are discarded, and so is the data of write streams still open: from
   // then on every stream of this handle fails with "store ... is closed"
   // (destroying it stays safe). Safe to call twice. A store still open at MPI_Finalize is

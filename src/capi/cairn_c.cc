@@ -33,6 +33,24 @@ int Invalid(const char* msg) {
   return CAIRN_INVALID_ARGUMENT;
 }
 
+int CheckRank(const cairn_store_t* s, int rank, const char* fn) {
+  const cairn::Store& st = *s->store;
+  uint64_t rev = st.revision();
+  int writers = rev ? st.writer_ranks() : 0;
+  bool own = rank == st.rank() && !s->read_only;
+  if (rank == CAIRN_RANK_OWN || rank == CAIRN_RANK_SHARED || own || (rank >= 0 && rank < writers))
+    return CAIRN_OK;
+  std::string m = std::string(fn) + ": argument rank = " + std::to_string(rank) + " names no namespace";
+  if (rev == 0)
+    m += ": the store has no revision yet; give CAIRN_RANK_OWN (-1)";
+  else
+    m += " of revision " + std::to_string(rev) + ", which " + std::to_string(writers) +
+         (writers == 1 ? " rank" : " ranks") + " wrote; give CAIRN_RANK_OWN (-1), a rank 0.." +
+         std::to_string(writers - 1) + " (cairn_writer_ranks() - 1)";
+  m += " or CAIRN_RANK_SHARED (-2)";
+  return Invalid(m.c_str());
+}
+
 cairn::Options ToOptions(const cairn_options_t* o) {
   cairn::Options opt;
   if (!o) return opt;
@@ -128,6 +146,7 @@ int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cai
     opts = &known;
   }
   auto h = std::make_unique<cairn_store>();
+  h->read_only = opts && opts->read_only;
   int rc = Code(cairn::Store::Open(ToOptions(opts), path, comm, &h->store));
   if (rc == CAIRN_OK) *store = h.release();
   return rc;
@@ -172,6 +191,7 @@ int cairn_delete(cairn_store_t* s, const char* key) {
 
 int cairn_get_size(cairn_store_t* s, const char* key, int rank, uint64_t* size) {
   if (!s || !key || !size) return Invalid("cairn_get_size: NULL argument");
+  if (int rc = CheckRank(s, rank, "cairn_get_size"); rc != CAIRN_OK) return rc;
   cairn::ReadOptions ro;
   ro.rank = rank;
   return Code(s->store->GetSize(key, size, ro));
@@ -180,6 +200,7 @@ int cairn_get_size(cairn_store_t* s, const char* key, int rank, uint64_t* size) 
 int cairn_get_range(cairn_store_t* s, const char* key, int rank, uint64_t offset, void* buf,
                     uint64_t len) {
   if (!s || !key || (!buf && len)) return Invalid("cairn_get_range: NULL argument");
+  if (int rc = CheckRank(s, rank, "cairn_get_range"); rc != CAIRN_OK) return rc;
   cairn::ReadOptions ro;
   ro.rank = rank;
   return Code(s->store->GetRange(key, offset, buf, len, ro));
@@ -187,6 +208,7 @@ int cairn_get_range(cairn_store_t* s, const char* key, int rank, uint64_t offset
 
 int cairn_get(cairn_store_t* s, const char* key, int rank, void* buf, size_t cap, uint64_t* size) {
   if (!s || !key || !size) return Invalid("cairn_get: NULL argument");
+  if (int rc = CheckRank(s, rank, "cairn_get"); rc != CAIRN_OK) return rc;
   cairn::ReadOptions ro;
   ro.rank = rank;
   int rc = Code(s->store->GetSize(key, size, ro));
@@ -210,6 +232,13 @@ int cairn_multi_get(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n) {
       }
       return Invalid(("cairn_multi_get: read " + std::to_string(i) + " has a NULL key or buffer").c_str());
     }
+  if (int rc = CheckRank(s, rank, "cairn_multi_get"); rc != CAIRN_OK) {
+    for (size_t j = 0; j < n; j++) {
+      reads[j].size = 0;
+      reads[j].code = CAIRN_INVALID_ARGUMENT;
+    }
+    return rc;
+  }
   std::vector<std::string> keys(n);
   std::vector<cairn::Store::ValueBuffer> bufs(n);
   for (size_t i = 0; i < n; i++) {
@@ -301,6 +330,7 @@ int cairn_stream_open_write(cairn_store_t* s, const char* key, const cairn_tag_t
 int cairn_stream_open_read(cairn_store_t* s, const char* key, int rank, cairn_stream_t** stream) {
   if (!s || !key || !stream) return Invalid("cairn_stream_open_read: NULL argument");
   *stream = nullptr;
+  if (int rc = CheckRank(s, rank, "cairn_stream_open_read"); rc != CAIRN_OK) return rc;
   cairn::ReadOptions ro;
   ro.rank = rank;
   auto st = std::make_unique<cairn_stream>();

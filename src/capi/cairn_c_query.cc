@@ -201,6 +201,7 @@ int cairn_get_tags(cairn_store_t* s, const char* key, int rank, cairn_tag_t** ta
   if (!s || !key || !tags || !ntags) return Invalid("cairn_get_tags: NULL argument");
   *tags = nullptr;
   *ntags = 0;
+  if (int rc = CheckRank(s, rank, "cairn_get_tags"); rc != CAIRN_OK) return rc;
   cairn::TagList tl;
   int rc = Code(s->store->GetTags(key, &tl, AtRank(rank)));
   if (rc != CAIRN_OK) return rc;
@@ -210,6 +211,7 @@ int cairn_get_tags(cairn_store_t* s, const char* key, int rank, cairn_tag_t** ta
 int cairn_get_tag(cairn_store_t* s, const char* key, int rank, const char* name, cairn_tag_t** tag) {
   if (!s || !key || !name || !tag) return Invalid("cairn_get_tag: NULL argument");
   *tag = nullptr;
+  if (int rc = CheckRank(s, rank, "cairn_get_tag"); rc != CAIRN_OK) return rc;
   cairn::TagList tl;
   int rc = Code(s->store->GetTags(key, &tl, AtRank(rank)));
   if (rc != CAIRN_OK) return rc;
@@ -225,6 +227,7 @@ int cairn_list(cairn_store_t* s, int rank, cairn_object_t** objects, size_t* nob
   if (!s || !objects || !nobjects) return Invalid("cairn_list: NULL argument");
   *objects = nullptr;
   *nobjects = 0;
+  if (int rc = CheckRank(s, rank, "cairn_list"); rc != CAIRN_OK) return rc;
   std::vector<cairn::ObjectInfo> objs;
   int rc = Code(s->store->List(&objs, AtRank(rank)));
   if (rc != CAIRN_OK || objs.empty()) return rc;
@@ -259,6 +262,7 @@ int cairn_query(cairn_store_t* s, const cairn_query_t* conds, size_t nconds, int
   if (!s || (!conds && nconds) || !hits || !nhits) return Invalid("cairn_query: NULL argument");
   *hits = nullptr;
   *nhits = 0;
+  if (int rc = CheckRank(s, rank, "cairn_query"); rc != CAIRN_OK) return rc;
   std::vector<cairn::TagQuery> q;
   std::string why;
   if (!ToQueries(conds, nconds, &q, &why)) return Invalid(("cairn_query: " + why).c_str());

@@ -15,6 +15,7 @@
 
 struct cairn_store {
   std::unique_ptr<cairn::Store> store;
+  bool read_only = false;  // opened with cairn_options_t.read_only
 };
 
 namespace cairn_capi {
@@ -24,6 +25,12 @@ namespace cairn_capi {
 int Code(const cairn::Status& s);
 // Records "InvalidArgument: msg" and returns CAIRN_INVALID_ARGUMENT.
 int Invalid(const char* msg);
+// CAIRN_OK if the `rank` argument of the read `fn` names a namespace of
+// the revision s shows (CAIRN_RANK_OWN, CAIRN_RANK_SHARED, 0 ..
+// cairn_writer_ranks()-1, or the caller's own rank on a writable store);
+// else records a message in C terms (the function, the argument, the
+// valid values) and returns CAIRN_INVALID_ARGUMENT.
+int CheckRank(const cairn_store_t* s, int rank, const char* fn);
 // Converts C tags; false for a NULL name or an unknown type.
 bool ToTags(const cairn_tag_t* tags, size_t n, cairn::TagList* out);
 // Converts C query conditions; false (and *why) for a bad one.
