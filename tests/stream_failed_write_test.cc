@@ -34,15 +34,22 @@ class FileSizeLimit {  // lowers RLIMIT_FSIZE for its lifetime
   rlimit old_;
 };
 
-TEST(StreamFailedWrite, TheFailedWritesBytesAreNotCommitted) {
-  test::TempDir dir;
+// A store (small extents and chunks, no fsync) whose committed revision
+// holds `key` = "previous object".
+std::unique_ptr<Store> OpenWithPrevious(const test::TempDir& dir, const std::string& key) {
   Options o;
   o.extent_size = 1 << 20;
   o.chunk_size = 1 << 16;
   o.sync = false;
   std::unique_ptr<Store> st = test::MustOpen(dir.sub("s"), o);
-  ASSERT_TRUE(st->Put("s", "previous object").ok());
-  ASSERT_TRUE(st->Commit().ok());
+  EXPECT_TRUE(st->Put(key, "previous object").ok());
+  EXPECT_TRUE(st->Commit().ok());
+  return st;
+}
+
+TEST(StreamFailedWrite, TheFailedWritesBytesAreNotCommitted) {
+  test::TempDir dir;
+  std::unique_ptr<Store> st = OpenWithPrevious(dir, "s");
 
   std::string written;  // the bytes of the writes that returned ok
   Status failed;
@@ -109,13 +116,7 @@ TEST(StreamFailedWrite, AWritePastTwoToThe64IsRefused) {
 // error: the commit after it must not publish the cut stream either.
 TEST(StreamFailedWrite, AnOstreamWhoseCloseFailedIsNotCommitted) {
   test::TempDir dir;
-  Options o;
-  o.extent_size = 1 << 20;
-  o.chunk_size = 1 << 16;
-  o.sync = false;
-  std::unique_ptr<Store> st = test::MustOpen(dir.sub("s"), o);
-  ASSERT_TRUE(st->Put("state.bin", "previous object").ok());
-  ASSERT_TRUE(st->Commit().ok());
+  std::unique_ptr<Store> st = OpenWithPrevious(dir, "state.bin");
   Status closed;
   {
     FileSizeLimit limit(test::FileSize(dir.sub("s/data.00000")) + (2 << 20) + 777);
