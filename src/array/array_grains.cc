@@ -162,7 +162,8 @@ Status GrainPlanner::Finish() {
 
 Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& files,
                        std::unique_ptr<char[]>* side, uint64_t* side_size,
-                       const std::function<Status(const PlannedGrain&)>& mismatch, ReadCounts* counts) {
+                       const std::function<Status(const PlannedGrain&)>& mismatch, ReadCounts* counts,
+                       ShortStreams* streams) {
   uint64_t need = w.side_bytes + w.max_gap;  // gaps all land in the same scratch bytes
   if (*side_size < need) {
     side->reset(new char[size_t(need)]);  // not zero-filled
@@ -224,6 +225,7 @@ Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& file
   limits.max_block = UINT64_MAX;
   limits.max_amplification = 1.0;
   limits.readahead = false;
+  limits.streams = streams;
   Status s = ReadCoalesced(std::move(ranges), limits, files, done, counts);
   if (!s.ok()) return s;
   return bad;

@@ -144,6 +144,7 @@ Status GrainEnds(const std::vector<ChunkRef>& chunks, std::vector<uint64_t>* end
 // caller's buffer is then unspecified).
 Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& files,
                        std::unique_ptr<char[]>* side, uint64_t* side_size,
-                       const std::function<Status(const PlannedGrain&)>& mismatch, ReadCounts* counts);
+                       const std::function<Status(const PlannedGrain&)>& mismatch, ReadCounts* counts,
+                       ShortStreams* streams = nullptr);
 
 }  // namespace cairn
