@@ -13,6 +13,7 @@ void GrainWindow::Clear() {
   pieces.clear();
   gaps.clear();
   grain_bytes = gap_bytes = side_bytes = max_gap = 0;
+  last = false;
 }
 
 Status GrainEnds(const std::vector<ChunkRef>& chunks, std::vector<uint64_t>* ends) {
@@ -129,7 +130,7 @@ Status GrainPlanner::CloseGrain() {
       w_.side_bytes < window_side_)
     return Status::OK();
   have_prev_ = false;  // no gap joins a grain of the window handed off
-  return Finish();
+  return HandOff();
 }
 
 void GrainPlanner::AddGaps(size_t from, size_t to) {
@@ -153,6 +154,11 @@ Status GrainPlanner::EndBlock() {
 }
 
 Status GrainPlanner::Finish() {
+  w_.last = true;
+  return HandOff();
+}
+
+Status GrainPlanner::HandOff() {
   if (w_.grains.empty() && w_.gaps.empty()) return Status::OK();
   windows_++;
   Status s = flush_(w_);
@@ -226,6 +232,7 @@ Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& file
   limits.max_amplification = 1.0;
   limits.readahead = false;
   limits.streams = streams;
+  if (streams) streams->more_follow = !w.last;
   Status s = ReadCoalesced(std::move(ranges), limits, files, done, counts);
   if (!s.ok()) return s;
   return bad;

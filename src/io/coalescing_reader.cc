@@ -121,14 +121,16 @@ class StreamAdvisor {
         st_->open = true;
         st_->subfile = x.subfile;
         // Advised only if it is short: its touching ranges in this call.
+        // A stream reaching the end of the call may go on in the next one.
         uint64_t len = 0, end = x.offset;
-        for (size_t j = k_; j < r_.size() && len <= st_->stream_bytes; j++) {
+        size_t j = k_;
+        for (; j < r_.size() && len <= st_->stream_bytes; j++) {
           if (r_[j].length == 0) continue;
           if (r_[j].subfile != x.subfile || r_[j].offset != end) break;
           len += r_[j].length;
           end += r_[j].length;
         }
-        st_->advising = len <= st_->stream_bytes;
+        st_->advising = len <= st_->stream_bytes && !(j == r_.size() && st_->more_follow);
       }
       st_->end = x.offset + x.length;
       if (!st_->advising) continue;

@@ -60,13 +60,17 @@ struct ReadPlanLimits {
   // left to the kernel's own readahead, which follows a long sequential
   // stream better than advice does (bench/arrays/README.md). The state
   // carries from one call to the next, so a stream continued by the next
-  // call is not a new one.
+  // call is not a new one; and a stream that reaches the end of a call
+  // that `more_follow` may go on in the next call, so it counts as long.
   struct ShortStreams* streams = nullptr;
 };
 
 struct ShortStreams {
   uint64_t ahead_bytes = 16ull << 20;
   uint64_t stream_bytes = 16ull << 20;
+  // Set by the caller before each call: more calls may continue its last
+  // stream.
+  bool more_follow = false;
   // The stream of the last range looked at.
   bool open = false;
   bool advising = false;
