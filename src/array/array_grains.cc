@@ -225,7 +225,9 @@ Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& file
     if (!ok) bad = mismatch(g);
   };
   // Only touching ranges join: the planner already chose the gaps worth
-  // reading. No WILLNEED: measured slower here (bench/arrays/README.md).
+  // reading. No WILLNEED of the blocks ahead (measured slower here); the
+  // short streams are advised instead (`streams`, kept by the caller across
+  // windows; bench/arrays/README.md, "Results: advice for short streams").
   ReadPlanLimits limits;
   limits.gap_limit = 0;
   limits.max_block = UINT64_MAX;

@@ -146,6 +146,8 @@ Status GrainEnds(const std::vector<ChunkRef>& chunks, std::vector<uint64_t>* end
 // fails its checksum yields `mismatch(grain)`; the first such status is
 // returned after the reads (pieces of failed grains are not copied; the
 // caller's buffer is then unspecified).
+// `streams` (may be null): the short-stream advice state, kept by the
+// caller from one window of a box to the next (coalescing_reader.h).
 Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& files,
                        std::unique_ptr<char[]>* side, uint64_t* side_size,
                        const std::function<Status(const PlannedGrain&)>& mismatch, ReadCounts* counts,
