@@ -162,6 +162,9 @@ TEST(ArrayGrains, WindowsBoundWhatIsHeld) {
     }
   }
   EXPECT_EQ(n, 30u);
+  // Only the window handed off by Finish is the box's last (its streams
+  // end there; ShortStreams::more_follow).
+  for (size_t i = 0; i < pl.windows.size(); i++) EXPECT_EQ(pl.windows[i].last, i + 1 == pl.windows.size()) << i;
   // A bound on pieces: rows of 64 bytes (64 pieces per grain), windows of
   // at most 100 pieces: a window is handed off after the grain that
   // reaches the bound.

@@ -157,8 +157,12 @@ Status Store::GetArray(std::string_view name, const std::vector<uint64_t>& start
                               "'): checksum mismatch in chunk at " + DataFileName(g.subfile) + " offset " +
                               std::to_string(g.offset));
   };
+  // Short streams (a slab, sub-boxes, the pieces of several blocks) are
+  // advised ahead of the reads, window after window; long ones are left
+  // to the kernel's readahead (coalescing_reader.h, ShortStreams).
+  ShortStreams streams;
   GrainPlanner plan(ro.gap_limit, [&](const GrainWindow& w) {
-    return ReadGrainWindow(w, dst, files, &side, &side_size, mismatch, &counts);
+    return ReadGrainWindow(w, dst, files, &side, &side_size, mismatch, &counts, &streams);
   });
   auto read_blocks = [&]() -> Status {
     for (uint64_t b : hits) {

@@ -13,6 +13,7 @@ void GrainWindow::Clear() {
   pieces.clear();
   gaps.clear();
   grain_bytes = gap_bytes = side_bytes = max_gap = 0;
+  last = false;
 }
 
 Status GrainEnds(const std::vector<ChunkRef>& chunks, std::vector<uint64_t>* ends) {
@@ -129,7 +130,7 @@ Status GrainPlanner::CloseGrain() {
       w_.side_bytes < window_side_)
     return Status::OK();
   have_prev_ = false;  // no gap joins a grain of the window handed off
-  return Finish();
+  return HandOff();
 }
 
 void GrainPlanner::AddGaps(size_t from, size_t to) {
@@ -153,6 +154,11 @@ Status GrainPlanner::EndBlock() {
 }
 
 Status GrainPlanner::Finish() {
+  w_.last = true;
+  return HandOff();
+}
+
+Status GrainPlanner::HandOff() {
   if (w_.grains.empty() && w_.gaps.empty()) return Status::OK();
   windows_++;
   Status s = flush_(w_);
@@ -162,7 +168,8 @@ Status GrainPlanner::Finish() {
 
 Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& files,
                        std::unique_ptr<char[]>* side, uint64_t* side_size,
-                       const std::function<Status(const PlannedGrain&)>& mismatch, ReadCounts* counts) {
+                       const std::function<Status(const PlannedGrain&)>& mismatch, ReadCounts* counts,
+                       ShortStreams* streams) {
   uint64_t need = w.side_bytes + w.max_gap;  // gaps all land in the same scratch bytes
   if (*side_size < need) {
     side->reset(new char[size_t(need)]);  // not zero-filled
@@ -218,12 +225,16 @@ Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& file
     if (!ok) bad = mismatch(g);
   };
   // Only touching ranges join: the planner already chose the gaps worth
-  // reading. No WILLNEED: measured slower here (bench/arrays/README.md).
+  // reading. No WILLNEED of the blocks ahead (measured slower here); the
+  // short streams are advised instead (`streams`, kept by the caller across
+  // windows; bench/arrays/README.md, "Results: advice for short streams").
   ReadPlanLimits limits;
   limits.gap_limit = 0;
   limits.max_block = UINT64_MAX;
   limits.max_amplification = 1.0;
   limits.readahead = false;
+  limits.streams = streams;
+  if (streams) streams->more_follow = !w.last;
   Status s = ReadCoalesced(std::move(ranges), limits, files, done, counts);
   if (!s.ok()) return s;
   return bad;

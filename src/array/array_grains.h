@@ -75,6 +75,9 @@ struct GrainWindow {
   std::vector<GrainPiece> pieces;
   std::vector<GapRange> gaps;
   uint64_t grain_bytes = 0, gap_bytes = 0, side_bytes = 0, max_gap = 0;
+  // Handed off by Finish (the box's last window), not on a bound: the
+  // streams that reach its end end there.
+  bool last = false;
   void Clear();
 };
 
@@ -111,6 +114,7 @@ class GrainPlanner {
 
  private:
   Status CloseGrain();  // the open grain joins the window (which may then be handed off)
+  Status HandOff();     // the window goes to `flush` (if it holds anything)
   void AddGaps(size_t from, size_t to);  // grains [from, to) of the block as gaps
   size_t GrainOf(uint64_t off);          // the grain holding offset `off`, searched from cursor_
 
@@ -142,8 +146,11 @@ Status GrainEnds(const std::vector<ChunkRef>& chunks, std::vector<uint64_t>* end
 // fails its checksum yields `mismatch(grain)`; the first such status is
 // returned after the reads (pieces of failed grains are not copied; the
 // caller's buffer is then unspecified).
+// `streams` (may be null): the short-stream advice state, kept by the
+// caller from one window of a box to the next (coalescing_reader.h).
 Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& files,
                        std::unique_ptr<char[]>* side, uint64_t* side_size,
-                       const std::function<Status(const PlannedGrain&)>& mismatch, ReadCounts* counts);
+                       const std::function<Status(const PlannedGrain&)>& mismatch, ReadCounts* counts,
+                       ShortStreams* streams = nullptr);
 
 }  // namespace cairn

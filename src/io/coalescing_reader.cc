@@ -84,13 +84,83 @@ class Readahead {
   uint64_t ahead_ = 0;  // bytes advised beyond the block being read
 };
 
+// ReadPlanLimits::streams: walks the ranges of the call (sorted, the gaps
+// the caller planned included, as they are ranges too) up to ahead_bytes
+// past the request being made, in steps of at least half of that, and
+// advises every short stream it meets (see ShortStreams in
+// coalescing_reader.h).
+class StreamAdvisor {
+ public:
+  StreamAdvisor(const std::vector<ReadRange>& r, ShortStreams* st, const FileResolver& files)
+      : r_(r), st_(st), files_(files) {}
+  // Before the request of ranges [begin, end) of the sorted list.
+  void Before(size_t begin, size_t end) {
+    // Positions count the bytes of ranges in list order.
+    for (; e_ < end && e_ < r_.size(); e_++) at_e_ += r_[e_].length;
+    for (; k_ < begin && k_ < r_.size(); k_++) at_k_ += r_[k_].length;  // never what is behind
+    if (at_k_ >= at_e_ + st_->ahead_bytes / 2) return;  // far enough ahead
+    uint64_t target = at_e_ + st_->ahead_bytes;
+    uint64_t from = 0, to = 0;  // the pending advice, in file st_->subfile
+    auto flush = [&]() {
+      File* f = nullptr;
+      if (to > from && files_(st_->subfile, &f).ok())
+        // In pieces: the kernel reads at most its readahead size (8 MiB
+        // here) of one WILLNEED call and drops the rest.
+        for (uint64_t at = from; at < to; at += kAdvicePiece) {
+          f->WillNeed(at, std::min(kAdvicePiece, to - at));
+          st_->advised++;
+        }
+      from = to = 0;
+    };
+    for (; k_ < r_.size() && at_k_ < target; k_++) {
+      const ReadRange& x = r_[k_];
+      at_k_ += x.length;
+      if (x.length == 0) continue;
+      if (!st_->open || x.subfile != st_->subfile || x.offset != st_->end) {  // a new stream
+        flush();
+        st_->open = true;
+        st_->subfile = x.subfile;
+        // Advised only if it is short: its touching ranges in this call.
+        // A stream reaching the end of the call may go on in the next one.
+        uint64_t len = 0, end = x.offset;
+        size_t j = k_;
+        for (; j < r_.size() && len <= st_->stream_bytes; j++) {
+          if (r_[j].length == 0) continue;
+          if (r_[j].subfile != x.subfile || r_[j].offset != end) break;
+          len += r_[j].length;
+          end += r_[j].length;
+        }
+        st_->advising = len <= st_->stream_bytes && !(j == r_.size() && st_->more_follow);
+      }
+      st_->end = x.offset + x.length;
+      if (!st_->advising) continue;
+      if (to != x.offset) {
+        flush();
+        from = x.offset;
+      }
+      to = x.offset + x.length;
+    }
+    flush();
+  }
+
+ private:
+  static constexpr uint64_t kAdvicePiece = 2ull << 20;
+  const std::vector<ReadRange>& r_;
+  ShortStreams* st_;
+  const FileResolver& files_;
+  size_t k_ = 0;       // the first range not looked at
+  uint64_t at_k_ = 0;  // its position
+  size_t e_ = 0;       // the end of the last request
+  uint64_t at_e_ = 0;  // its position
+};
+
 // Reads block k, whose ranges do not overlap, straight into their
 // destinations, in requests of about kRequestBytes; the gaps between
 // ranges land in `scratch`. `done` runs after each request for the ranges
 // it completed.
 Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& r,
                      std::string* scratch, std::vector<struct iovec>* iov_buf, const RangeDone& done,
-                     ReadCounts* counts) {
+                     ReadCounts* counts, StreamAdvisor* advise) {
   std::vector<struct iovec>& iov = *iov_buf;
   size_t i = b.first;
   while (i <= b.last) {
@@ -118,6 +188,7 @@ Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& 
     }
     // Every gap of the request lands in the same scratch bytes (sized
     // before any iovec points into it).
+    if (advise) advise->Before(i, j);
     if (scratch->size() < max_gap) scratch->resize(max_gap);
     iov.clear();
     for (size_t m = i, at = start; m < j; m++) {
@@ -182,6 +253,7 @@ Status ReadCoalesced(std::vector<ReadRange>* ranges_in, const ReadPlanLimits& li
     for (const ReadRange& x : ranges)
       if (x.length == 0) done(x);
   Readahead ra(blocks, files);
+  StreamAdvisor advisor(ranges, limits.streams, files);
   std::string scratch, bounce;
   for (size_t k = 0; k < blocks.size(); k++) {
     const ReadBlock& b = blocks[k];
@@ -197,7 +269,8 @@ Status ReadCoalesced(std::vector<ReadRange>* ranges_in, const ReadPlanLimits& li
     }
     if (limits.readahead) ra.Before(k);
     s = overlap ? ReadBounced(f, b, ranges, &bounce, done, counts)
-                : ReadScattered(f, b, ranges, &scratch, &ws->iov, done, counts);
+                : ReadScattered(f, b, ranges, &scratch, &ws->iov, done, counts,
+                                limits.streams ? &advisor : nullptr);
     if (!s.ok()) return s;
   }
   return Status::OK();

@@ -52,6 +52,31 @@ struct ReadPlanLimits {
   // (see the top of this file). Array reads turn it off: their windows
   // measured faster without it (bench/arrays/README.md).
   bool readahead = true;
+  // Short streams (array reads; instead of `readahead`): if given, before
+  // each request the kernel is told (WILLNEED) about every stream (a run
+  // of touching ranges in one file) of at most `stream_bytes` that starts
+  // within `ahead_bytes` of ranges past the request, so that short streams,
+  // and those of several files, are in flight at once. Longer streams are
+  // left to the kernel's own readahead, which follows a long sequential
+  // stream better than advice does (bench/arrays/README.md). The state
+  // carries from one call to the next, so a stream continued by the next
+  // call is not a new one; and a stream that reaches the end of a call
+  // that `more_follow` may go on in the next call, so it counts as long.
+  struct ShortStreams* streams = nullptr;
+};
+
+struct ShortStreams {
+  uint64_t ahead_bytes = 16ull << 20;
+  uint64_t stream_bytes = 16ull << 20;
+  // Set by the caller before each call: more calls may continue its last
+  // stream.
+  bool more_follow = false;
+  // The stream of the last range looked at.
+  bool open = false;
+  bool advising = false;
+  uint32_t subfile = 0;
+  uint64_t end = 0;      // its end in the file so far
+  uint64_t advised = 0;  // WILLNEED calls made
 };
 
 // Requests of a block are cut at range boundaries near this size (a range
