@@ -54,7 +54,7 @@ std::unique_ptr<Store> OpenOn(MPI_Comm comm, const Options& o, const std::string
 // Puts revision `rev`'s values (every key rewritten) and commits it.
 void CommitRevision(Store* s, uint64_t rev) {
   for (int j = 0; j < kKeys; j++) ASSERT_TRUE(s->Put("k" + std::to_string(j), Value(rev, s->rank(), j)).ok());
-  if (s->rank() == 0) ASSERT_TRUE(s->PutShared("sh", Shared(rev)).ok());
+  if (s->rank() == 0) { ASSERT_TRUE(s->PutShared("sh", Shared(rev)).ok()); }
   uint64_t got = 0;
   Status st = s->Commit(&got);
   ASSERT_TRUE(st.ok()) << st.ToString();
@@ -78,8 +78,8 @@ void ExpectRevision(MPI_Comm comm, const std::string& path, uint64_t rev, int wr
       std::string v;
       Status st = r->Get("k" + std::to_string(j), &v, ro);
       EXPECT_TRUE(st.ok()) << "revision " << rev << " namespace " << ns << " k" << j << ": " << st.ToString();
-      if (st.ok()) EXPECT_TRUE(v == Value(rev, ns, j)) << "revision " << rev << " namespace " << ns << " k" << j
-                                          << ": other bytes";
+      if (st.ok()) { EXPECT_TRUE(v == Value(rev, ns, j)) << "revision " << rev << " namespace " << ns << " k" << j
+                                          << ": other bytes"; }
     }
   }
   ReadOptions sh;
@@ -87,7 +87,7 @@ void ExpectRevision(MPI_Comm comm, const std::string& path, uint64_t rev, int wr
   std::string v;
   Status st = r->Get("sh", &v, sh);
   EXPECT_TRUE(st.ok()) << "revision " << rev << " shared: " << st.ToString();
-  if (st.ok()) EXPECT_EQ(v, Shared(rev));
+  if (st.ok()) { EXPECT_EQ(v, Shared(rev)); }
   EXPECT_TRUE(r->Close().ok());
 }
 
@@ -114,7 +114,7 @@ bool CommitAndDrop(Store* s, const std::string& path, uint64_t first, uint64_t l
   for (uint64_t rev = first; rev <= last; rev++) {
     CommitRevision(s, rev);
     if (::testing::Test::HasFatalFailure()) return false;
-    if (rev > first + 1) EXPECT_TRUE(s->Drop(rev - 1).ok()) << rev - 1;
+    if (rev > first + 1) { EXPECT_TRUE(s->Drop(rev - 1).ok()) << rev - 1; }
     uint64_t now = ManifestInode(path);
     compacted = compacted || now != inode;
     inode = now;
@@ -161,7 +161,7 @@ TEST_F(CompactResize, KeptRevisionsOfEveryRankCountReadBackAfterCompactions) {
     ASSERT_TRUE(s->Drop(3).ok());
     bool compacted = CommitAndDrop(s.get(), Path(), 7, 36);
     ASSERT_FALSE(HasFatalFailure());
-    if (rank == 0) EXPECT_TRUE(compacted) << "no compaction in 30 commits with a 512-byte threshold";
+    if (rank == 0) { EXPECT_TRUE(compacted) << "no compaction in 30 commits with a 512-byte threshold"; }
     EXPECT_EQ(Listed(s.get()), "2* 4 5 6 7 36 ");
     ASSERT_TRUE(s->Close().ok());
   }
@@ -178,7 +178,7 @@ TEST_F(CompactResize, KeptRevisionsOfEveryRankCountReadBackAfterCompactions) {
     EXPECT_EQ(s->writer_ranks(), size);
     bool compacted = CommitAndDrop(s.get(), Path(), 37, 56);
     ASSERT_FALSE(HasFatalFailure());
-    if (rank == 0) EXPECT_TRUE(compacted) << "no compaction in 20 commits with a 512-byte threshold";
+    if (rank == 0) { EXPECT_TRUE(compacted) << "no compaction in 20 commits with a 512-byte threshold"; }
     EXPECT_EQ(Listed(s.get()), "2* 4 5 6 7 36 37 56 ");
     ASSERT_TRUE(s->Close().ok());
   }
