@@ -26,7 +26,7 @@ NextTable MakeNextTable(const NamespaceState& st, uint32_t ns, uint64_t rev,
   t.chunked = e.chunked;
   if (length > stream_above && !e.from_base) {
     t.streamed = true;
-    t.table = st.ViewTable(ns, rev, std::move(e));
+    t.table = st.ViewTable(ns, rev, std::move(e), length);
     return t;
   }
   uint64_t body_bytes = 0;
