@@ -4,7 +4,8 @@
 // in the page cache afterwards, so the cache does not hold a second copy.
 // A store's open reads a table that is not compact this way. Where the file
 // system keeps clean pages even when asked to drop them (tmpfs), the cache
-// checks are skipped.
+// checks are skipped. A commit's large streamed table is dropped from the
+// cache as it is written, for the same reason.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -150,6 +151,63 @@ void StoreOpenCaches(int objects, bool expect_cached) {
 
 TEST(PReadOnce, StoreOpenLeavesALargeTableUncached) { StoreOpenCaches(150000, false); }
 TEST(PReadOnce, StoreOpenLeavesASmallTableCached) { StoreOpenCaches(20000, true); }
+
+// The same on the write side: a commit streams a large table (every object
+// put since the last revision) and drops its pages from the page cache as
+// it goes, all but the last kStreamDropLag (16 MiB) to 2x that, so the next
+// pieces reuse them (commit_tables.cc, WriteStreamedTable). Without the
+// drop the whole table stays cached after the commit's fsync (clean pages).
+// Pages still under writeback when dropped stay too, so the test asks for
+// fewer than half of an 80 MB table's pages, where 64 MB are dropped.
+TEST(StreamedTable, CommitLeavesMostOfALargeTableUncached) {
+  test::TempDir dir;
+  const std::string path = dir.sub("store");
+  const int objects = 80000;
+  const std::string text(100, 'x');
+  std::unique_ptr<Store> s;
+  ASSERT_TRUE(Store::Open(Options(), path, &s).ok());
+  auto tags_of = [&](int i) {
+    TagList tags;
+    for (int t = 0; t < 10; t++) tags.push_back({"tag" + std::to_string(t), TagValue::String(std::to_string(i) + text)});
+    return tags;
+  };
+  for (int i = 0; i < objects; i++) ASSERT_TRUE(s->Put("obj" + std::to_string(1000000 + i), "", tags_of(i)).ok());
+  IoStats before = s->stats();
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_EQ(s->stats().index_tables_streamed - before.index_tables_streamed, 1u);
+  const std::string data = path + "/data.00000";
+  const uint64_t size = test::FileSize(data);
+  // The table lies after the header, past a hole (the first extent).
+  int fd = ::open(data.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  const off_t table = ::lseek(fd, 4096, SEEK_DATA);
+  ::close(fd);
+  ASSERT_GT(table, 0);
+  const uint64_t table_bytes = size - uint64_t(table);
+  ASSERT_GE(table_bytes, 80u << 20);
+  const size_t table_pages = table_bytes / size_t(::sysconf(_SC_PAGESIZE));
+  const size_t resident = ResidentPages(data, uint64_t(table), table_bytes);
+  {
+    IoStats stats;
+    std::unique_ptr<File> f;
+    ASSERT_TRUE(File::Open(data, File::kReadOnly, &stats, &f).ok());
+    if (!DropsCleanPages(*f, data, size)) GTEST_SKIP() << "this file system keeps clean pages cached";
+  }
+  EXPECT_LT(resident, table_pages / 2) << "of " << table_pages;
+  // The base viewing the arena still answers, and so does a reopened store.
+  TagList got;
+  ASSERT_TRUE(s->GetTags("obj1000123", &got).ok());
+  EXPECT_EQ(got, tags_of(123));
+  ASSERT_TRUE(s->Close().ok());
+  Options ro;
+  ro.read_only = true;
+  ASSERT_TRUE(Store::Open(ro, path, &s).ok());
+  for (int i : {0, 4567, objects - 1}) {
+    ASSERT_TRUE(s->GetTags("obj" + std::to_string(1000000 + i), &got).ok());
+    EXPECT_EQ(got, tags_of(i)) << i;
+  }
+  ASSERT_TRUE(s->Close().ok());
+}
 
 }  // namespace
 }  // namespace cairn

@@ -228,7 +228,9 @@ Status File::Rename(const std::string& to) {
   return Status::OK();
 }
 
-void File::DropCache() const { ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED); }
+void File::DropCache(uint64_t offset, uint64_t n) const {
+  ::posix_fadvise(fd_, off_t(offset), off_t(n), POSIX_FADV_DONTNEED);
+}
 
 Status MakeDir(const std::string& path, IoStats* stats, bool* created) {
   Count(stats->mkdirs);

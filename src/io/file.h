@@ -57,8 +57,13 @@ class File {
   // Renames the file (its directory entry) to `to`, replacing what was
   // there; path() becomes `to`. Durable once `to`'s directory is fsynced.
   Status Rename(const std::string& to);
-  // Drops the file's pages from the page cache (benchmarks and tests).
-  void DropCache() const;
+  // Drops the clean pages of [offset, offset + n) (n = 0: to the end of
+  // the file) from the page cache (posix_fadvise DONTNEED; dirty pages and
+  // pages under writeback stay, and writeback of the dirty ones starts). A
+  // hint: it cannot fail and makes nothing durable. Benchmarks and tests
+  // drop whole files; a writer drops bytes it wrote once and will not read
+  // back through the cache (Writer::DropWritten).
+  void DropCache(uint64_t offset = 0, uint64_t n = 0) const;
   const std::string& path() const { return path_; }
   int fd() const { return fd_; }
 

@@ -64,6 +64,17 @@ class Writer {
   // follow through ContinueContiguous, with no other append between.
   Status ReserveContiguous(uint64_t n, uint64_t* offset);
   Status ContinueContiguous(std::string_view data) { return Emit(data.data(), data.size()); }
+  // End of the bytes handed to the file so far in the current run (below
+  // it nothing is buffered here; staging: they may still be queued).
+  uint64_t handed_end() const { return buf_start_; }
+  // Drops from the page cache the pages of [from, to) (handed to the file,
+  // to <= handed_end()) that are clean by now (File::DropCache; staging:
+  // behind the queued writes). For bytes written once and not read back
+  // through the cache, such as a large streamed index table: the next
+  // pages written reuse the dropped ones instead of memory the process has
+  // not touched, whose first touch costs several times the copy on a VM
+  // (bench/catalogue/README.md). A hint: makes nothing durable, cannot fail.
+  void DropWritten(uint64_t from, uint64_t to);
   // Writes the buffered bytes out (no fsync). Staging: hands them to the
   // queue and returns the queue's first error so far (the write itself may
   // still be in flight: IoQueue::Wait for it).

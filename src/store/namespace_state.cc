@@ -145,7 +145,8 @@ uint64_t NamespaceState::capacity_hint() const {
   return (base_ ? base_->entries.size() : 0) + overlay_.size();
 }
 
-void NamespaceState::ForEach(const std::function<void(std::string_view)>& fn) const {
+template <class Fn>
+void NamespaceState::Merge(Fn&& fn) const {
   std::vector<const std::pair<const std::string, Pending>*> ov(order_);
   auto less = [](auto* a, auto* b) { return a->first < b->first; };
   if (!std::is_sorted(ov.begin(), ov.end(), less)) std::sort(ov.begin(), ov.end(), less);
@@ -153,49 +154,39 @@ void NamespaceState::ForEach(const std::function<void(std::string_view)>& fn) co
   size_t i = 0, j = 0;
   while (i < nb || j < ov.size()) {
     if (j == ov.size() || (i < nb && base_->keys[i] < ov[j]->first)) {
-      fn(base_->entries[i++]);
+      fn(base_->entries[i++], true);
       continue;
     }
     // The overlay wins over a base entry of the same key.
     if (i < nb && base_->keys[i] == ov[j]->first) i++;
-    if (!ov[j]->second.deleted) fn(ov[j]->second.body);
+    if (!ov[j]->second.deleted) fn(ov[j]->second.body, false);
     j++;
   }
+}
+
+void NamespaceState::ForEach(const std::function<void(std::string_view)>& fn) const {
+  Merge([&fn](std::string_view body, bool) { fn(body); });
 }
 
 void NamespaceState::CollectEntries(Entries* e) const {
-  // The merge of ForEach, noting where each entry comes from.
   e->bodies.clear();
   e->bodies.reserve(capacity_hint());
-  std::vector<const std::pair<const std::string, Pending>*> ov(order_);
-  auto less = [](auto* a, auto* b) { return a->first < b->first; };
-  if (!std::is_sorted(ov.begin(), ov.end(), less)) std::sort(ov.begin(), ov.end(), less);
-  size_t nb = base_ ? base_->entries.size() : 0;
-  size_t i = 0, j = 0;
-  auto add = [e](std::string_view body) {
+  Merge([e](std::string_view body, bool from_base) {
     e->bodies.push_back(body);
     e->value_bytes += EntryValueSize(body);
     if (!e->chunked && EntryChunked(body)) e->chunked = true;
-  };
-  while (i < nb || j < ov.size()) {
-    if (j == ov.size() || (i < nb && base_->keys[i] < ov[j]->first)) {
-      add(base_->entries[i++]);
-      e->from_base = true;
-      continue;
-    }
-    if (i < nb && base_->keys[i] == ov[j]->first) i++;
-    if (!ov[j]->second.deleted) add(ov[j]->second.body);
-    j++;
-  }
+    if (from_base) e->from_base = true;
+  });
 }
 
-std::shared_ptr<IndexTable> NamespaceState::ViewTable(uint32_t ns, uint64_t revision, Entries e) const {
+std::shared_ptr<IndexTable> NamespaceState::ViewTable(uint32_t ns, uint64_t revision, Entries e,
+                                                      uint64_t length) const {
   auto t = std::make_shared<IndexTable>();
   t->keep = std::make_shared<std::vector<std::shared_ptr<char[]>>>(arena_);
   t->ns = ns;
   t->revision = revision;
   t->names = dict_;
-  t->length = IndexTableSize(dict_.names(), e.bodies);
+  t->length = length;
   t->chunked = e.chunked;
   t->keys.reserve(e.bodies.size());
   for (std::string_view b : e.bodies) t->keys.push_back(EntryKey(b));

@@ -60,8 +60,9 @@ class NamespaceState {
   // entry from the base) without copying an entry: its entries are views
   // into this state's arena, which it keeps alive, so it can become the
   // base of the next state (Reset) while nothing else holds the arena.
-  // Its bytes are written with StreamIndexTable (length: their size).
-  std::shared_ptr<IndexTable> ViewTable(uint32_t ns, uint64_t revision, Entries e) const;
+  // `length` is the table's size, IndexTableSize(dict().names(), e.bodies)
+  // (the caller has it already); its bytes are written with StreamIndexTable.
+  std::shared_ptr<IndexTable> ViewTable(uint32_t ns, uint64_t revision, Entries e, uint64_t length) const;
   // The tag-name ids present in `key`'s pending entry, as a bitset over
   // dict() ids, if one is kept for it (else null). Kept only for entries
   // edited tag by tag (EditTag) with many tags, so that adding a tag needs
@@ -92,6 +93,11 @@ class NamespaceState {
   // about twice the pending data: replacing an entry N times costs O(N)
   // time and O(1) memory). Views from Lookup/ForEach die at the next Put.
   void MaybeCompact();
+  // The merge of base and overlay in key order, the one walk behind
+  // ForEach and CollectEntries: fn(body, from_base) for every current
+  // entry, from_base telling a base entry from a pending one.
+  template <class Fn>
+  void Merge(Fn&& fn) const;
   // Blocks are shared: a table made by ViewTable keeps those it views.
   std::vector<std::shared_ptr<char[]>> arena_;
   size_t arena_used_ = 0, arena_cap_ = 0;
