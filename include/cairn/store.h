@@ -171,6 +171,10 @@ class Store {
   // is duplicated; the caller may free its own. On success *store is set; on
   // failure it is null and every rank returns the same error.
   // MPI must be initialized; the store must be closed before MPI_Finalize.
+  // MPI_COMM_NULL is InvalidArgument (local: only that rank returns it).
+  // The duplicate ends the job on an MPI error (MPI_ERRORS_ARE_FATAL),
+  // whatever error handler `comm` has: a collective that failed on one
+  // rank cannot be finished by the others.
   static Status Open(const Options& options, const std::string& path,
                      MPI_Comm comm, std::unique_ptr<Store>* store);
   // Opens the store for a single process. Works whether or not MPI is

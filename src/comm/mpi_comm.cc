@@ -26,12 +26,36 @@ constexpr uint64_t kPiece = 1ull << 30;
 // gather takes the core from the ranks still writing whenever ranks share
 // cores (the benchmark's 4 and 8 ranks on 2 cores; issue 11). The sleep
 // adds at most 100 microseconds to a collective that was waiting anyway.
+// An MPI call of a collective failed (the communicator carries
+// MPI_ERRORS_RETURN, as mpi4py sets on its communicators): a collective
+// that failed on one rank cannot be finished by the others, so the job is
+// ended with a message rather than carried on with a broken request.
+[[noreturn]] void AbortOnMpiError(int rc, MPI_Comm comm, const char* op) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::fprintf(stderr,
+               "cairn: rank %d: MPI failed in a collective of a store call (%s: %s): another rank may have "
+               "left the call or ended (a collective cairn call made by only some ranks). Aborting the job.\n",
+               rank, op, text);
+  std::fflush(stderr);
+  MPI_Abort(comm, 3);
+  std::abort();
+}
+
+// The store communicator's error handler: any MPI error on it ends the job
+// with cairn's message (MPI_ERRORS_ARE_FATAL's, but saying whose call).
+void AbortFromErrhandler(MPI_Comm* comm, int* rc, ...) { AbortOnMpiError(*rc, *comm, "store communicator"); }
+
 void Complete(MPI_Request* r, MPI_Comm comm, double timeout_s, const char* op) {
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
   for (long polls = 0;; polls++) {
     int flag = 0;
-    MPI_Test(r, &flag, MPI_STATUS_IGNORE);
+    int rc = MPI_Test(r, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) AbortOnMpiError(rc, comm, op);
     if (flag) return;
     double waited = std::chrono::duration<double>(Clock::now() - start).count();
     if (timeout_s > 0 && waited > timeout_s) {
@@ -300,8 +324,19 @@ std::unique_ptr<Comm> NewMpiComm(MPI_Comm comm, double timeout_s) {
   // Nonblocking, so that an Open made by only some ranks times out too.
   MPI_Comm dup;
   MPI_Request r;
-  MPI_Comm_idup(comm, &dup, &r);
+  int rc = MPI_Comm_idup(comm, &dup, &r);
+  if (rc != MPI_SUCCESS) AbortOnMpiError(rc, comm, "communicator duplication (Open)");
   Complete(&r, comm, timeout_s, "communicator duplication (Open)");
+  // The store's own communicator ends the job on an MPI error, whatever the
+  // caller's communicator says (mpi4py gives its communicators
+  // MPI_ERRORS_RETURN, whose error codes the store's collectives do not
+  // check one by one: a rank would go on with a broken collective).
+  static MPI_Errhandler fatal = [] {
+    MPI_Errhandler h;
+    MPI_Comm_create_errhandler(AbortFromErrhandler, &h);
+    return h;
+  }();
+  MPI_Comm_set_errhandler(dup, fatal);
   return std::make_unique<MpiComm>(dup, timeout_s);
 }
 

@@ -869,6 +869,10 @@ Status Store::Open(const Options& options, const std::string& path, MPI_Comm com
   int init = 0;
   MPI_Initialized(&init);
   if (!init) return Status::InvalidArgument("MPI is not initialized (use the single-process Open)");
+  if (comm == MPI_COMM_NULL)
+    return Status::InvalidArgument("Store::Open of " + path + ": the communicator is MPI_COMM_NULL (what "
+                                   "MPI_Comm_split gives a rank it leaves out); this rank cannot open the store: "
+                                   "pass a communicator it belongs to");
   std::unique_ptr<Rep> rep;
   Status s = OpenWith(options, path, NewMpiComm(comm, options.collective_timeout_s), &rep);
   if (s.ok()) {
