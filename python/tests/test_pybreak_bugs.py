@@ -15,13 +15,13 @@ import pytest
 import cairn
 
 
-def _child(code, tmp_path, runs=1):
+def _child(code, tmp_path, runs=1, timeout=120):
     """Runs `code` in a fresh interpreter `runs` times; returns the list of
     (returncode, output)."""
     out = []
     for i in range(runs):
         p = subprocess.run([sys.executable, "-c", textwrap.dedent(code), str(tmp_path / f"s{i}")],
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=timeout)
         out.append((p.returncode, p.stdout + p.stderr))
     return out
 
@@ -139,3 +139,38 @@ def test_bad_input_raises_cairn_errors(tmp_path):
             cairn.load(st)
     with pytest.raises(cairn.InvalidArgument):
         cairn.Store(tmp_path / "o", keep_revisions=-1)
+
+
+def test_waiting_on_one_async_commit_from_two_threads_does_not_crash(tmp_path):
+    # AsyncCommit.wait returns the revision (twice from one thread works);
+    # from two threads it must not crash either.
+    runs = _child("""
+        import sys, threading, numpy as np, cairn
+        s = cairn.Store(sys.argv[1], sync=False)
+        s.put("k", np.ones(1 << 22)); h = s.commit_async(); r = []
+        t = threading.Thread(target=lambda: r.append(h.wait())); t.start(); r.append(h.wait()); t.join()
+        assert r == [1, 1], r
+        print("ok")
+        """, tmp_path, runs=3)
+    bad = [(rc, out[-300:]) for rc, out in runs if rc != 0]
+    assert not bad, f"{len(bad)} of 3 runs failed: {bad}"
+
+
+def test_store_on_comm_null_is_refused(tmp_path):
+    # Store(comm=...): "an mpi4py communicator". MPI.COMM_NULL (what a rank
+    # left out of Comm.Split gets) must raise, not hang or crash.
+    code = """
+        import sys
+        from mpi4py import MPI
+        import cairn
+        try:
+            cairn.Store(sys.argv[1], comm=MPI.COMM_NULL)
+            print("opened")
+        except (cairn.InvalidArgument, TypeError, ValueError) as e:
+            print("refused:", e)
+        """
+    try:
+        (rc, out), = _child(code, tmp_path, timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail("Store(comm=MPI.COMM_NULL) hung for 30 s")
+    assert rc == 0 and "refused:" in out, f"rc {rc}: {out[-300:]}"
