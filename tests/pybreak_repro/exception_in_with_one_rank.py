@@ -6,6 +6,14 @@
 # abort naming the operation (or, with timeout 0, a hang as MPI would).
 # Seen: rank 1's close returns, rank 0 segfaults in Store::Commit (MPI_Test,
 # "MPI Error in NBC subrequest ... 15").
+# Cause (read after the failure, src/comm/mpi_comm.cc): the library ignores
+# MPI return codes (MPI_Test, MPI_Comm_idup ...). mpi4py sets
+# MPI_ERRORS_RETURN on its predefined communicators by default
+# (mpi4py.rc.errors = "exception"), and the store's duplicate inherits it, so
+# an MPI error returns, is ignored, and the library goes on with a failed
+# request or communicator. With mpi4py.rc.errors = "fatal" set before
+# `from mpi4py import MPI` the same script ends in a clean MPI abort
+# (MPI_ERR_ROOT in MPI_Ibcast / MPI_ERR_COMM in MPI_Comm_idup).
 import os, sys, tempfile
 from mpi4py import MPI
 import cairn
