@@ -44,6 +44,14 @@ class ObjectInfo(NamedTuple):
     tags: Dict[str, Any]
 
 
+def _no_objects(dt: Any, what: str) -> None:
+    """Refuses a NumPy dtype that holds Python objects: its memory is
+    pointers, which must be neither stored nor overwritten by bytes."""
+    if dt is not None and dt.hasobject:
+        raise InvalidArgument(f"{what}: dtype {dt} holds Python objects; cairn stores and reads "
+                              "only plain data (numbers, bytes)")
+
+
 def _rank(rank: Optional[int]) -> int:
     return -1 if rank is None else int(rank)
 
@@ -209,9 +217,10 @@ class Store:
         written from its own memory, without a copy (with staging_bytes > 0
         it is copied into staging memory, as in C++). A non-contiguous NumPy
         array is made contiguous first (one copy)."""
-        if _np is not None and isinstance(value, _np.ndarray) and not (
-                value.flags.c_contiguous or value.flags.f_contiguous):
-            value = _np.ascontiguousarray(value)
+        if _np is not None and isinstance(value, _np.ndarray):
+            _no_objects(value.dtype, f"put('{key}')")
+            if not (value.flags.c_contiguous or value.flags.f_contiguous):
+                value = _np.ascontiguousarray(value)
         self._s.put(key, value, _tags.to_list(tags))
 
     def put_shared(self, key: str, value: Any, tags: Optional[Dict[str, Any]] = None) -> None:
@@ -248,12 +257,17 @@ class Store:
         - ``dtype`` and/or ``shape``: a new NumPy array that owns its memory,
           read into directly (no copy); without shape it is 1-D;
         - neither: a new ``bytes`` object, read into directly.
+
+        Object dtypes (``dtype=object``, or an `out` holding Python
+        objects) are refused with InvalidArgument: a read never writes
+        bytes over object pointers.
         """
         r = _rank(rank)
         if out is not None:
-            if _np is not None and isinstance(out, _np.ndarray) and not (
-                    out.flags.c_contiguous or out.flags.f_contiguous):
-                raise InvalidArgument(f"get('{key}'): out must be a contiguous array")
+            if _np is not None and isinstance(out, _np.ndarray):
+                _no_objects(out.dtype, f"get('{key}', out=...)")
+                if not (out.flags.c_contiguous or out.flags.f_contiguous):
+                    raise InvalidArgument(f"get('{key}'): out must be a contiguous array")
             self._s.read_into(key, out, r)
             return out
         if dtype is None and shape is None:
@@ -261,6 +275,7 @@ class Store:
         if _np is None:
             raise InvalidArgument("get(dtype=..., shape=...) needs numpy")
         dt = _np.dtype(dtype if dtype is not None else _np.uint8)
+        _no_objects(dt, f"get('{key}')")
         n = self._s.size_of(key, r)
         if shape is None:
             if dt.itemsize == 0 or n % dt.itemsize != 0:
@@ -297,6 +312,7 @@ class Store:
             dt = None
             if _np is not None:
                 dt = _np.dtype(dtype if dtype is not None else _np.uint8)
+                _no_objects(dt, "get_many")
             elif dtype is not None:
                 raise InvalidArgument("get_many(dtype=...) needs numpy")
             for k in keys:
@@ -313,6 +329,8 @@ class Store:
                 raise InvalidArgument(f"get_many: {len(keys)} keys but {len(outs)} outs")
             if _np is not None:
                 for k, o in zip(keys, outs):
+                    if isinstance(o, _np.ndarray):
+                        _no_objects(o.dtype, f"get_many('{k}')")
                     if isinstance(o, _np.ndarray) and not (o.flags.c_contiguous or o.flags.f_contiguous):
                         raise InvalidArgument(f"get_many('{k}'): out must be a contiguous array")
         self._s.read_many_into(keys, outs, r)

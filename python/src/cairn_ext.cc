@@ -80,17 +80,40 @@ void Translate(const std::exception_ptr& p, void*) {
   }
 }
 
+// Whether a struct-module format string (PEP 3118) has an object item 'O'
+// (field names, between colons, are skipped).
+bool HoldsObjects(const char* f) {
+  if (f == nullptr) return false;
+  for (; *f; ++f) {
+    if (*f == ':') {
+      while (f[1] && f[1] != ':') ++f;
+      if (f[1]) ++f;
+    } else if (*f == 'O') {
+      return true;
+    }
+  }
+  return false;
+}
+
 // A contiguous buffer of a Python object, held for the lifetime of this.
 class Buffer {
  public:
   Buffer(nb::handle obj, bool writable) {
-    const int flags = PyBUF_ANY_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+    const int flags = PyBUF_ANY_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj.ptr(), &view_, flags) != 0) {
       PyErr_Clear();
       Invalid(std::string(writable ? "a writable contiguous buffer is required, got "
                                    : "a contiguous buffer (bytes, bytearray, memoryview, "
                                      "numpy.ndarray) is required, got ") +
               Py_TYPE(obj.ptr())->tp_name);
+    }
+    // A buffer of Python objects (NumPy's object dtype, format 'O' anywhere
+    // in it) holds pointers: storing them, or reading bytes over them, is
+    // refused.
+    if (HoldsObjects(view_.format)) {
+      PyBuffer_Release(&view_);
+      Invalid(std::string("a buffer of Python objects (object dtype) cannot be ") +
+              (writable ? "read into" : "stored") + ", got " + Py_TYPE(obj.ptr())->tp_name);
     }
     held_ = true;
   }

@@ -339,3 +339,30 @@ def test_get_many(path, comm):
             st.get_many(["raw"], outs=[b"123456"])
         with pytest.raises(cairn.InvalidArgument, match="contiguous"):
             st.get_many(["m0"], outs=[np.empty(2000)[::2]])
+
+
+def test_object_dtypes_are_refused(path, comm):
+    # Object arrays hold pointers: a read into one (get with dtype=object,
+    # get_many, get(out=), read_range) and a put of one are InvalidArgument,
+    # never bytes written over pointers (that segfaulted) or pointers stored.
+    with cairn.Store(path, comm) as st:
+        st.put("k", np.arange(4, dtype=np.int64) + 0x41414141)
+        st.commit()
+        obj = np.empty(4, dtype=object)
+        for read in (lambda: st.get("k", dtype=object),
+                     lambda: st.get("k", dtype=[("x", "i8"), ("o", "O")]),
+                     lambda: st.get_many(["k"], dtype=object),
+                     lambda: st.get("k", out=obj),
+                     lambda: st.get_many(["k"], outs=[obj]),
+                     lambda: st.get("k", out=memoryview(obj)),
+                     lambda: st.read_range("k", 0, memoryview(obj)[:1])):
+            with pytest.raises(cairn.InvalidArgument, match="object"):
+                read()
+        assert all(x is None for x in obj)
+        for value in (np.array([1, "a", None], dtype=object), memoryview(np.empty(2, dtype=object))):
+            with pytest.raises(cairn.InvalidArgument, match="object"):
+                st.put("o", value)
+        # A field merely named with an O is plain data.
+        rec = np.zeros(4, dtype=[("Ox", "<i8")])
+        st.get("k", out=rec)
+        assert list(rec["Ox"]) == list(np.arange(4) + 0x41414141)
