@@ -35,6 +35,10 @@ class AsyncCommit:
     def committed(self) -> bool: ...
 
 class Store:
+    """One cairn::Store. Safe to use from several threads: every call (and
+    every call of its StreamWriter, StreamReader and AsyncCommit handles)
+    releases the GIL, then takes the store's mutex, so calls on one store
+    run one at a time; close() waits for the call in progress."""
     def __init__(self, path: str, comm: Any, read_only: bool, revision: int,
                  options: Dict[str, Any]) -> None: ...
     def close(self) -> None: ...

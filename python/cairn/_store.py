@@ -151,6 +151,18 @@ class Store:
     (collectively) at the end. Puts and deletes are local to the calling
     rank's namespace; commit(), commit_async(), query_all(), get_shared(),
     pin/unpin/drop and close() are collective.
+
+    Threads: a Store may be used from several Python threads. Its calls
+    release the GIL while the library works, and are serialized: one lock
+    per store, shared by its streams, commit handles and cairn.Array
+    handles, lets one call at a time into the C++ store (the others wait,
+    with the GIL released; no speed-up from threads, but no damage).
+    close() waits for the call in progress; calls after it raise
+    InvalidArgument ("the store is closed"). A sequence of calls (a get's
+    size check then read, save's puts) is not atomic as a whole: a value
+    another thread replaces in between may raise InvalidArgument.
+    Collective calls from two threads of one rank may pair up with the
+    wrong calls of other ranks: make collective calls from one thread.
     """
 
     def __init__(self, path: Union[str, os.PathLike], comm: Any = None, mode: str = "a",

@@ -26,42 +26,6 @@ def _child(code, tmp_path, runs=1, timeout=120):
     return out
 
 
-def test_close_while_another_thread_reads_does_not_crash(tmp_path):
-    # A Python object used from two threads may raise, never crash: get()
-    # on a closed store raises InvalidArgument ("the store is closed").
-    runs = _child("""
-        import sys, threading, numpy as np, cairn
-        s = cairn.Store(sys.argv[1], sync=False)
-        s.put("k", np.zeros(1 << 22)); s.commit()
-        def reader():
-            for _ in range(200):
-                try: s.get("k", dtype=np.float64)
-                except cairn.Error: return
-        t = threading.Thread(target=reader); t.start(); s.close(); t.join()
-        print("ok")
-        """, tmp_path, runs=5)
-    bad = [(rc, out[-300:]) for rc, out in runs if rc != 0]
-    assert not bad, f"{len(bad)} of 5 runs crashed: {bad}"
-
-
-def test_puts_from_several_threads_keep_the_store_whole(tmp_path):
-    # Four threads putting different keys: every value must come back (or a
-    # put raise); seen instead: Corruption at commit or at get, heap corruption.
-    runs = _child("""
-        import sys, threading, numpy as np, cairn
-        s = cairn.Store(sys.argv[1], sync=False)
-        def w(t):
-            for i in range(300): s.put(f"t{t}/{i}", np.full(1000, i, np.float64), tags={"i": i})
-        th = [threading.Thread(target=w, args=(t,)) for t in range(4)]
-        [t.start() for t in th]; [t.join() for t in th]
-        s.commit()
-        assert all((s.get(f"t{t}/{i}", dtype=np.float64) == i).all() for t in range(4) for i in range(300))
-        print("ok")
-        """, tmp_path, runs=4)
-    bad = [(rc, out[-300:]) for rc, out in runs if rc != 0]
-    assert not bad, f"{len(bad)} of 4 runs failed: {bad}"
-
-
 @pytest.mark.parametrize("state", [{"": 1, ".root": 2}, {".tree": 1, "a": 2}])
 def test_save_load_keeps_dict_keys_that_look_like_its_own_objects(tmp_path, state):
     # cairn.save: "nested dicts (str keys)": any str key comes back, or save
@@ -117,21 +81,6 @@ def test_bad_input_raises_cairn_errors(tmp_path):
             cairn.load(st)
     with pytest.raises(cairn.InvalidArgument):
         cairn.Store(tmp_path / "o", keep_revisions=-1)
-
-
-def test_waiting_on_one_async_commit_from_two_threads_does_not_crash(tmp_path):
-    # AsyncCommit.wait returns the revision (twice from one thread works);
-    # from two threads it must not crash either.
-    runs = _child("""
-        import sys, threading, numpy as np, cairn
-        s = cairn.Store(sys.argv[1], sync=False)
-        s.put("k", np.ones(1 << 22)); h = s.commit_async(); r = []
-        t = threading.Thread(target=lambda: r.append(h.wait())); t.start(); r.append(h.wait()); t.join()
-        assert r == [1, 1], r
-        print("ok")
-        """, tmp_path, runs=3)
-    bad = [(rc, out[-300:]) for rc, out in runs if rc != 0]
-    assert not bad, f"{len(bad)} of 3 runs failed: {bad}"
 
 
 def test_store_on_comm_null_is_refused(tmp_path):
