@@ -26,18 +26,6 @@ def _child(code, tmp_path, runs=1, timeout=120):
     return out
 
 
-@pytest.mark.parametrize("state", [{"": 1, ".root": 2}, {".tree": 1, "a": 2}])
-def test_save_load_keeps_dict_keys_that_look_like_its_own_objects(tmp_path, state):
-    # cairn.save: "nested dicts (str keys)": any str key comes back, or save
-    # refuses it; never another key's value or a Corruption at load.
-    with cairn.Store(tmp_path / "s") as st:
-        try:
-            cairn.save(st, state)
-        except cairn.InvalidArgument:
-            return
-        assert cairn.load(st) == state
-
-
 def test_put_of_a_fortran_ordered_array_reads_back_the_same_array(tmp_path):
     # Store.put: "any contiguous buffer ... a NumPy array"; get(dtype=,
     # shape=) gives "a new NumPy array": the values must be the ones put.
@@ -74,11 +62,6 @@ def test_bad_input_raises_cairn_errors(tmp_path):
             st.put("t", b"x", tags={"t": [2**63]})  # an int list tag is Int64
         with pytest.raises(cairn.InvalidArgument):
             st.read_range("k", -1, bytearray(1))
-        cairn.save(st, {"a": 1})
-        st.put("state/.tree", b"[1]")
-        st.commit()
-        with pytest.raises(cairn.Corruption):
-            cairn.load(st)
     with pytest.raises(cairn.InvalidArgument):
         cairn.Store(tmp_path / "o", keep_revisions=-1)
 

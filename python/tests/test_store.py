@@ -366,3 +366,52 @@ def test_object_dtypes_are_refused(path, comm):
         rec = np.zeros(4, dtype=[("Ox", "<i8")])
         st.get("k", out=rec)
         assert list(rec["Ox"]) == list(np.arange(4) + 0x41414141)
+
+
+@pytest.mark.parametrize("state", [
+    {"": 1, ".root": 2},
+    {".tree": 1, "a": 2},
+    {"": {"b": 1}, "b": 2},
+    {"x": {"": 3, ".": 4, "..": 5, "%": 6, "%25": 7, "/": 8, "%2F": 9, ".tree": 10, "%2E": 11}},
+    {".root": [1, {".tree": "t"}]},
+])
+def test_save_load_keeps_any_str_key(path, comm, state):
+    # cairn.save takes "nested dicts (str keys)": every key comes back with
+    # its own value. Before: "" and ".root" (and {"": {"b"}} and "b") were
+    # one object, and a key ".tree" overwrote the tree (Corruption at load).
+    with cairn.Store(path, comm) as st:
+        cairn.save(st, state)
+        assert cairn.load(st) == state
+        # Saved twice: nothing of the first save is lost or left over.
+        cairn.save(st, state)
+        assert cairn.load(st) == state
+        # One object per leaf, plus the tree.
+        assert len([k for k in st.keys() if k.startswith("state/")]) == _leaves(state) + 1
+
+
+def _leaves(v):
+    if isinstance(v, dict):
+        return sum(_leaves(x) for x in v.values())
+    if isinstance(v, (list, tuple)):
+        return sum(_leaves(x) for x in v)
+    return 1
+
+
+@pytest.mark.parametrize("tree", [b"[1]", b"1", b'{"dict": [1]}', b'{"leaf": 5}', b'{"list": {"a": 1}}',
+                                  b'{"dict": {"a": 7}}', b'"x"', b"\xff"])
+def test_load_of_a_malformed_tree_is_corruption(path, comm, tree):
+    # load: a tree object that is not a saved tree is cairn.Corruption
+    # (before: AttributeError or TypeError from inside load).
+    with cairn.Store(path, comm) as st:
+        cairn.save(st, {"a": 1})
+        st.put("state/.tree", tree)
+        st.commit()
+        with pytest.raises(cairn.Corruption, match="state/.tree"):
+            cairn.load(st)
+        # A leaf whose bytes or tags are not what its kind says: Corruption too.
+        cairn.save(st, {"a": 1, "b": np.zeros(2)})
+        st.put("state/a", b"not an int", tags={"kind": "int"})
+        st.put("state/b", b"", tags={"kind": "ndarray", "dtype": "<f8"})
+        st.commit()
+        with pytest.raises(cairn.Corruption, match="state/[ab]"):
+            cairn.load(st)
