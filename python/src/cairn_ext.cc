@@ -258,6 +258,12 @@ std::vector<uint64_t> Dims(nb::handle seq, const char* what, const std::string& 
   return out;
 }
 
+std::string ShapeText(const std::vector<uint64_t>& d) {
+  std::string s = "(";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+  return s + (d.size() == 1 ? ",)" : ")");
+}
+
 nb::tuple FromDims(const std::vector<uint64_t>& d) {
   nb::list l;
   for (uint64_t v : d) l.append(v);
@@ -749,17 +755,35 @@ class PyStore {
 
   // Reads the box (start, count) of array `name` into `out` (a writable
   // contiguous buffer of exactly the box's bytes), with the GIL released.
+  // `dtype` and `shape` are what the caller's handle knows of the array: if
+  // the array is no longer that (put again, with another dtype or shape,
+  // and committed), nothing is read and InvalidArgument says so.
   void get_array(const std::string& name, nb::handle start, nb::handle count, nb::handle out,
-                 uint64_t elem_size) {
+                 int dtype, nb::handle shape) {
+    const auto dt = static_cast<cairn::DType>(dtype);
+    const size_t es = cairn::DTypeSize(dt);
+    if (es == 0) Invalid("array '" + name + "': bad dtype code " + std::to_string(dtype));
+    const std::vector<uint64_t> sh = Dims(shape, "shape", name);
     const std::vector<uint64_t> st0 = Dims(start, "start", name);
     const std::vector<uint64_t> cnt = Dims(count, "count", name);
     Buffer b(out, true);
-    uint64_t n = elem_size;
+    uint64_t n = es;
     for (uint64_t c : cnt) n *= c;
     if (n != b.size())
       Invalid("array '" + name + "': the output buffer has " + std::to_string(b.size()) +
               " bytes, the box " + std::to_string(n));
-    Run([&](cairn::Store* s) { return s->GetArray(name, st0, cnt, b.data()); });
+    Run([&](cairn::Store* s) {
+      cairn::ArrayInfo info;
+      cairn::Status status = s->GetArrayInfo(name, &info, false);
+      if (!status.ok()) return status;
+      if (info.dtype != dt || info.shape != sh)
+        return cairn::Status::InvalidArgument(
+            "array '" + name + "' changed since this cairn.Array was made (it was " +
+            cairn::DTypeName(dt) + " of shape " + ShapeText(sh) + ", it is now " +
+            cairn::DTypeName(info.dtype) + " of shape " + ShapeText(info.shape) +
+            "): get a new handle with Store.array('" + name + "')");
+      return s->GetArray(name, st0, cnt, b.data());
+    });
   }
 
   nb::tuple array_info(const std::string& name, bool with_blocks) {
