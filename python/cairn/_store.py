@@ -52,6 +52,17 @@ def _no_objects(dt: Any, what: str) -> None:
                               "only plain data (numbers, bytes)")
 
 
+def _c_order(out: Any, what: str) -> None:
+    """Refuses a NumPy array that is not C-contiguous as a buffer to fill
+    or write: values are bytes in C order, and a Fortran-ordered array's
+    memory is not (it would come back permuted)."""
+    if _np is not None and isinstance(out, _np.ndarray) and not out.flags.c_contiguous:
+        layout = "Fortran-ordered" if out.flags.f_contiguous else "strided"
+        raise InvalidArgument(f"{what}: a {layout} array cannot be used; values are bytes in C "
+                              "order: use numpy.ascontiguousarray(x) (or an array made with "
+                              "order='C')")
+
+
 def _rank(rank: Optional[int]) -> int:
     return -1 if rank is None else int(rank)
 
@@ -63,7 +74,10 @@ class Stream(io.RawIOBase):
     its tags) when it is closed, pending for the next commit. ``write``
     also takes a ``str`` (as UTF-8), so ``json.dump`` works on it; ``flush``
     does nothing (what is written is already the store's: a commit makes
-    it durable). Seekable both ways (see include/cairn/stream.h).
+    it durable). Seekable both ways (see include/cairn/stream.h). write and
+    readinto take C-contiguous buffers only: a Fortran-ordered or strided
+    NumPy array raises InvalidArgument (numpy.ascontiguousarray(x) first),
+    as a real file's write refuses it.
     """
 
     def __init__(self, handle: Any, writable: bool, key: str) -> None:
@@ -86,6 +100,7 @@ class Stream(io.RawIOBase):
         self._checkClosed()
         if self._writable:
             raise io.UnsupportedOperation("read from a write stream")
+        _c_order(b, f"stream '{self.name}': readinto")
         return self._h.readinto(b)
 
     def write(self, b: Any) -> int:
@@ -94,6 +109,7 @@ class Stream(io.RawIOBase):
             raise io.UnsupportedOperation("write to a read stream")
         if isinstance(b, str):
             b = b.encode("utf-8")
+        _c_order(b, f"stream '{self.name}': write")
         return self._h.write(b)
 
     def seek(self, pos: int, whence: int = io.SEEK_SET) -> int:
@@ -224,19 +240,27 @@ class Store:
 
     # ---- the caller's namespace ----
     def put(self, key: str, value: Any, tags: Optional[Dict[str, Any]] = None) -> None:
-        """Stores `value` (bytes or any contiguous buffer: bytearray,
+        """Stores `value` (bytes or any C-contiguous buffer: bytearray,
         memoryview, a NumPy array...) under `key`, with `tags`. The value is
         written from its own memory, without a copy (with staging_bytes > 0
-        it is copied into staging memory, as in C++). A non-contiguous NumPy
-        array is made contiguous first (one copy)."""
+        it is copied into staging memory, as in C++). Values are stored in
+        C order: a NumPy array that is not C-contiguous (Fortran-ordered
+        or strided) is converted to C order first (one copy), so that
+        get(dtype=, shape=) gives back the same array; other buffers must
+        be C-contiguous (InvalidArgument)."""
         if _np is not None and isinstance(value, _np.ndarray):
             _no_objects(value.dtype, f"put('{key}')")
-            if not (value.flags.c_contiguous or value.flags.f_contiguous):
+            if not value.flags.c_contiguous:
                 value = _np.ascontiguousarray(value)
         self._s.put(key, value, _tags.to_list(tags))
 
     def put_shared(self, key: str, value: Any, tags: Optional[Dict[str, Any]] = None) -> None:
-        """Rank 0 only: a shared object, read by all with get_shared()."""
+        """Rank 0 only: a shared object, read by all with get_shared().
+        The value is taken as put() takes it."""
+        if _np is not None and isinstance(value, _np.ndarray):
+            _no_objects(value.dtype, f"put_shared('{key}')")
+            if not value.flags.c_contiguous:
+                value = _np.ascontiguousarray(value)
         self._s.put_shared(key, value, _tags.to_list(tags))
 
     def delete(self, key: str) -> None:
@@ -264,8 +288,9 @@ class Store:
             dtype: Any = None, shape: Any = None) -> Any:
         """The value of `key` (of this rank's namespace, or of `rank`'s).
 
-        - ``out``: a writable buffer (bytearray, NumPy array, ...) of exactly
-          the value's size is filled in place and returned;
+        - ``out``: a writable C-contiguous buffer (bytearray, NumPy array,
+          ...) of exactly the value's size is filled in place and returned
+          (a Fortran-ordered or strided array is refused: InvalidArgument);
         - ``dtype`` and/or ``shape``: a new NumPy array that owns its memory,
           read into directly (no copy); without shape it is 1-D;
         - neither: a new ``bytes`` object, read into directly.
@@ -278,8 +303,7 @@ class Store:
         if out is not None:
             if _np is not None and isinstance(out, _np.ndarray):
                 _no_objects(out.dtype, f"get('{key}', out=...)")
-                if not (out.flags.c_contiguous or out.flags.f_contiguous):
-                    raise InvalidArgument(f"get('{key}'): out must be a contiguous array")
+                _c_order(out, f"get('{key}', out=...)")
             self._s.read_into(key, out, r)
             return out
         if dtype is None and shape is None:
@@ -305,7 +329,7 @@ class Store:
         """The values of `keys`, read with one batched read (Store::MultiGet:
         the reads of all values are planned together and land in place).
 
-        - ``outs``: one writable contiguous buffer per key, each exactly the
+        - ``outs``: one writable C-contiguous buffer per key, each exactly the
           size of its value, filled in place; returned as a list;
         - else a new 1-D NumPy array of ``dtype`` per key (``uint8`` when
           dtype is None; a ``bytearray`` per key without NumPy), read into
@@ -343,14 +367,14 @@ class Store:
                 for k, o in zip(keys, outs):
                     if isinstance(o, _np.ndarray):
                         _no_objects(o.dtype, f"get_many('{k}')")
-                    if isinstance(o, _np.ndarray) and not (o.flags.c_contiguous or o.flags.f_contiguous):
-                        raise InvalidArgument(f"get_many('{k}'): out must be a contiguous array")
+                    _c_order(o, f"get_many('{k}', outs=...)")
         self._s.read_many_into(keys, outs, r)
         return outs
 
     def read_range(self, key: str, offset: int, out: Any, rank: Optional[int] = None) -> Any:
         """Fills `out` with the bytes of the value from `offset` (only the
         chunks touched are read and verified); returns `out`."""
+        _c_order(out, f"read_range('{key}')")
         self._s.read_range(key, int(offset), out, _rank(rank))
         return out
 

@@ -96,17 +96,22 @@ bool HoldsObjects(const char* f) {
   return false;
 }
 
-// A contiguous buffer of a Python object, held for the lifetime of this.
+// A C-contiguous buffer of a Python object (any contiguous one with
+// `any_order`), held for the lifetime of this. Values are bytes in C order:
+// a Fortran-ordered multi-dimensional buffer would be stored, or filled, in
+// its memory order, which is not its index order, so it is refused.
 class Buffer {
  public:
-  Buffer(nb::handle obj, bool writable) {
-    const int flags = PyBUF_ANY_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+  Buffer(nb::handle obj, bool writable, bool any_order = false) {
+    const int flags = (any_order ? PyBUF_ANY_CONTIGUOUS : PyBUF_C_CONTIGUOUS) | PyBUF_FORMAT |
+                      (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj.ptr(), &view_, flags) != 0) {
       PyErr_Clear();
-      Invalid(std::string(writable ? "a writable contiguous buffer is required, got "
-                                   : "a contiguous buffer (bytes, bytearray, memoryview, "
+      Invalid(std::string(writable ? "a writable C-contiguous buffer is required, got "
+                                   : "a C-contiguous buffer (bytes, bytearray, memoryview, "
                                      "numpy.ndarray) is required, got ") +
-              Py_TYPE(obj.ptr())->tp_name);
+              Py_TYPE(obj.ptr())->tp_name +
+              " (a Fortran-ordered or strided array: pass numpy.ascontiguousarray(x))");
     }
     // A buffer of Python objects (NumPy's object dtype, format 'O' anywhere
     // in it) holds pointers: storing them, or reading bytes over them, is
@@ -742,7 +747,7 @@ class PyStore {
                 nb::cast<std::string>(nb::repr(checksum_grain)));
       o.checksum_grain = g;
     }
-    Buffer b(data, false);
+    Buffer b(data, false, column_major);
     uint64_t n = es;
     for (uint64_t c : cnt) n *= c;
     if (n != b.size())

@@ -26,17 +26,6 @@ def _child(code, tmp_path, runs=1, timeout=120):
     return out
 
 
-def test_put_of_a_fortran_ordered_array_reads_back_the_same_array(tmp_path):
-    # Store.put: "any contiguous buffer ... a NumPy array"; get(dtype=,
-    # shape=) gives "a new NumPy array": the values must be the ones put.
-    x = np.asfortranarray(np.arange(6.0).reshape(2, 3))
-    with cairn.Store(tmp_path / "s") as st:
-        st.put("k", x)
-        st.commit()
-        y = st.get("k", dtype=x.dtype, shape=x.shape)
-        assert np.array_equal(x, y), f"put {x.tolist()}, got {y.tolist()}"
-
-
 def test_bad_input_raises_cairn_errors(tmp_path):
     # Package doc: errors raise cairn.NotFound/Corruption/InvalidArgument/...
     with cairn.Store(tmp_path / "s") as st:

@@ -415,3 +415,38 @@ def test_load_of_a_malformed_tree_is_corruption(path, comm, tree):
         st.commit()
         with pytest.raises(cairn.Corruption, match="state/[ab]"):
             cairn.load(st)
+
+
+def test_fortran_ordered_arrays(path, comm):
+    # Values are bytes in C order. put (and put_shared) convert a
+    # Fortran-ordered array, so get gives back the same array (before: its
+    # memory order, the values permuted); get(out=), get_many(outs=),
+    # read_range and streams refuse a Fortran-ordered array (InvalidArgument
+    # naming numpy.ascontiguousarray), as does a put of a Fortran-ordered
+    # memoryview.
+    x = np.asfortranarray(np.arange(6.0).reshape(2, 3) + comm.rank)
+    with cairn.Store(path, comm) as st:
+        st.put("k", x)
+        if comm.rank == 0:
+            st.put_shared("sh", np.asfortranarray(np.arange(6.0).reshape(2, 3)))
+        st.commit()
+        np.testing.assert_array_equal(st.get("k", dtype=x.dtype, shape=x.shape), x)
+        np.testing.assert_array_equal(np.frombuffer(st.get_shared("sh")).reshape(2, 3),
+                                      np.arange(6.0).reshape(2, 3))
+        f = np.asfortranarray(np.zeros((2, 3)))
+        for bad in (lambda: st.get("k", out=f), lambda: st.get_many(["k"], outs=[f]),
+                    lambda: st.read_range("k", 0, f), lambda: st.put("m", memoryview(x)),
+                    lambda: st.get("k", out=memoryview(f))):
+            with pytest.raises(cairn.InvalidArgument, match="ascontiguousarray"):
+                bad()
+        assert not f.any()
+        with st.open_stream("s", "wb") as w:
+            with pytest.raises(cairn.InvalidArgument, match="ascontiguousarray"):
+                w.write(x)
+            w.write(np.ascontiguousarray(x))
+        with st.open_stream("s", "rb") as r:
+            with pytest.raises(cairn.InvalidArgument, match="ascontiguousarray"):
+                r.readinto(f)
+            c = np.empty((2, 3))
+            assert r.readinto(c) == 48
+        np.testing.assert_array_equal(c, x)
