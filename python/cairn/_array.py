@@ -235,12 +235,20 @@ class Array:
     def read(self, start: Sequence[int], count: Sequence[int], out: Any = None) -> Any:
         """The box (start, count) as a new C-ordered array (or into `out`, a
         writable C-contiguous array or buffer of exactly its bytes)."""
+        start = _dims(start, "start", self.name, self.ndim)
+        count = _dims(count, "count", self.name, self.ndim)
+        if any(x < 0 for x in start + count):
+            raise InvalidArgument(f"array '{self.name}': start {start} and count {count} must not "
+                                  "be negative")
+        if any(a + c > n for a, c, n in zip(start, count, self.shape)):
+            raise InvalidArgument(f"array '{self.name}': the box at {start} of {count} is not "
+                                  f"inside the shape {self.shape}")
         if out is None:
             out = _np.empty(tuple(int(c) for c in count), dtype=self.dtype)
         elif isinstance(out, _np.ndarray) and (out.dtype != self.dtype or not out.flags.c_contiguous):
             raise InvalidArgument(f"array '{self.name}': out must be a C-contiguous {self.dtype} "
                                   f"array, got {out.dtype} {'C' if out.flags.c_contiguous else 'strided'}")
-        self._s.get_array(self.name, list(start), list(count), out, self._code, self.shape)
+        self._s.get_array(self.name, start, count, out, self._code, self.shape)
         return out
 
     def __getitem__(self, key: Any) -> Any:

@@ -7,6 +7,7 @@ Python form and adds no semantics of its own.
 from __future__ import annotations
 
 import io
+import operator
 import os
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
@@ -63,8 +64,24 @@ def _c_order(out: Any, what: str) -> None:
                               "order='C')")
 
 
+def _int(v: Any, lo: int, hi: int, what: str) -> int:
+    """`v` as an int in [lo, hi], else InvalidArgument saying what it is."""
+    if isinstance(v, bool):
+        raise InvalidArgument(f"{what} must be an int, got {v!r}")
+    try:
+        i = operator.index(v)
+    except TypeError:
+        raise InvalidArgument(f"{what} must be an int, got {type(v).__name__} {v!r}") from None
+    if not lo <= i <= hi:
+        raise InvalidArgument(f"{what} {i} is out of range ({lo} to {hi})")
+    return i
+
+
+_U64 = (1 << 64) - 1
+
+
 def _rank(rank: Optional[int]) -> int:
-    return -1 if rank is None else int(rank)
+    return -1 if rank is None else _int(rank, -(1 << 31), (1 << 31) - 1, "rank")
 
 
 class Stream(io.RawIOBase):
@@ -96,42 +113,52 @@ class Stream(io.RawIOBase):
     def seekable(self) -> bool:
         return True
 
+    def _live(self) -> Any:
+        """The extension's stream; InvalidArgument (a ValueError, as io's
+        closed-file error is) once closed."""
+        h = self._h
+        if h is None or self.closed:
+            raise InvalidArgument(f"stream '{self.name}' is closed")
+        return h
+
     def readinto(self, b: Any) -> int:
-        self._checkClosed()
+        h = self._live()
         if self._writable:
             raise io.UnsupportedOperation("read from a write stream")
         _c_order(b, f"stream '{self.name}': readinto")
-        return self._h.readinto(b)
+        return h.readinto(b)
 
     def write(self, b: Any) -> int:
-        self._checkClosed()
+        h = self._live()
         if not self._writable:
             raise io.UnsupportedOperation("write to a read stream")
         if isinstance(b, str):
             b = b.encode("utf-8")
         _c_order(b, f"stream '{self.name}': write")
-        return self._h.write(b)
+        return h.write(b)
 
     def seek(self, pos: int, whence: int = io.SEEK_SET) -> int:
-        self._checkClosed()
+        h = self._live()
+        pos = _int(pos, -_U64, _U64, f"stream '{self.name}': seek position")
         if whence == io.SEEK_CUR:
-            pos += self._h.tell()
+            pos += h.tell()
         elif whence == io.SEEK_END:
-            pos += self._h.size()
+            pos += h.size()
         elif whence != io.SEEK_SET:
-            raise ValueError(f"bad whence {whence}")
+            raise InvalidArgument(f"stream '{self.name}': bad whence {whence!r}")
         if pos < 0:
             raise InvalidArgument(f"stream '{self.name}': negative position {pos}")
-        self._h.seek(pos)
-        return self._h.tell()
+        if pos > _U64:
+            raise InvalidArgument(f"stream '{self.name}': position {pos} is beyond 2**64-1")
+        h.seek(pos)
+        return h.tell()
 
     def tell(self) -> int:
-        self._checkClosed()
-        return self._h.tell()
+        return self._live().tell()
 
     def size(self) -> int:
         """The stream's size so far (a writer) or the object's (a reader)."""
-        return self._h.size()
+        return self._live().size()
 
     def flush(self) -> None:
         pass
@@ -191,7 +218,8 @@ class Store:
             options.setdefault("error_if_exists", True)
         self.path = os.fspath(path)
         self.mode = mode
-        self._s = _cairn.Store(self.path, comm, mode == "r", int(revision or 0), options)
+        rev = 0 if revision is None else _int(revision, 0, _U64, "revision")
+        self._s = _cairn.Store(self.path, comm, mode == "r", rev, options)
 
     # ---- life cycle ----
     def close(self) -> None:
@@ -317,10 +345,22 @@ class Store:
             if dt.itemsize == 0 or n % dt.itemsize != 0:
                 raise InvalidArgument(f"get('{key}'): {n} bytes are not a whole number of {dt}")
             shape = (n // dt.itemsize,)
+        # The size is checked before anything is allocated.
+        try:
+            shape = tuple(operator.index(d) for d in shape) if _np.iterable(shape) \
+                else (operator.index(shape),)
+        except TypeError:
+            raise InvalidArgument(f"get('{key}'): shape must be an int or a sequence of ints, "
+                                  f"got {shape!r}") from None
+        if any(d < 0 for d in shape):
+            raise InvalidArgument(f"get('{key}'): shape {shape} has a negative dimension")
+        nbytes = dt.itemsize
+        for d in shape:
+            nbytes *= d
+        if nbytes != n:
+            raise InvalidArgument(f"get('{key}'): the value has {n} bytes, shape {shape} "
+                                  f"of {dt} has {nbytes}")
         arr = _np.empty(shape, dtype=dt)
-        if arr.nbytes != n:
-            raise InvalidArgument(f"get('{key}'): the value has {n} bytes, shape {tuple(arr.shape)} "
-                                  f"of {dt} has {arr.nbytes}")
         self._s.read_into(key, arr, r)
         return arr
 
@@ -375,7 +415,7 @@ class Store:
         """Fills `out` with the bytes of the value from `offset` (only the
         chunks touched are read and verified); returns `out`."""
         _c_order(out, f"read_range('{key}')")
-        self._s.read_range(key, int(offset), out, _rank(rank))
+        self._s.read_range(key, _int(offset, 0, _U64, f"read_range('{key}'): offset"), out, _rank(rank))
         return out
 
     def get_shared(self, key: str) -> bytes:
@@ -502,15 +542,15 @@ class Store:
 
     def pin(self, revision: int) -> None:
         """Collective: protects `revision` from keep_revisions and drop."""
-        self._s.pin(int(revision))
+        self._s.pin(_int(revision, 0, _U64, "pin: revision"))
 
     def unpin(self, revision: int) -> None:
         """Collective: removes the pin of `revision`."""
-        self._s.unpin(int(revision))
+        self._s.unpin(_int(revision, 0, _U64, "unpin: revision"))
 
     def drop(self, revision: int) -> None:
         """Collective: removes `revision` for good."""
-        self._s.drop(int(revision))
+        self._s.drop(_int(revision, 0, _U64, "drop: revision"))
 
     def stats(self) -> Dict[str, int]:
         """This rank's I/O counters (cairn::IoStats)."""

@@ -75,6 +75,10 @@ def encode(name: str, value: Any) -> Tuple[int, Any]:
         return BYTES, bytes(value)
     if isinstance(value, (list, tuple)) and value:
         if all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            bad = [v for v in value if not -(1 << 63) <= v < (1 << 63)]
+            if bad:
+                raise InvalidArgument(f"tag '{name}': a list of ints is an Int64 array, and {bad[0]} "
+                                      "does not fit in Int64 (use a numpy uint64 array)")
             return ARRAY | INT64, struct.pack(f"<{len(value)}q", *value)
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
             return ARRAY | FLOAT64, struct.pack(f"<{len(value)}d", *value)

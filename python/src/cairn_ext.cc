@@ -287,10 +287,12 @@ nb::tuple FromArrayInfo(const cairn::ArrayInfo& a) {
 // ---- Options ----
 
 void SetOption(cairn::Options* o, const std::string& k, nb::handle v) {
+  auto repr = [&] { return nb::cast<std::string>(nb::repr(v)); };
   auto u64 = [&](uint64_t* f) {
     if (PyBool_Check(v.ptr()) || !PyLong_Check(v.ptr()))
-      Invalid("option " + k + " must be an int");
-    *f = nb::cast<uint64_t>(v);
+      Invalid("option " + k + " must be an int, got " + repr());
+    if (!nb::try_cast<uint64_t>(v, *f))
+      Invalid("option " + k + " must be an int from 0 to 2**64-1, got " + repr());
   };
   auto flag = [&](bool* f) {
     if (!PyBool_Check(v.ptr())) Invalid("option " + k + " must be True or False");
@@ -310,10 +312,12 @@ void SetOption(cairn::Options* o, const std::string& k, nb::handle v) {
   else if (k == "inline_value_limit") { u64(&tmp); o->inline_value_limit = tmp; }
   else if (k == "compact_index_limit") { u64(&tmp); o->compact_index_limit = tmp; }
   else if (k == "subfiles") {
-    if (PyBool_Check(v.ptr()) || !PyLong_Check(v.ptr())) Invalid("option subfiles must be an int");
-    o->subfiles = nb::cast<int>(v);
+    if (PyBool_Check(v.ptr()) || !PyLong_Check(v.ptr()) || !nb::try_cast<int>(v, o->subfiles))
+      Invalid("option subfiles must be an int (of C int range), got " + repr());
   } else if (k == "collective_timeout_s") {
-    o->collective_timeout_s = nb::cast<double>(v);
+    if (PyBool_Check(v.ptr()) || !(PyLong_Check(v.ptr()) || PyFloat_Check(v.ptr())) ||
+        !nb::try_cast<double>(v, o->collective_timeout_s))
+      Invalid("option collective_timeout_s must be a number of seconds, got " + repr());
   } else {
     Invalid("unknown option '" + k + "'");
   }

@@ -26,19 +26,6 @@ def _child(code, tmp_path, runs=1, timeout=120):
     return out
 
 
-def test_bad_input_raises_cairn_errors(tmp_path):
-    # Package doc: errors raise cairn.NotFound/Corruption/InvalidArgument/...
-    with cairn.Store(tmp_path / "s") as st:
-        st.put("k", b"abcdefgh")
-        st.commit()
-        with pytest.raises(cairn.InvalidArgument):
-            st.put("t", b"x", tags={"t": [2**63]})  # an int list tag is Int64
-        with pytest.raises(cairn.InvalidArgument):
-            st.read_range("k", -1, bytearray(1))
-    with pytest.raises(cairn.InvalidArgument):
-        cairn.Store(tmp_path / "o", keep_revisions=-1)
-
-
 def test_store_on_comm_null_is_refused(tmp_path):
     # Store(comm=...): "an mpi4py communicator". MPI.COMM_NULL (what a rank
     # left out of Comm.Split gets) must raise, not hang or crash.

@@ -450,3 +450,49 @@ def test_fortran_ordered_arrays(path, comm):
             c = np.empty((2, 3))
             assert r.readinto(c) == 48
         np.testing.assert_array_equal(c, x)
+
+
+def test_bad_input_raises_cairn_errors(path, comm):
+    # The package's doc: errors raise cairn.NotFound, Corruption,
+    # InvalidArgument... Before: struct.error, nanobind's TypeError for ints
+    # out of range, RuntimeError (std::bad_cast) for options, AttributeError
+    # from a closed stream, ValueError from numpy, and a MemoryError from
+    # get(shape=huge) before the size was checked.
+    with cairn.Store(path, comm) as st:
+        st.put("k", b"abcdefgh")
+        if comm.rank == 0:
+            st.put_array("a", np.arange(3.0))
+        st.commit()
+        bad = {
+            "int64 list tag": lambda: st.put("t", b"x", tags={"t": [2**63]}),
+            "rank": lambda: st.get("k", rank=2**40),
+            "rank type": lambda: st.get("k", rank="0"),
+            "read_range offset": lambda: st.read_range("k", -1, bytearray(1)),
+            "read_range offset 2**64": lambda: st.read_range("k", 2**64, bytearray(1)),
+            "huge shape": lambda: st.get("k", dtype=np.float64, shape=(2**40, 2**20)),
+            "negative shape": lambda: st.get("k", dtype=np.uint8, shape=(-1, -8)),
+            "array count": lambda: st.array("a").read((0,), (-1,)),
+            "array box": lambda: st.array("a").read((0,), (2**50,)),
+            "array dims": lambda: st.array("a").read((0, 0), (1, 1)),
+            "pin": lambda: st.pin(-1),
+        }
+        for what, fn in bad.items():
+            with pytest.raises(cairn.InvalidArgument):
+                fn()
+                pytest.fail(what)
+        with st.open_stream("k", "rb") as r:
+            for pos in (2**64, -1, "x"):
+                with pytest.raises(cairn.InvalidArgument):
+                    r.seek(pos)
+        w = st.open_stream("w", "wb")
+        w.close()
+        for fn in (w.size, w.tell, lambda: w.write(b"x"), lambda: w.seek(0)):
+            with pytest.raises(cairn.InvalidArgument, match="closed"):
+                fn()
+        st.commit()
+    for opts in ({"keep_revisions": -1}, {"keep_revisions": 2**64}, {"subfiles": 2**40},
+                 {"collective_timeout_s": "x"}, {"chunk_size": 1.5}):
+        with pytest.raises(cairn.InvalidArgument, match=next(iter(opts))):
+            cairn.Store(path, comm, **opts)
+    with pytest.raises(cairn.InvalidArgument, match="revision"):
+        cairn.Store(path, comm, revision=-1)
