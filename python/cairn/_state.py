@@ -130,7 +130,14 @@ def save(store: Any, state: Any, prefix: str = "state", commit: bool = True) -> 
     """Puts `state` (a nested dict; see the module's doc) into this rank's
     namespace under `prefix`, removes objects of an earlier save under
     `prefix` that the new state no longer has, and (collectively, if
-    `commit`) commits. Returns the revision, or None without commit."""
+    `commit`) commits. Returns the revision, or None without commit.
+
+    A save owns everything under ``prefix + "/"``: every object of this
+    rank's namespace there (and, from rank 0, every global array there)
+    that the new state does not have is deleted, whoever put it. So two
+    states must not be saved under nested prefixes: a save under "state"
+    deletes what a save under "state/x" wrote (and then "state/x" no longer
+    loads). Use sibling prefixes ("state", "state_x") instead."""
     torch = _torch()
     written: List[str] = []
     shards: List[str] = []

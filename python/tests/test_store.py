@@ -496,3 +496,30 @@ def test_bad_input_raises_cairn_errors(path, comm):
             cairn.Store(path, comm, **opts)
     with pytest.raises(cairn.InvalidArgument, match="revision"):
         cairn.Store(path, comm, revision=-1)
+
+
+def test_tags_read_back_by_stored_type(path, comm):
+    # What the tags docstring says comes back: the stored type decides.
+    with cairn.Store(path, comm) as st:
+        st.put("k", b"v", tags={"i64": np.int64(5), "f64": np.float64(0.5), "b": np.bool_(True),
+                                "u64": 2**63, "i32": np.int32(-2)})
+        got = st.tags("k")
+        assert type(got["i64"]) is int and got["i64"] == 5
+        assert type(got["f64"]) is float and got["f64"] == 0.5
+        assert type(got["b"]) is np.uint8 and got["b"] == 1
+        assert type(got["u64"]) is np.uint64 and got["u64"] == 2**63
+        assert type(got["i32"]) is np.int32 and got["i32"] == -2
+
+
+def test_save_owns_its_prefix(path, comm):
+    # As save's docstring says: sibling prefixes are independent; a save
+    # under "state" deletes what a save under "state/x" put.
+    with cairn.Store(path, comm) as st:
+        cairn.save(st, {"a": 1}, prefix="state_x")
+        cairn.save(st, {"b": 2}, prefix="state")
+        assert cairn.load(st, prefix="state_x") == {"a": 1}
+        cairn.save(st, {"c": 3}, prefix="state/x")
+        cairn.save(st, {"b": 2}, prefix="state")
+        assert not [k for k in st.keys() if k.startswith("state/x/")]
+        with pytest.raises(cairn.NotFound):
+            cairn.load(st, prefix="state/x")
