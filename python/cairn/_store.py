@@ -139,7 +139,11 @@ class Stream(io.RawIOBase):
 
     def seek(self, pos: int, whence: int = io.SEEK_SET) -> int:
         h = self._live()
-        pos = _int(pos, -_U64, _U64, f"stream '{self.name}': seek position")
+        try:
+            pos = operator.index(pos)
+        except TypeError:
+            raise InvalidArgument(f"stream '{self.name}': seek position must be an int, "
+                                  f"got {pos!r}") from None
         if whence == io.SEEK_CUR:
             pos += h.tell()
         elif whence == io.SEEK_END:
