@@ -8,7 +8,9 @@
 //     memoryview, NumPy arrays, ...) and handed to the store as they lie in
 //     memory, and values are read straight into a buffer the caller
 //     provides (or into a new bytes object): no extra copy either way;
-//   - every call that does I/O or MPI runs with the GIL released;
+//   - every call runs with the GIL released, serialized with the other
+//     calls on the same store by the store's mutex (see "Bound classes");
+//   - buffers must be C-contiguous and not hold Python objects;
 //   - a failed Status raises the exception of its code (cairn.NotFound, ...,
 //     defined in python/cairn/_errors.py) with the library's message;
 //   - tags cross as (name, type code, payload) tuples, the type codes of
