@@ -211,3 +211,27 @@ def test_waiting_on_one_async_commit_from_two_threads_does_not_crash(tmp_path):
         assert r == [1, 1], r
         print("ok")
         """, tmp_path, runs=3))
+
+
+def test_close_while_streams_commits_and_arrays_are_in_use(tmp_path):
+    # Streams, an AsyncCommit and a cairn.Array used by other threads while
+    # the store closes: each call completes or raises cairn.Error (the
+    # stream outlives the store, as include/cairn/stream.h allows).
+    _all_ok(_child("""
+        import sys, threading, numpy as np, cairn
+        s = cairn.Store(sys.argv[1], sync=False)
+        s.put_array("a", np.arange(1 << 20, dtype=np.float64)); s.put("k", np.ones(1 << 20)); s.commit()
+        a = s.array("a"); r = s.open_stream("k", "rb"); w = s.open_stream("w", "wb")
+        s.put("k2", np.ones(1 << 20)); h = s.commit_async()
+        def use(f):
+            for _ in range(100):
+                try: f()
+                except cairn.Error: pass
+        fs = [lambda: a[::3], lambda: (r.seek(0), r.read(1 << 16)), lambda: w.write(b"x" * 4096),
+              lambda: h.wait(), lambda: h.test()]
+        th = [threading.Thread(target=use, args=(f,)) for f in fs]
+        [t.start() for t in th]; s.close(); [t.join() for t in th]
+        try: w.close()
+        except cairn.Error: pass
+        print("ok")
+        """, tmp_path, runs=3))
