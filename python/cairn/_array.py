@@ -181,12 +181,17 @@ class Array:
     it on any rank count (see the module's doc for how steps are read);
     ``a.read(start, count, out=)`` reads a box into a buffer;
     ``numpy.asarray(a)`` reads the whole. Valid while its store is open.
+    The attributes are those of the array when the handle was made: every
+    read checks that the array still has that dtype and shape, and raises
+    cairn.InvalidArgument if it was put again with others (get a new handle
+    with Store.array(name)); it never reads the new bytes as the old dtype.
     """
 
     def __init__(self, s: Any, info: tuple) -> None:
         self._s = s
         name, code, shape, tags, nblocks, regular, blocks = info
         self.name: str = name
+        self._code = code
         self.dtype = _np.dtype(_NAMES[code]) if code in _NAMES else None
         if self.dtype is None:
             raise InvalidArgument(f"array '{name}': unknown dtype code {code}")
@@ -230,12 +235,20 @@ class Array:
     def read(self, start: Sequence[int], count: Sequence[int], out: Any = None) -> Any:
         """The box (start, count) as a new C-ordered array (or into `out`, a
         writable C-contiguous array or buffer of exactly its bytes)."""
+        start = _dims(start, "start", self.name, self.ndim)
+        count = _dims(count, "count", self.name, self.ndim)
+        if any(x < 0 for x in start + count):
+            raise InvalidArgument(f"array '{self.name}': start {start} and count {count} must not "
+                                  "be negative")
+        if any(a + c > n for a, c, n in zip(start, count, self.shape)):
+            raise InvalidArgument(f"array '{self.name}': the box at {start} of {count} is not "
+                                  f"inside the shape {self.shape}")
         if out is None:
             out = _np.empty(tuple(int(c) for c in count), dtype=self.dtype)
         elif isinstance(out, _np.ndarray) and (out.dtype != self.dtype or not out.flags.c_contiguous):
             raise InvalidArgument(f"array '{self.name}': out must be a C-contiguous {self.dtype} "
                                   f"array, got {out.dtype} {'C' if out.flags.c_contiguous else 'strided'}")
-        self._s.get_array(self.name, list(start), list(count), out, self.dtype.itemsize)
+        self._s.get_array(self.name, start, count, out, self._code, self.shape)
         return out
 
     def __getitem__(self, key: Any) -> Any:
@@ -244,10 +257,10 @@ class Array:
             return _np.empty(out_shape, dtype=self.dtype)
         if not strided:
             out = _np.empty(out_shape, dtype=self.dtype)
-            self._s.get_array(self.name, start, count, out, self.dtype.itemsize)
+            self._s.get_array(self.name, start, count, out, self._code, self.shape)
             return out[()] if out.ndim == 0 else out
         box = _np.empty(tuple(count), dtype=self.dtype)
-        self._s.get_array(self.name, start, count, box, self.dtype.itemsize)
+        self._s.get_array(self.name, start, count, box, self._code, self.shape)
         return box[post].copy()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:

@@ -19,7 +19,8 @@ copies are saved), int, float, bool, str, bytes, None, and cairn.Shard.
 - **Everything else** (replicated arrays, scalars, the tree) is saved by
   each rank in its own namespace, as one object per leaf "<prefix>/<path>"
   (path components joined by "/", with "%" and "/" in names escaped as %25
-  and %2F) tagged with its kind, dtype and shape, plus the tree's shape as
+  and %2F, a leading "." as %2E and an empty name as "%", so that any str
+  key is kept apart from the others and from the save's own objects) tagged with its kind, dtype and shape, plus the tree's shape as
   one more object, "<prefix>/.tree" (JSON). Per rank, not once: values that
   differ by rank (a random generator's state, a rank's own counters) come
   back exactly on the same rank count. On another rank count (the store's
@@ -51,7 +52,14 @@ def _torch():
 
 
 def _esc(name: str) -> str:
-    return name.replace("%", "%25").replace("/", "%2F")
+    """A dict key as one path component: "%" and "/" escaped, a leading "."
+    as %2E and the empty key as a lone "%", so that no component is empty
+    or starts with "." (the save's own objects, ".tree" and ".root", do),
+    and distinct keys stay distinct."""
+    e = name.replace("%", "%25").replace("/", "%2F")
+    if e.startswith("."):
+        e = "%2E" + e[1:]
+    return e or "%"
 
 
 def _scalar_bytes(kind: str, v: Any) -> bytes:
@@ -122,7 +130,14 @@ def save(store: Any, state: Any, prefix: str = "state", commit: bool = True) -> 
     """Puts `state` (a nested dict; see the module's doc) into this rank's
     namespace under `prefix`, removes objects of an earlier save under
     `prefix` that the new state no longer has, and (collectively, if
-    `commit`) commits. Returns the revision, or None without commit."""
+    `commit`) commits. Returns the revision, or None without commit.
+
+    A save owns everything under ``prefix + "/"``: every object of this
+    rank's namespace there (and, from rank 0, every global array there)
+    that the new state does not have is deleted, whoever put it. So two
+    states must not be saved under nested prefixes: a save under "state"
+    deletes what a save under "state/x" wrote (and then "state/x" no longer
+    loads). Use sibling prefixes ("state", "state_x") instead."""
     torch = _torch()
     written: List[str] = []
     shards: List[str] = []
@@ -206,12 +221,14 @@ def load(store: Any, like: Any = None, prefix: str = "state", rank: Optional[int
     gets the piece it asks for of the saved global array (module doc)."""
     rank = _load_rank(store, rank)
     tree_key = f"{prefix}/.tree"
+    raw = store.get(tree_key, rank=rank)
     try:
-        tree = json.loads(store.get(tree_key, rank=rank))
+        tree = json.loads(raw)
     except ValueError as e:
-        if isinstance(e, KeyError):
-            raise
         raise Corruption(f"cairn.load: '{tree_key}' is not a saved tree: {e}") from None
+
+    def malformed(what: Any) -> Corruption:
+        return Corruption(f"cairn.load: '{tree_key}' is not a saved tree: {what}")
     torch = _torch()
     # The array leaves are read together at the end, with one get_many
     # (Store::MultiGet: all reads planned and merged in file order) into
@@ -230,8 +247,15 @@ def load(store: Any, like: Any = None, prefix: str = "state", rank: Optional[int
         if kind in ("ndarray", "npscalar", "torch"):
             if _np is None:
                 raise InvalidArgument(f"cairn.load: '{key}' is an array: numpy is needed")
-            dt = _np.dtype(tags["dtype"])
-            shape = tuple(int(x) for x in tags["shape"])
+            try:
+                dt = _np.dtype(tags["dtype"])
+                shape = tuple(int(x) for x in tags["shape"])
+                if kind == "torch":
+                    str(tags["torch_dtype"])
+            except (KeyError, TypeError, ValueError) as e:
+                raise Corruption(f"cairn.load: '{key}' has bad array tags {tags}: {e!r}") from None
+            if dt.hasobject:
+                raise Corruption(f"cairn.load: '{key}' has bad array tags {tags}: an object dtype")
             if kind == "torch":
                 if like_v is not None and torch is not None and isinstance(like_v, torch.Tensor) \
                         and like_v.device.type == "cpu" and tuple(like_v.shape) == shape \
@@ -252,7 +276,11 @@ def load(store: Any, like: Any = None, prefix: str = "state", rank: Optional[int
                 return store.get(key, dtype=dt, shape=shape, rank=rank)[()]
             return later(key, _np.empty(shape, dtype=dt))
         if kind in ("int", "float", "bool", "str", "bytes", "none"):
-            return _scalar_from(kind, store.get(key, rank=rank))
+            raw = store.get(key, rank=rank)
+            try:
+                return _scalar_from(kind, raw)
+            except ValueError as e:  # UnicodeDecodeError too
+                raise Corruption(f"cairn.load: '{key}' is not a saved {kind}: {e}") from None
         raise Corruption(f"cairn.load: '{key}' has no known kind (tags {tags})")
 
     def shard(name: str, like_v: Any) -> Any:
@@ -289,16 +317,21 @@ def load(store: Any, like: Any = None, prefix: str = "state", rank: Optional[int
             local[...] = arr.read(start, local.shape)
 
     def build(node: Dict[str, Any], like_v: Any) -> Any:
-        if "leaf" in node:
-            return leaf(node["leaf"], like_v)
-        if "shard" in node:
-            return shard(node["shard"], like_v)
+        if not isinstance(node, dict):
+            raise malformed(f"a node is a {type(node).__name__}: {str(node)[:80]}")
+        if "leaf" in node or "shard" in node:
+            key = node.get("leaf", node.get("shard"))
+            if not isinstance(key, str):
+                raise malformed(f"a leaf names {str(key)[:80]}")
+            return leaf(key, like_v) if "leaf" in node else shard(key, like_v)
         if "dict" in node:
+            if not isinstance(node["dict"], dict):
+                raise malformed(f"a dict node holds {str(node['dict'])[:80]}")
             lk = like_v if isinstance(like_v, dict) else {}
             return {k: build(n, lk.get(k)) for k, n in node["dict"].items()}
         seq = node.get("list", node.get("tuple"))
-        if seq is None:
-            raise Corruption(f"cairn.load: '{tree_key}' has a node of no known form")
+        if not isinstance(seq, list):
+            raise malformed(f"a node of no known form: {str(node)[:80]}")
         ll = like_v if isinstance(like_v, (list, tuple)) and len(like_v) == len(seq) else [None] * len(seq)
         items = [build(n, x) for n, x in zip(seq, ll)]
         return tuple(items) if "tuple" in node else items

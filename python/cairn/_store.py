@@ -7,6 +7,7 @@ Python form and adds no semantics of its own.
 from __future__ import annotations
 
 import io
+import operator
 import os
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
@@ -44,8 +45,43 @@ class ObjectInfo(NamedTuple):
     tags: Dict[str, Any]
 
 
+def _no_objects(dt: Any, what: str) -> None:
+    """Refuses a NumPy dtype that holds Python objects: its memory is
+    pointers, which must be neither stored nor overwritten by bytes."""
+    if dt is not None and dt.hasobject:
+        raise InvalidArgument(f"{what}: dtype {dt} holds Python objects; cairn stores and reads "
+                              "only plain data (numbers, bytes)")
+
+
+def _c_order(out: Any, what: str) -> None:
+    """Refuses a NumPy array that is not C-contiguous as a buffer to fill
+    or write: values are bytes in C order, and a Fortran-ordered array's
+    memory is not (it would come back permuted)."""
+    if _np is not None and isinstance(out, _np.ndarray) and not out.flags.c_contiguous:
+        layout = "Fortran-ordered" if out.flags.f_contiguous else "strided"
+        raise InvalidArgument(f"{what}: a {layout} array cannot be used; values are bytes in C "
+                              "order: use numpy.ascontiguousarray(x) (or an array made with "
+                              "order='C')")
+
+
+def _int(v: Any, lo: int, hi: int, what: str) -> int:
+    """`v` as an int in [lo, hi], else InvalidArgument saying what it is."""
+    if isinstance(v, bool):
+        raise InvalidArgument(f"{what} must be an int, got {v!r}")
+    try:
+        i = operator.index(v)
+    except TypeError:
+        raise InvalidArgument(f"{what} must be an int, got {type(v).__name__} {v!r}") from None
+    if not lo <= i <= hi:
+        raise InvalidArgument(f"{what} {i} is out of range ({lo} to {hi})")
+    return i
+
+
+_U64 = (1 << 64) - 1
+
+
 def _rank(rank: Optional[int]) -> int:
-    return -1 if rank is None else int(rank)
+    return -1 if rank is None else _int(rank, -(1 << 31), (1 << 31) - 1, "rank")
 
 
 class Stream(io.RawIOBase):
@@ -55,7 +91,10 @@ class Stream(io.RawIOBase):
     its tags) when it is closed, pending for the next commit. ``write``
     also takes a ``str`` (as UTF-8), so ``json.dump`` works on it; ``flush``
     does nothing (what is written is already the store's: a commit makes
-    it durable). Seekable both ways (see include/cairn/stream.h).
+    it durable). Seekable both ways (see include/cairn/stream.h). write and
+    readinto take C-contiguous buffers only: a Fortran-ordered or strided
+    NumPy array raises InvalidArgument (numpy.ascontiguousarray(x) first),
+    as a real file's write refuses it.
     """
 
     def __init__(self, handle: Any, writable: bool, key: str) -> None:
@@ -74,40 +113,56 @@ class Stream(io.RawIOBase):
     def seekable(self) -> bool:
         return True
 
+    def _live(self) -> Any:
+        """The extension's stream; InvalidArgument (a ValueError, as io's
+        closed-file error is) once closed."""
+        h = self._h
+        if h is None or self.closed:
+            raise InvalidArgument(f"stream '{self.name}' is closed")
+        return h
+
     def readinto(self, b: Any) -> int:
-        self._checkClosed()
+        h = self._live()
         if self._writable:
             raise io.UnsupportedOperation("read from a write stream")
-        return self._h.readinto(b)
+        _c_order(b, f"stream '{self.name}': readinto")
+        return h.readinto(b)
 
     def write(self, b: Any) -> int:
-        self._checkClosed()
+        h = self._live()
         if not self._writable:
             raise io.UnsupportedOperation("write to a read stream")
         if isinstance(b, str):
             b = b.encode("utf-8")
-        return self._h.write(b)
+        _c_order(b, f"stream '{self.name}': write")
+        return h.write(b)
 
     def seek(self, pos: int, whence: int = io.SEEK_SET) -> int:
-        self._checkClosed()
+        h = self._live()
+        try:
+            pos = operator.index(pos)
+        except TypeError:
+            raise InvalidArgument(f"stream '{self.name}': seek position must be an int, "
+                                  f"got {pos!r}") from None
         if whence == io.SEEK_CUR:
-            pos += self._h.tell()
+            pos += h.tell()
         elif whence == io.SEEK_END:
-            pos += self._h.size()
+            pos += h.size()
         elif whence != io.SEEK_SET:
-            raise ValueError(f"bad whence {whence}")
+            raise InvalidArgument(f"stream '{self.name}': bad whence {whence!r}")
         if pos < 0:
             raise InvalidArgument(f"stream '{self.name}': negative position {pos}")
-        self._h.seek(pos)
-        return self._h.tell()
+        if pos > _U64:
+            raise InvalidArgument(f"stream '{self.name}': position {pos} is beyond 2**64-1")
+        h.seek(pos)
+        return h.tell()
 
     def tell(self) -> int:
-        self._checkClosed()
-        return self._h.tell()
+        return self._live().tell()
 
     def size(self) -> int:
         """The stream's size so far (a writer) or the object's (a reader)."""
-        return self._h.size()
+        return self._live().size()
 
     def flush(self) -> None:
         pass
@@ -143,6 +198,18 @@ class Store:
     (collectively) at the end. Puts and deletes are local to the calling
     rank's namespace; commit(), commit_async(), query_all(), get_shared(),
     pin/unpin/drop and close() are collective.
+
+    Threads: a Store may be used from several Python threads. Its calls
+    release the GIL while the library works, and are serialized: one lock
+    per store, shared by its streams, commit handles and cairn.Array
+    handles, lets one call at a time into the C++ store (the others wait,
+    with the GIL released; no speed-up from threads, but no damage).
+    close() waits for the call in progress; calls after it raise
+    InvalidArgument ("the store is closed"). A sequence of calls (a get's
+    size check then read, save's puts) is not atomic as a whole: a value
+    another thread replaces in between may raise InvalidArgument.
+    Collective calls from two threads of one rank may pair up with the
+    wrong calls of other ranks: make collective calls from one thread.
     """
 
     def __init__(self, path: Union[str, os.PathLike], comm: Any = None, mode: str = "a",
@@ -155,7 +222,8 @@ class Store:
             options.setdefault("error_if_exists", True)
         self.path = os.fspath(path)
         self.mode = mode
-        self._s = _cairn.Store(self.path, comm, mode == "r", int(revision or 0), options)
+        rev = 0 if revision is None else _int(revision, 0, _U64, "revision")
+        self._s = _cairn.Store(self.path, comm, mode == "r", rev, options)
 
     # ---- life cycle ----
     def close(self) -> None:
@@ -204,18 +272,27 @@ class Store:
 
     # ---- the caller's namespace ----
     def put(self, key: str, value: Any, tags: Optional[Dict[str, Any]] = None) -> None:
-        """Stores `value` (bytes or any contiguous buffer: bytearray,
+        """Stores `value` (bytes or any C-contiguous buffer: bytearray,
         memoryview, a NumPy array...) under `key`, with `tags`. The value is
         written from its own memory, without a copy (with staging_bytes > 0
-        it is copied into staging memory, as in C++). A non-contiguous NumPy
-        array is made contiguous first (one copy)."""
-        if _np is not None and isinstance(value, _np.ndarray) and not (
-                value.flags.c_contiguous or value.flags.f_contiguous):
-            value = _np.ascontiguousarray(value)
+        it is copied into staging memory, as in C++). Values are stored in
+        C order: a NumPy array that is not C-contiguous (Fortran-ordered
+        or strided) is converted to C order first (one copy), so that
+        get(dtype=, shape=) gives back the same array; other buffers must
+        be C-contiguous (InvalidArgument)."""
+        if _np is not None and isinstance(value, _np.ndarray):
+            _no_objects(value.dtype, f"put('{key}')")
+            if not value.flags.c_contiguous:
+                value = _np.ascontiguousarray(value)
         self._s.put(key, value, _tags.to_list(tags))
 
     def put_shared(self, key: str, value: Any, tags: Optional[Dict[str, Any]] = None) -> None:
-        """Rank 0 only: a shared object, read by all with get_shared()."""
+        """Rank 0 only: a shared object, read by all with get_shared().
+        The value is taken as put() takes it."""
+        if _np is not None and isinstance(value, _np.ndarray):
+            _no_objects(value.dtype, f"put_shared('{key}')")
+            if not value.flags.c_contiguous:
+                value = _np.ascontiguousarray(value)
         self._s.put_shared(key, value, _tags.to_list(tags))
 
     def delete(self, key: str) -> None:
@@ -243,17 +320,22 @@ class Store:
             dtype: Any = None, shape: Any = None) -> Any:
         """The value of `key` (of this rank's namespace, or of `rank`'s).
 
-        - ``out``: a writable buffer (bytearray, NumPy array, ...) of exactly
-          the value's size is filled in place and returned;
+        - ``out``: a writable C-contiguous buffer (bytearray, NumPy array,
+          ...) of exactly the value's size is filled in place and returned
+          (a Fortran-ordered or strided array is refused: InvalidArgument);
         - ``dtype`` and/or ``shape``: a new NumPy array that owns its memory,
           read into directly (no copy); without shape it is 1-D;
         - neither: a new ``bytes`` object, read into directly.
+
+        Object dtypes (``dtype=object``, or an `out` holding Python
+        objects) are refused with InvalidArgument: a read never writes
+        bytes over object pointers.
         """
         r = _rank(rank)
         if out is not None:
-            if _np is not None and isinstance(out, _np.ndarray) and not (
-                    out.flags.c_contiguous or out.flags.f_contiguous):
-                raise InvalidArgument(f"get('{key}'): out must be a contiguous array")
+            if _np is not None and isinstance(out, _np.ndarray):
+                _no_objects(out.dtype, f"get('{key}', out=...)")
+                _c_order(out, f"get('{key}', out=...)")
             self._s.read_into(key, out, r)
             return out
         if dtype is None and shape is None:
@@ -261,15 +343,28 @@ class Store:
         if _np is None:
             raise InvalidArgument("get(dtype=..., shape=...) needs numpy")
         dt = _np.dtype(dtype if dtype is not None else _np.uint8)
+        _no_objects(dt, f"get('{key}')")
         n = self._s.size_of(key, r)
         if shape is None:
             if dt.itemsize == 0 or n % dt.itemsize != 0:
                 raise InvalidArgument(f"get('{key}'): {n} bytes are not a whole number of {dt}")
             shape = (n // dt.itemsize,)
+        # The size is checked before anything is allocated.
+        try:
+            shape = tuple(operator.index(d) for d in shape) if _np.iterable(shape) \
+                else (operator.index(shape),)
+        except TypeError:
+            raise InvalidArgument(f"get('{key}'): shape must be an int or a sequence of ints, "
+                                  f"got {shape!r}") from None
+        if any(d < 0 for d in shape):
+            raise InvalidArgument(f"get('{key}'): shape {shape} has a negative dimension")
+        nbytes = dt.itemsize
+        for d in shape:
+            nbytes *= d
+        if nbytes != n:
+            raise InvalidArgument(f"get('{key}'): the value has {n} bytes, shape {shape} "
+                                  f"of {dt} has {nbytes}")
         arr = _np.empty(shape, dtype=dt)
-        if arr.nbytes != n:
-            raise InvalidArgument(f"get('{key}'): the value has {n} bytes, shape {tuple(arr.shape)} "
-                                  f"of {dt} has {arr.nbytes}")
         self._s.read_into(key, arr, r)
         return arr
 
@@ -278,7 +373,7 @@ class Store:
         """The values of `keys`, read with one batched read (Store::MultiGet:
         the reads of all values are planned together and land in place).
 
-        - ``outs``: one writable contiguous buffer per key, each exactly the
+        - ``outs``: one writable C-contiguous buffer per key, each exactly the
           size of its value, filled in place; returned as a list;
         - else a new 1-D NumPy array of ``dtype`` per key (``uint8`` when
           dtype is None; a ``bytearray`` per key without NumPy), read into
@@ -297,6 +392,7 @@ class Store:
             dt = None
             if _np is not None:
                 dt = _np.dtype(dtype if dtype is not None else _np.uint8)
+                _no_objects(dt, "get_many")
             elif dtype is not None:
                 raise InvalidArgument("get_many(dtype=...) needs numpy")
             for k in keys:
@@ -313,15 +409,17 @@ class Store:
                 raise InvalidArgument(f"get_many: {len(keys)} keys but {len(outs)} outs")
             if _np is not None:
                 for k, o in zip(keys, outs):
-                    if isinstance(o, _np.ndarray) and not (o.flags.c_contiguous or o.flags.f_contiguous):
-                        raise InvalidArgument(f"get_many('{k}'): out must be a contiguous array")
+                    if isinstance(o, _np.ndarray):
+                        _no_objects(o.dtype, f"get_many('{k}')")
+                    _c_order(o, f"get_many('{k}', outs=...)")
         self._s.read_many_into(keys, outs, r)
         return outs
 
     def read_range(self, key: str, offset: int, out: Any, rank: Optional[int] = None) -> Any:
         """Fills `out` with the bytes of the value from `offset` (only the
         chunks touched are read and verified); returns `out`."""
-        self._s.read_range(key, int(offset), out, _rank(rank))
+        _c_order(out, f"read_range('{key}')")
+        self._s.read_range(key, _int(offset, 0, _U64, f"read_range('{key}'): offset"), out, _rank(rank))
         return out
 
     def get_shared(self, key: str) -> bytes:
@@ -448,15 +546,15 @@ class Store:
 
     def pin(self, revision: int) -> None:
         """Collective: protects `revision` from keep_revisions and drop."""
-        self._s.pin(int(revision))
+        self._s.pin(_int(revision, 0, _U64, "pin: revision"))
 
     def unpin(self, revision: int) -> None:
         """Collective: removes the pin of `revision`."""
-        self._s.unpin(int(revision))
+        self._s.unpin(_int(revision, 0, _U64, "unpin: revision"))
 
     def drop(self, revision: int) -> None:
         """Collective: removes `revision` for good."""
-        self._s.drop(int(revision))
+        self._s.drop(_int(revision, 0, _U64, "drop: revision"))
 
     def stats(self) -> Dict[str, int]:
         """This rank's I/O counters (cairn::IoStats)."""

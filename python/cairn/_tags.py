@@ -1,12 +1,26 @@
 """Tags and query conditions: Python values <-> cairn's typed tag values.
 
 A tag crosses to the extension as ``(name, type code, payload)``, with the
-type codes of include/cairn/tags.h. Widths are kept: a NumPy scalar keeps
-its dtype (``np.int32(5)`` is stored as Int32 and read back as
-``np.int32(5)``), a NumPy array becomes an array tag of its element type
-(flattened), a Python ``int`` is Int64 (UInt64 above 2**63 - 1), a
-``float`` Float64, a ``str`` String and ``bytes`` Bytes. A list or tuple of
-numbers is an Int64 or Float64 array.
+type codes of include/cairn/tags.h. Widths are kept: a NumPy scalar is
+stored with its width (``np.int32(5)`` as Int32), a NumPy array becomes an
+array tag of its element type (flattened), a Python ``int`` is Int64
+(UInt64 above 2**63 - 1), a ``float`` Float64, a ``str`` String and
+``bytes`` Bytes. A list or tuple of numbers is an Int64 or Float64 array
+(InvalidArgument if an int does not fit in Int64).
+
+What is read back is decided by the stored type alone (a tag does not
+record which Python type made it):
+
+- Int64 and Float64 come back as Python ``int`` and ``float``: so do
+  ``np.int64`` and ``np.float64`` scalars (equal values, not their NumPy
+  type);
+- Int8, Int16, Int32, UInt8, UInt16, UInt32, UInt64 and Float32 come back
+  as that NumPy scalar type (``np.int32(5)`` as ``np.int32(5)``); so a
+  Python int above 2**63 - 1 comes back as ``np.uint64``, and ``np.bool_``
+  (stored as UInt8) as ``np.uint8`` 0 or 1;
+- String comes back as ``str`` (``bytes`` if it is not UTF-8), Bytes as
+  ``bytes``; arrays as 1-D NumPy arrays of their element type (a list of
+  Python numbers without NumPy).
 """
 from __future__ import annotations
 
@@ -75,6 +89,10 @@ def encode(name: str, value: Any) -> Tuple[int, Any]:
         return BYTES, bytes(value)
     if isinstance(value, (list, tuple)) and value:
         if all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            bad = [v for v in value if not -(1 << 63) <= v < (1 << 63)]
+            if bad:
+                raise InvalidArgument(f"tag '{name}': a list of ints is an Int64 array, and {bad[0]} "
+                                      "does not fit in Int64 (use a numpy uint64 array)")
             return ARRAY | INT64, struct.pack(f"<{len(value)}q", *value)
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
             return ARRAY | FLOAT64, struct.pack(f"<{len(value)}d", *value)

@@ -8,7 +8,9 @@
 //     memoryview, NumPy arrays, ...) and handed to the store as they lie in
 //     memory, and values are read straight into a buffer the caller
 //     provides (or into a new bytes object): no extra copy either way;
-//   - every call that does I/O or MPI runs with the GIL released;
+//   - every call runs with the GIL released, serialized with the other
+//     calls on the same store by the store's mutex (see "Bound classes");
+//   - buffers must be C-contiguous and not hold Python objects;
 //   - a failed Status raises the exception of its code (cairn.NotFound, ...,
 //     defined in python/cairn/_errors.py) with the library's message;
 //   - tags cross as (name, type code, payload) tuples, the type codes of
@@ -28,6 +30,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -80,17 +83,45 @@ void Translate(const std::exception_ptr& p, void*) {
   }
 }
 
-// A contiguous buffer of a Python object, held for the lifetime of this.
+// Whether a struct-module format string (PEP 3118) has an object item 'O'
+// (field names, between colons, are skipped).
+bool HoldsObjects(const char* f) {
+  if (f == nullptr) return false;
+  for (; *f; ++f) {
+    if (*f == ':') {
+      while (f[1] && f[1] != ':') ++f;
+      if (f[1]) ++f;
+    } else if (*f == 'O') {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A C-contiguous buffer of a Python object (any contiguous one with
+// `any_order`), held for the lifetime of this. Values are bytes in C order:
+// a Fortran-ordered multi-dimensional buffer would be stored, or filled, in
+// its memory order, which is not its index order, so it is refused.
 class Buffer {
  public:
-  Buffer(nb::handle obj, bool writable) {
-    const int flags = PyBUF_ANY_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+  Buffer(nb::handle obj, bool writable, bool any_order = false) {
+    const int flags = (any_order ? PyBUF_ANY_CONTIGUOUS : PyBUF_C_CONTIGUOUS) | PyBUF_FORMAT |
+                      (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj.ptr(), &view_, flags) != 0) {
       PyErr_Clear();
-      Invalid(std::string(writable ? "a writable contiguous buffer is required, got "
-                                   : "a contiguous buffer (bytes, bytearray, memoryview, "
+      Invalid(std::string(writable ? "a writable C-contiguous buffer is required, got "
+                                   : "a C-contiguous buffer (bytes, bytearray, memoryview, "
                                      "numpy.ndarray) is required, got ") +
-              Py_TYPE(obj.ptr())->tp_name);
+              Py_TYPE(obj.ptr())->tp_name +
+              " (a Fortran-ordered or strided array: pass numpy.ascontiguousarray(x))");
+    }
+    // A buffer of Python objects (NumPy's object dtype, format 'O' anywhere
+    // in it) holds pointers: storing them, or reading bytes over them, is
+    // refused.
+    if (HoldsObjects(view_.format)) {
+      PyBuffer_Release(&view_);
+      Invalid(std::string("a buffer of Python objects (object dtype) cannot be ") +
+              (writable ? "read into" : "stored") + ", got " + Py_TYPE(obj.ptr())->tp_name);
     }
     held_ = true;
   }
@@ -234,6 +265,12 @@ std::vector<uint64_t> Dims(nb::handle seq, const char* what, const std::string& 
   return out;
 }
 
+std::string ShapeText(const std::vector<uint64_t>& d) {
+  std::string s = "(";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+  return s + (d.size() == 1 ? ",)" : ")");
+}
+
 nb::tuple FromDims(const std::vector<uint64_t>& d) {
   nb::list l;
   for (uint64_t v : d) l.append(v);
@@ -252,10 +289,12 @@ nb::tuple FromArrayInfo(const cairn::ArrayInfo& a) {
 // ---- Options ----
 
 void SetOption(cairn::Options* o, const std::string& k, nb::handle v) {
+  auto repr = [&] { return nb::cast<std::string>(nb::repr(v)); };
   auto u64 = [&](uint64_t* f) {
     if (PyBool_Check(v.ptr()) || !PyLong_Check(v.ptr()))
-      Invalid("option " + k + " must be an int");
-    *f = nb::cast<uint64_t>(v);
+      Invalid("option " + k + " must be an int, got " + repr());
+    if (!nb::try_cast<uint64_t>(v, *f))
+      Invalid("option " + k + " must be an int from 0 to 2**64-1, got " + repr());
   };
   auto flag = [&](bool* f) {
     if (!PyBool_Check(v.ptr())) Invalid("option " + k + " must be True or False");
@@ -275,10 +314,12 @@ void SetOption(cairn::Options* o, const std::string& k, nb::handle v) {
   else if (k == "inline_value_limit") { u64(&tmp); o->inline_value_limit = tmp; }
   else if (k == "compact_index_limit") { u64(&tmp); o->compact_index_limit = tmp; }
   else if (k == "subfiles") {
-    if (PyBool_Check(v.ptr()) || !PyLong_Check(v.ptr())) Invalid("option subfiles must be an int");
-    o->subfiles = nb::cast<int>(v);
+    if (PyBool_Check(v.ptr()) || !PyLong_Check(v.ptr()) || !nb::try_cast<int>(v, o->subfiles))
+      Invalid("option subfiles must be an int (of C int range), got " + repr());
   } else if (k == "collective_timeout_s") {
-    o->collective_timeout_s = nb::cast<double>(v);
+    if (PyBool_Check(v.ptr()) || !(PyLong_Check(v.ptr()) || PyFloat_Check(v.ptr())) ||
+        !nb::try_cast<double>(v, o->collective_timeout_s))
+      Invalid("option collective_timeout_s must be a number of seconds, got " + repr());
   } else {
     Invalid("unknown option '" + k + "'");
   }
@@ -302,87 +343,99 @@ MPI_Comm CommOf(nb::handle comm) {
 }
 
 // ---- Bound classes ----
+//
+// One Store may be used from several Python threads: every call releases
+// the GIL while the library works, so two calls could otherwise run inside
+// one cairn::Store at once (it is not thread-safe: that crashed). Every
+// call that touches the C++ store, or a stream or an asynchronous commit
+// of it (they reach into the store), is serialized by one mutex per store,
+// shared by all of them. The mutex is taken after the GIL is released and
+// given back before the GIL is taken again, so that no thread ever waits
+// for one while holding the other (a thread waiting for the mutex with the
+// GIL held would deadlock against the one in the store that wants the GIL
+// back).
+
+// What a store and its streams and commit handles share.
+struct Shared {
+  std::mutex mu;
+  std::unique_ptr<cairn::Store> store;  // null once closed
+};
+
+// f() with the GIL released and the mutex held.
+template <class F>
+auto Serialized(std::mutex& mu, F&& f) -> decltype(f()) {
+  nb::gil_scoped_release r;
+  std::lock_guard<std::mutex> l(mu);
+  return f();
+}
+
+cairn::Status Closed() { return cairn::Status::InvalidArgument("the store is closed"); }
 
 class PyWriter {
  public:
-  explicit PyWriter(std::unique_ptr<cairn::StreamWriter> w) : w_(std::move(w)) {}
+  PyWriter(std::shared_ptr<Shared> sh, std::unique_ptr<cairn::StreamWriter> w)
+      : sh_(std::move(sh)), w_(std::move(w)) {}
+  ~PyWriter() {
+    if (w_) Serialized(sh_->mu, [&] { w_.reset(); });
+  }
+  PyWriter(PyWriter&&) = default;
   size_t write(nb::handle data) {
     Buffer b(data, false);
-    cairn::Status s;
-    {
-      nb::gil_scoped_release r;
-      s = w_->Write(b.data(), b.size());
-    }
-    Check(s);
+    Check(Serialized(sh_->mu, [&] { return w_->Write(b.data(), b.size()); }));
     return b.size();
   }
-  void seek(uint64_t pos) { Check(w_->Seek(pos)); }
-  uint64_t tell() const { return w_->Tell(); }
-  uint64_t size() const { return w_->Size(); }
-  void flush() {
-    cairn::Status s;
-    {
-      nb::gil_scoped_release r;
-      s = w_->Flush();
-    }
-    Check(s);
-  }
-  void close() {
-    cairn::Status s;
-    {
-      nb::gil_scoped_release r;
-      s = w_->Close();
-    }
-    Check(s);
-  }
+  void seek(uint64_t pos) { Check(Serialized(sh_->mu, [&] { return w_->Seek(pos); })); }
+  uint64_t tell() const { return Serialized(sh_->mu, [&] { return w_->Tell(); }); }
+  uint64_t size() const { return Serialized(sh_->mu, [&] { return w_->Size(); }); }
+  void flush() { Check(Serialized(sh_->mu, [&] { return w_->Flush(); })); }
+  void close() { Check(Serialized(sh_->mu, [&] { return w_->Close(); })); }
 
  private:
+  std::shared_ptr<Shared> sh_;
   std::unique_ptr<cairn::StreamWriter> w_;
 };
 
 class PyReader {
  public:
-  explicit PyReader(std::unique_ptr<cairn::StreamReader> r) : r_(std::move(r)) {}
+  PyReader(std::shared_ptr<Shared> sh, std::unique_ptr<cairn::StreamReader> r)
+      : sh_(std::move(sh)), r_(std::move(r)) {}
+  ~PyReader() {
+    if (r_) Serialized(sh_->mu, [&] { r_.reset(); });
+  }
+  PyReader(PyReader&&) = default;
   size_t readinto(nb::handle out) {
     Buffer b(out, true);
     size_t got = 0;
-    cairn::Status s;
-    {
-      nb::gil_scoped_release r;
-      s = r_->Read(b.data(), b.size(), &got);
-    }
-    Check(s);
+    Check(Serialized(sh_->mu, [&] { return r_->Read(b.data(), b.size(), &got); }));
     return got;
   }
-  void seek(uint64_t pos) { Check(r_->Seek(pos)); }
-  uint64_t tell() const { return r_->Tell(); }
-  uint64_t size() const { return r_->Size(); }
+  void seek(uint64_t pos) { Check(Serialized(sh_->mu, [&] { return r_->Seek(pos); })); }
+  uint64_t tell() const { return Serialized(sh_->mu, [&] { return r_->Tell(); }); }
+  uint64_t size() const { return Serialized(sh_->mu, [&] { return r_->Size(); }); }
 
  private:
+  std::shared_ptr<Shared> sh_;
   std::unique_ptr<cairn::StreamReader> r_;
 };
 
 class PyAsync {
  public:
-  explicit PyAsync(cairn::AsyncCommit h) : h_(std::move(h)) {}
-  bool test() {
-    nb::gil_scoped_release r;
-    return h_.Test();
+  PyAsync(std::shared_ptr<Shared> sh, cairn::AsyncCommit h) : sh_(std::move(sh)), h_(std::move(h)) {}
+  ~PyAsync() {
+    if (sh_) Serialized(sh_->mu, [&] { h_ = cairn::AsyncCommit(); });
   }
+  PyAsync(PyAsync&&) = default;
+  bool test() { return Serialized(sh_->mu, [&] { return h_.Test(); }); }
   uint64_t wait() {
     uint64_t rev = 0;
-    cairn::Status s;
-    {
-      nb::gil_scoped_release r;
-      s = h_.Wait(&rev);
-    }
-    Check(s);
+    Check(Serialized(sh_->mu, [&] { return h_.Wait(&rev); }));
     return rev;
   }
-  uint64_t revision() const { return h_.revision(); }
-  bool committed() const { return h_.committed(); }
+  uint64_t revision() const { return Serialized(sh_->mu, [&] { return h_.revision(); }); }
+  bool committed() const { return Serialized(sh_->mu, [&] { return h_.committed(); }); }
 
  private:
+  std::shared_ptr<Shared> sh_;
   cairn::AsyncCommit h_;
 };
 
@@ -395,7 +448,8 @@ cairn::ReadOptions RO(int rank) {
 class PyStore {
  public:
   PyStore(const std::string& path, nb::handle comm, bool read_only, uint64_t revision,
-          nb::dict options) {
+          nb::dict options)
+      : sh_(std::make_shared<Shared>()) {
     cairn::Options o;
     o.read_only = read_only;
     o.revision = revision;
@@ -403,84 +457,81 @@ class PyStore {
     cairn::Status s;
     if (comm.is_none()) {
       nb::gil_scoped_release r;
-      s = cairn::Store::Open(o, path, &store_);
+      s = cairn::Store::Open(o, path, &sh_->store);
     } else {
       MPI_Comm c = CommOf(comm);
       nb::gil_scoped_release r;
-      s = cairn::Store::Open(o, path, c, &store_);
+      s = cairn::Store::Open(o, path, c, &sh_->store);
     }
     Check(s);
   }
+  ~PyStore() {
+    // A stream or commit handle may still be at work in another thread.
+    if (sh_) Serialized(sh_->mu, [&] { sh_->store.reset(); });
+  }
+  PyStore(const PyStore&) = delete;
+  PyStore& operator=(const PyStore&) = delete;
 
-  cairn::Store* st() const {
-    if (!store_) Invalid("the store is closed");
-    return store_.get();
+  // Runs f(store) -> Status serialized (see above); a closed store is
+  // InvalidArgument. f must not touch Python objects.
+  template <class F>
+  void Run(F&& f) {
+    Check(Serialized(sh_->mu, [&] { return sh_->store ? f(sh_->store.get()) : Closed(); }));
+  }
+  // The same for the accessors that return a value, not a Status.
+  template <class T, class F>
+  T Get(F&& f) {
+    T out{};
+    Run([&](cairn::Store* s) {
+      out = f(s);
+      return cairn::Status::OK();
+    });
+    return out;
   }
 
+  // Waits for the calls of other threads (and a commit in flight), then
+  // closes; later calls raise InvalidArgument.
   void close() {
-    if (!store_) return;
-    cairn::Status s;
-    {
-      nb::gil_scoped_release r;
-      s = store_->Close();
-    }
-    store_.reset();
-    Check(s);
+    Check(Serialized(sh_->mu, [&] {
+      if (!sh_->store) return cairn::Status::OK();
+      cairn::Status s = sh_->store->Close();
+      sh_->store.reset();
+      return s;
+    }));
   }
-  bool closed() const { return !store_; }
+  bool closed() const { return Serialized(sh_->mu, [&] { return !sh_->store; }); }
 
   void put(const std::string& key, nb::handle value, nb::handle tags) {
     cairn::TagList tl = ToTags(tags);
     Buffer b(value, false);
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->Put(key, b.view(), tl);
-    }
-    Check(status);
+    Run([&](cairn::Store* s) { return s->Put(key, b.view(), tl); });
   }
 
   void put_shared(const std::string& key, nb::handle value, nb::handle tags) {
     cairn::TagList tl = ToTags(tags);
     Buffer b(value, false);
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->PutShared(key, b.view(), tl);
-    }
-    Check(status);
+    Run([&](cairn::Store* s) { return s->PutShared(key, b.view(), tl); });
   }
 
   uint64_t size_of(const std::string& key, int rank) {
     uint64_t n = 0;
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->GetSize(key, &n, RO(rank));
-    }
-    Check(status);
+    Run([&](cairn::Store* s) { return s->GetSize(key, &n, RO(rank)); });
     return n;
   }
 
   // Reads the whole value into `out`, whose size must be the value's.
   void read_into(const std::string& key, nb::handle out, int rank) {
     Buffer b(out, true);
-    cairn::Store* s = st();
-    cairn::Status status;
-    uint64_t n = 0;
-    {
-      nb::gil_scoped_release r;
-      status = s->GetSize(key, &n, RO(rank));
+    Run([&](cairn::Store* s) {
+      uint64_t n = 0;
+      cairn::Status status = s->GetSize(key, &n, RO(rank));
       if (status.ok() && n != b.size())
         status = cairn::Status::InvalidArgument(
             "get('" + key + "'): the value has " + std::to_string(n) + " bytes, the buffer " +
             std::to_string(b.size()));
       if (status.ok() && n > 0) status = s->GetRange(key, 0, b.data(), n, RO(rank));
-    }
-    Check(status);
+      return status;
+    });
   }
 
   // Reads the whole values of `keys` into `outs` (outs[i] exactly the size
@@ -505,11 +556,9 @@ class PyStore {
       bufs[i].capacity = held.back()->size();
       ++i;
     }
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
+    Run([&](cairn::Store* s) {
       const cairn::ReadOptions ro = RO(rank);
+      cairn::Status status;
       for (size_t k = 0; k < n && status.ok(); ++k) {
         uint64_t size = 0;
         status = s->GetSize(keys[k], &size, ro);
@@ -522,76 +571,70 @@ class PyStore {
         std::vector<cairn::Status> statuses;
         status = s->MultiGet(keys, &bufs, &statuses, ro);
       }
-    }
-    Check(status);
+      return status;
+    });
   }
 
   void read_range(const std::string& key, uint64_t offset, nb::handle out, int rank) {
     Buffer b(out, true);
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      if (b.size() > 0) status = s->GetRange(key, offset, b.data(), b.size(), RO(rank));
-    }
-    Check(status);
+    Run([&](cairn::Store* s) {
+      return b.size() > 0 ? s->GetRange(key, offset, b.data(), b.size(), RO(rank))
+                          : cairn::Status::OK();
+    });
   }
 
-  // The value as a new bytes object, read straight into it.
+  // The value as a new bytes object, read straight into it. The size is
+  // asked first (the bytes object is made with the GIL held); if another
+  // thread replaced the value in between, the read is made again.
   nb::object get_bytes(const std::string& key, int rank) {
-    const uint64_t n = size_of(key, rank);
-    PyObject* obj = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(n));
-    if (!obj) throw nb::python_error();
-    nb::object result = nb::steal(obj);
-    char* dst = PyBytes_AS_STRING(obj);
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      if (n > 0) status = s->GetRange(key, 0, dst, n, RO(rank));
+    uint64_t n = size_of(key, rank);
+    for (;;) {
+      PyObject* obj = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(n));
+      if (!obj) throw nb::python_error();
+      nb::object result = nb::steal(obj);
+      char* dst = PyBytes_AS_STRING(obj);
+      uint64_t now = 0;
+      Run([&](cairn::Store* s) {
+        cairn::Status status = s->GetSize(key, &now, RO(rank));
+        if (status.ok() && now == n && n > 0) status = s->GetRange(key, 0, dst, n, RO(rank));
+        return status;
+      });
+      if (now == n) return result;
+      n = now;
     }
-    Check(status);
-    return result;
   }
 
   nb::object get_shared(const std::string& key) {
     std::string v;
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->GetShared(key, &v);
-    }
-    Check(status);
+    Run([&](cairn::Store* s) { return s->GetShared(key, &v); });
     return nb::bytes(v.data(), v.size());
   }
 
   nb::list tags(const std::string& key, int rank) {
     cairn::TagList tl;
-    Check(st()->GetTags(key, &tl, RO(rank)));
+    Run([&](cairn::Store* s) { return s->GetTags(key, &tl, RO(rank)); });
     return FromTags(tl);
   }
 
-  void set_tags(const std::string& key, nb::handle tags) { Check(st()->SetTags(key, ToTags(tags))); }
+  void set_tags(const std::string& key, nb::handle tags) {
+    cairn::TagList tl = ToTags(tags);
+    Run([&](cairn::Store* s) { return s->SetTags(key, tl); });
+  }
   void set_tag(const std::string& key, nb::handle tag) {
     cairn::TagList tl = ToTags(nb::make_tuple(tag));
-    Check(st()->SetTag(key, tl[0]));
+    Run([&](cairn::Store* s) { return s->SetTag(key, tl[0]); });
   }
   void delete_tag(const std::string& key, const std::string& name) {
-    Check(st()->DeleteTag(key, name));
+    Run([&](cairn::Store* s) { return s->DeleteTag(key, name); });
   }
-  void remove(const std::string& key) { Check(st()->Delete(key)); }
+  void remove(const std::string& key) {
+    Run([&](cairn::Store* s) { return s->Delete(key); });
+  }
 
   // [(key, size, tags)] of a namespace, in key order.
   nb::list list(int rank) {
     std::vector<cairn::ObjectInfo> objs;
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->List(&objs, RO(rank));
-    }
-    Check(status);
+    Run([&](cairn::Store* s) { return s->List(&objs, RO(rank)); });
     nb::list out;
     for (const auto& o : objs) out.append(nb::make_tuple(FromName(o.key), o.size, FromTags(o.tags)));
     return out;
@@ -599,13 +642,7 @@ class PyStore {
 
   nb::list keys(int rank) {
     std::vector<cairn::ObjectInfo> objs;
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->List(&objs, RO(rank));
-    }
-    Check(status);
+    Run([&](cairn::Store* s) { return s->List(&objs, RO(rank)); });
     nb::list out;
     for (const auto& o : objs) out.append(FromName(o.key));
     return out;
@@ -614,13 +651,7 @@ class PyStore {
   nb::list query(nb::handle conds, int rank) {
     std::vector<cairn::TagQuery> q = ToQuery(conds);
     std::vector<std::string> keys;
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->Query(q, &keys, RO(rank));
-    }
-    Check(status);
+    Run([&](cairn::Store* s) { return s->Query(q, &keys, RO(rank)); });
     nb::list out;
     for (const auto& k : keys) out.append(FromName(k));
     return out;
@@ -629,13 +660,7 @@ class PyStore {
   nb::list query_all(nb::handle conds) {
     std::vector<cairn::TagQuery> q = ToQuery(conds);
     std::vector<cairn::QueryHit> hits;
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->QueryAll(q, &hits);
-    }
-    Check(status);
+    Run([&](cairn::Store* s) { return s->QueryAll(q, &hits); });
     nb::list out;
     for (const auto& h : hits) out.append(nb::make_tuple(h.rank, FromName(h.key)));
     return out;
@@ -643,42 +668,24 @@ class PyStore {
 
   uint64_t commit() {
     uint64_t rev = 0;
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->Commit(&rev);
-    }
-    Check(status);
+    Run([&](cairn::Store* s) { return s->Commit(&rev); });
     return rev;
   }
 
   PyAsync commit_async() {
     cairn::AsyncCommit h;
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->CommitAsync(&h);
-    }
-    Check(status);
-    return PyAsync(std::move(h));
+    Run([&](cairn::Store* s) { return s->CommitAsync(&h); });
+    return PyAsync(sh_, std::move(h));
   }
 
   void flush() {
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->Flush();
-    }
-    Check(status);
+    Run([&](cairn::Store* s) { return s->Flush(); });
   }
 
   // [(revision, parent, time_ns, ranks, objects, value_bytes, index_bytes, pinned)]
   nb::list revisions() {
     std::vector<cairn::RevisionInfo> revs;
-    Check(st()->ListRevisions(&revs));
+    Run([&](cairn::Store* s) { return s->ListRevisions(&revs); });
     nb::list out;
     for (const auto& r : revs)
       out.append(nb::make_tuple(r.revision, r.parent, r.time_ns, r.ranks, r.objects, r.value_bytes,
@@ -688,28 +695,23 @@ class PyStore {
 
   template <cairn::Status (cairn::Store::*F)(uint64_t)>
   void collective(uint64_t rev) {
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = (s->*F)(rev);
-    }
-    Check(status);
+    Run([&](cairn::Store* s) { return (s->*F)(rev); });
   }
 
   PyWriter open_write(const std::string& key, nb::handle tags) {
+    cairn::TagList tl = ToTags(tags);
     std::unique_ptr<cairn::StreamWriter> w;
-    Check(st()->OpenWriteStream(key, ToTags(tags), &w));
-    return PyWriter(std::move(w));
+    Run([&](cairn::Store* s) { return s->OpenWriteStream(key, tl, &w); });
+    return PyWriter(sh_, std::move(w));
   }
   PyReader open_read(const std::string& key, int rank) {
     std::unique_ptr<cairn::StreamReader> rd;
-    Check(st()->OpenReadStream(key, &rd, RO(rank)));
-    return PyReader(std::move(rd));
+    Run([&](cairn::Store* s) { return s->OpenReadStream(key, &rd, RO(rank)); });
+    return PyReader(sh_, std::move(rd));
   }
 
   nb::dict stats() {
-    const cairn::IoStats io = st()->stats();
+    const cairn::IoStats io = Get<cairn::IoStats>([](cairn::Store* s) { return s->stats(); });
     nb::dict d;
     d["read_requests"] = io.read_requests;
     d["read_bytes"] = io.read_bytes;
@@ -751,63 +753,59 @@ class PyStore {
                 nb::cast<std::string>(nb::repr(checksum_grain)));
       o.checksum_grain = g;
     }
-    Buffer b(data, false);
+    Buffer b(data, false, column_major);
     uint64_t n = es;
     for (uint64_t c : cnt) n *= c;
     if (n != b.size())
       Invalid("array '" + name + "': the block has " + std::to_string(b.size()) + " bytes, count " +
               "needs " + std::to_string(n));
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->PutArray(name, dt, shape, st0, cnt, b.size() ? b.data() : nullptr, o);
-    }
-    Check(status);
+    Run([&](cairn::Store* s) {
+      return s->PutArray(name, dt, shape, st0, cnt, b.size() ? b.data() : nullptr, o);
+    });
   }
 
   // Reads the box (start, count) of array `name` into `out` (a writable
   // contiguous buffer of exactly the box's bytes), with the GIL released.
+  // `dtype` and `shape` are what the caller's handle knows of the array: if
+  // the array is no longer that (put again, with another dtype or shape,
+  // and committed), nothing is read and InvalidArgument says so.
   void get_array(const std::string& name, nb::handle start, nb::handle count, nb::handle out,
-                 uint64_t elem_size) {
+                 int dtype, nb::handle shape) {
+    const auto dt = static_cast<cairn::DType>(dtype);
+    const size_t es = cairn::DTypeSize(dt);
+    if (es == 0) Invalid("array '" + name + "': bad dtype code " + std::to_string(dtype));
+    const std::vector<uint64_t> sh = Dims(shape, "shape", name);
     const std::vector<uint64_t> st0 = Dims(start, "start", name);
     const std::vector<uint64_t> cnt = Dims(count, "count", name);
     Buffer b(out, true);
-    uint64_t n = elem_size;
+    uint64_t n = es;
     for (uint64_t c : cnt) n *= c;
     if (n != b.size())
       Invalid("array '" + name + "': the output buffer has " + std::to_string(b.size()) +
               " bytes, the box " + std::to_string(n));
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->GetArray(name, st0, cnt, b.data());
-    }
-    Check(status);
+    Run([&](cairn::Store* s) {
+      cairn::ArrayInfo info;
+      cairn::Status status = s->GetArrayInfo(name, &info, false);
+      if (!status.ok()) return status;
+      if (info.dtype != dt || info.shape != sh)
+        return cairn::Status::InvalidArgument(
+            "array '" + name + "' changed since this cairn.Array was made (it was " +
+            cairn::DTypeName(dt) + " of shape " + ShapeText(sh) + ", it is now " +
+            cairn::DTypeName(info.dtype) + " of shape " + ShapeText(info.shape) +
+            "): get a new handle with Store.array('" + name + "')");
+      return s->GetArray(name, st0, cnt, b.data());
+    });
   }
 
   nb::tuple array_info(const std::string& name, bool with_blocks) {
     cairn::ArrayInfo info;
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->GetArrayInfo(name, &info, with_blocks);
-    }
-    Check(status);
+    Run([&](cairn::Store* s) { return s->GetArrayInfo(name, &info, with_blocks); });
     return FromArrayInfo(info);
   }
 
   nb::list list_arrays() {
     std::vector<cairn::ArrayInfo> arrays;
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->ListArrays(&arrays);
-    }
-    Check(status);
+    Run([&](cairn::Store* s) { return s->ListArrays(&arrays); });
     nb::list out;
     for (const auto& a : arrays) out.append(FromArrayInfo(a));
     return out;
@@ -816,27 +814,22 @@ class PyStore {
   nb::list query_arrays(nb::handle conds) {
     std::vector<cairn::TagQuery> q = ToQuery(conds);
     std::vector<std::string> names;
-    cairn::Store* s = st();
-    cairn::Status status;
-    {
-      nb::gil_scoped_release r;
-      status = s->QueryArrays(q, &names);
-    }
-    Check(status);
+    Run([&](cairn::Store* s) { return s->QueryArrays(q, &names); });
     nb::list out;
     for (const auto& n : names) out.append(FromName(n));
     return out;
   }
 
-  void delete_array(const std::string& name) { Check(st()->DeleteArray(name)); }
-  int writer_ranks() const { return st()->writer_ranks(); }
-
-  int rank() const { return st()->rank(); }
-  int size() const { return st()->size(); }
-  uint64_t revision() const { return st()->revision(); }
+  void delete_array(const std::string& name) {
+    Run([&](cairn::Store* s) { return s->DeleteArray(name); });
+  }
+  int writer_ranks() { return Get<int>([](cairn::Store* s) { return s->writer_ranks(); }); }
+  int rank() { return Get<int>([](cairn::Store* s) { return s->rank(); }); }
+  int size() { return Get<int>([](cairn::Store* s) { return s->size(); }); }
+  uint64_t revision() { return Get<uint64_t>([](cairn::Store* s) { return s->revision(); }); }
 
  private:
-  std::unique_ptr<cairn::Store> store_;
+  std::shared_ptr<Shared> sh_;
 };
 
 }  // namespace

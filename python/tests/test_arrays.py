@@ -303,3 +303,34 @@ def test_save_load_torch(path, comm):
         got = cairn.load(st, like=like)
         assert got["w"] is like["w"] and torch.equal(got["w"], state["w"])
         assert got["s"] is like["s"] and torch.equal(like["s"].local, full[rank * n:(rank + 1) * n])
+
+
+def test_stale_handle_after_the_array_changed_is_refused(path, comm):
+    # A cairn.Array made before its array was put again with another dtype
+    # or shape raises InvalidArgument at every read; before, it read the new
+    # int64 bytes as float64 (denormals). A handle of the same dtype and
+    # shape reads the new values.
+    with cairn.Store(path, comm) as st:
+        if comm.rank == 0:
+            st.put_array("a", np.arange(4.0))
+        st.commit()
+        a = st.array("a")
+        if comm.rank == 0:
+            st.put_array("a", np.arange(4, dtype=np.int64) * 10)
+        st.commit()
+        for read in (lambda: a[...], lambda: a[1:3], lambda: a[::2], lambda: np.asarray(a),
+                     lambda: a.read((0,), (4,)), lambda: a.read((0,), (4,), out=np.empty(4))):
+            with pytest.raises(cairn.InvalidArgument, match="changed.*float64.*int64"):
+                read()
+        np.testing.assert_array_equal(st.array("a")[...], [0, 10, 20, 30])
+        b = st.array("a")
+        if comm.rank == 0:
+            st.put_array("a", np.arange(5, dtype=np.int64))
+        st.commit()
+        with pytest.raises(cairn.InvalidArgument, match=r"shape \(4,\).*shape \(5,\)"):
+            b[0]
+        c = st.array("a")
+        if comm.rank == 0:
+            st.put_array("a", np.arange(5, dtype=np.int64) + 1)
+        st.commit()
+        np.testing.assert_array_equal(c[...], np.arange(5) + 1)

@@ -339,3 +339,187 @@ def test_get_many(path, comm):
             st.get_many(["raw"], outs=[b"123456"])
         with pytest.raises(cairn.InvalidArgument, match="contiguous"):
             st.get_many(["m0"], outs=[np.empty(2000)[::2]])
+
+
+def test_object_dtypes_are_refused(path, comm):
+    # Object arrays hold pointers: a read into one (get with dtype=object,
+    # get_many, get(out=), read_range) and a put of one are InvalidArgument,
+    # never bytes written over pointers (that segfaulted) or pointers stored.
+    with cairn.Store(path, comm) as st:
+        st.put("k", np.arange(4, dtype=np.int64) + 0x41414141)
+        st.commit()
+        obj = np.empty(4, dtype=object)
+        for read in (lambda: st.get("k", dtype=object),
+                     lambda: st.get("k", dtype=[("x", "i8"), ("o", "O")]),
+                     lambda: st.get_many(["k"], dtype=object),
+                     lambda: st.get("k", out=obj),
+                     lambda: st.get_many(["k"], outs=[obj]),
+                     lambda: st.get("k", out=memoryview(obj)),
+                     lambda: st.read_range("k", 0, memoryview(obj)[:1])):
+            with pytest.raises(cairn.InvalidArgument, match="object"):
+                read()
+        assert all(x is None for x in obj)
+        for value in (np.array([1, "a", None], dtype=object), memoryview(np.empty(2, dtype=object))):
+            with pytest.raises(cairn.InvalidArgument, match="object"):
+                st.put("o", value)
+        # A field merely named with an O is plain data.
+        rec = np.zeros(4, dtype=[("Ox", "<i8")])
+        st.get("k", out=rec)
+        assert list(rec["Ox"]) == list(np.arange(4) + 0x41414141)
+
+
+@pytest.mark.parametrize("state", [
+    {"": 1, ".root": 2},
+    {".tree": 1, "a": 2},
+    {"": {"b": 1}, "b": 2},
+    {"x": {"": 3, ".": 4, "..": 5, "%": 6, "%25": 7, "/": 8, "%2F": 9, ".tree": 10, "%2E": 11}},
+    {".root": [1, {".tree": "t"}]},
+])
+def test_save_load_keeps_any_str_key(path, comm, state):
+    # cairn.save takes "nested dicts (str keys)": every key comes back with
+    # its own value. Before: "" and ".root" (and {"": {"b"}} and "b") were
+    # one object, and a key ".tree" overwrote the tree (Corruption at load).
+    with cairn.Store(path, comm) as st:
+        cairn.save(st, state)
+        assert cairn.load(st) == state
+        # Saved twice: nothing of the first save is lost or left over.
+        cairn.save(st, state)
+        assert cairn.load(st) == state
+        # One object per leaf, plus the tree.
+        assert len([k for k in st.keys() if k.startswith("state/")]) == _leaves(state) + 1
+
+
+def _leaves(v):
+    if isinstance(v, dict):
+        return sum(_leaves(x) for x in v.values())
+    if isinstance(v, (list, tuple)):
+        return sum(_leaves(x) for x in v)
+    return 1
+
+
+@pytest.mark.parametrize("tree", [b"[1]", b"1", b'{"dict": [1]}', b'{"leaf": 5}', b'{"list": {"a": 1}}',
+                                  b'{"dict": {"a": 7}}', b'"x"', b"\xff"])
+def test_load_of_a_malformed_tree_is_corruption(path, comm, tree):
+    # load: a tree object that is not a saved tree is cairn.Corruption
+    # (before: AttributeError or TypeError from inside load).
+    with cairn.Store(path, comm) as st:
+        cairn.save(st, {"a": 1})
+        st.put("state/.tree", tree)
+        st.commit()
+        with pytest.raises(cairn.Corruption, match="state/.tree"):
+            cairn.load(st)
+        # A leaf whose bytes or tags are not what its kind says: Corruption too.
+        cairn.save(st, {"a": 1, "b": np.zeros(2)})
+        st.put("state/a", b"not an int", tags={"kind": "int"})
+        st.put("state/b", b"", tags={"kind": "ndarray", "dtype": "<f8"})
+        st.commit()
+        with pytest.raises(cairn.Corruption, match="state/[ab]"):
+            cairn.load(st)
+
+
+def test_fortran_ordered_arrays(path, comm):
+    # Values are bytes in C order. put (and put_shared) convert a
+    # Fortran-ordered array, so get gives back the same array (before: its
+    # memory order, the values permuted); get(out=), get_many(outs=),
+    # read_range and streams refuse a Fortran-ordered array (InvalidArgument
+    # naming numpy.ascontiguousarray), as does a put of a Fortran-ordered
+    # memoryview.
+    x = np.asfortranarray(np.arange(6.0).reshape(2, 3) + comm.rank)
+    with cairn.Store(path, comm) as st:
+        st.put("k", x)
+        if comm.rank == 0:
+            st.put_shared("sh", np.asfortranarray(np.arange(6.0).reshape(2, 3)))
+        st.commit()
+        np.testing.assert_array_equal(st.get("k", dtype=x.dtype, shape=x.shape), x)
+        np.testing.assert_array_equal(np.frombuffer(st.get_shared("sh")).reshape(2, 3),
+                                      np.arange(6.0).reshape(2, 3))
+        f = np.asfortranarray(np.zeros((2, 3)))
+        for bad in (lambda: st.get("k", out=f), lambda: st.get_many(["k"], outs=[f]),
+                    lambda: st.read_range("k", 0, f), lambda: st.put("m", memoryview(x)),
+                    lambda: st.get("k", out=memoryview(f))):
+            with pytest.raises(cairn.InvalidArgument, match="ascontiguousarray"):
+                bad()
+        assert not f.any()
+        with st.open_stream("s", "wb") as w:
+            with pytest.raises(cairn.InvalidArgument, match="ascontiguousarray"):
+                w.write(x)
+            w.write(np.ascontiguousarray(x))
+        with st.open_stream("s", "rb") as r:
+            with pytest.raises(cairn.InvalidArgument, match="ascontiguousarray"):
+                r.readinto(f)
+            c = np.empty((2, 3))
+            assert r.readinto(c) == 48
+        np.testing.assert_array_equal(c, x)
+
+
+def test_bad_input_raises_cairn_errors(path, comm):
+    # The package's doc: errors raise cairn.NotFound, Corruption,
+    # InvalidArgument... Before: struct.error, nanobind's TypeError for ints
+    # out of range, RuntimeError (std::bad_cast) for options, AttributeError
+    # from a closed stream, ValueError from numpy, and a MemoryError from
+    # get(shape=huge) before the size was checked.
+    with cairn.Store(path, comm) as st:
+        st.put("k", b"abcdefgh")
+        if comm.rank == 0:
+            st.put_array("a", np.arange(3.0))
+        st.commit()
+        bad = {
+            "int64 list tag": lambda: st.put("t", b"x", tags={"t": [2**63]}),
+            "rank": lambda: st.get("k", rank=2**40),
+            "rank type": lambda: st.get("k", rank="0"),
+            "read_range offset": lambda: st.read_range("k", -1, bytearray(1)),
+            "read_range offset 2**64": lambda: st.read_range("k", 2**64, bytearray(1)),
+            "huge shape": lambda: st.get("k", dtype=np.float64, shape=(2**40, 2**20)),
+            "negative shape": lambda: st.get("k", dtype=np.uint8, shape=(-1, -8)),
+            "array count": lambda: st.array("a").read((0,), (-1,)),
+            "array box": lambda: st.array("a").read((0,), (2**50,)),
+            "array dims": lambda: st.array("a").read((0, 0), (1, 1)),
+            "pin": lambda: st.pin(-1),
+        }
+        for what, fn in bad.items():
+            with pytest.raises(cairn.InvalidArgument):
+                fn()
+                pytest.fail(what)
+        with st.open_stream("k", "rb") as r:
+            for pos in (2**64, -1, "x"):
+                with pytest.raises(cairn.InvalidArgument):
+                    r.seek(pos)
+        w = st.open_stream("w", "wb")
+        w.close()
+        for fn in (w.size, w.tell, lambda: w.write(b"x"), lambda: w.seek(0)):
+            with pytest.raises(cairn.InvalidArgument, match="closed"):
+                fn()
+        st.commit()
+    for opts in ({"keep_revisions": -1}, {"keep_revisions": 2**64}, {"subfiles": 2**40},
+                 {"collective_timeout_s": "x"}, {"chunk_size": 1.5}):
+        with pytest.raises(cairn.InvalidArgument, match=next(iter(opts))):
+            cairn.Store(path, comm, **opts)
+    with pytest.raises(cairn.InvalidArgument, match="revision"):
+        cairn.Store(path, comm, revision=-1)
+
+
+def test_tags_read_back_by_stored_type(path, comm):
+    # What the tags docstring says comes back: the stored type decides.
+    with cairn.Store(path, comm) as st:
+        st.put("k", b"v", tags={"i64": np.int64(5), "f64": np.float64(0.5), "b": np.bool_(True),
+                                "u64": 2**63, "i32": np.int32(-2)})
+        got = st.tags("k")
+        assert type(got["i64"]) is int and got["i64"] == 5
+        assert type(got["f64"]) is float and got["f64"] == 0.5
+        assert type(got["b"]) is np.uint8 and got["b"] == 1
+        assert type(got["u64"]) is np.uint64 and got["u64"] == 2**63
+        assert type(got["i32"]) is np.int32 and got["i32"] == -2
+
+
+def test_save_owns_its_prefix(path, comm):
+    # As save's docstring says: sibling prefixes are independent; a save
+    # under "state" deletes what a save under "state/x" put.
+    with cairn.Store(path, comm) as st:
+        cairn.save(st, {"a": 1}, prefix="state_x")
+        cairn.save(st, {"b": 2}, prefix="state")
+        assert cairn.load(st, prefix="state_x") == {"a": 1}
+        cairn.save(st, {"c": 3}, prefix="state/x")
+        cairn.save(st, {"b": 2}, prefix="state")
+        assert not [k for k in st.keys() if k.startswith("state/x/")]
+        with pytest.raises(cairn.NotFound):
+            cairn.load(st, prefix="state/x")
