@@ -235,3 +235,26 @@ def test_close_while_streams_commits_and_arrays_are_in_use(tmp_path):
         except cairn.Error: pass
         print("ok")
         """, tmp_path, runs=3))
+
+
+# Found by an outside test of the package: MPI.COMM_NULL hung (1 rank) or
+# crashed (a rank left out of a split); it runs in a child process so a
+# hang or a crash fails the test instead of pytest.
+def test_store_on_comm_null_is_refused(tmp_path):
+    # Store(comm=...): "an mpi4py communicator". MPI.COMM_NULL (what a rank
+    # left out of Comm.Split gets) must raise, not hang or crash.
+    code = """
+        import sys
+        from mpi4py import MPI
+        import cairn
+        try:
+            cairn.Store(sys.argv[1], comm=MPI.COMM_NULL)
+            print("opened")
+        except cairn.InvalidArgument as e:
+            print("refused:", e)
+        """
+    try:
+        (rc, out), = _child(code, tmp_path, timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail("Store(comm=MPI.COMM_NULL) hung for 30 s")
+    assert rc == 0 and "refused:" in out and "MPI_COMM_NULL" in out, f"rc {rc}: {out[-300:]}"
