@@ -224,20 +224,17 @@ int cairn_get(cairn_store_t* s, const char* key, int rank, void* buf, size_t cap
 
 int cairn_multi_get(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n) {
   if (!s || (!reads && n)) return Invalid("cairn_multi_get: NULL argument");
-  for (size_t i = 0; i < n; i++)
-    if (!reads[i].key || (!reads[i].data && reads[i].capacity)) {
-      for (size_t j = 0; j < n; j++) {
-        reads[j].size = 0;
-        reads[j].code = CAIRN_INVALID_ARGUMENT;
-      }
-      return Invalid(("cairn_multi_get: read " + std::to_string(i) + " has a NULL key or buffer").c_str());
-    }
-  if (int rc = CheckRank(s, rank, "cairn_multi_get"); rc != CAIRN_OK) {
+  int refused = CAIRN_OK;  // then every read is marked refused
+  for (size_t i = 0; i < n && refused == CAIRN_OK; i++)
+    if (!reads[i].key || (!reads[i].data && reads[i].capacity))
+      refused = Invalid(("cairn_multi_get: read " + std::to_string(i) + " has a NULL key or buffer").c_str());
+  if (refused == CAIRN_OK) refused = CheckRank(s, rank, "cairn_multi_get");
+  if (refused != CAIRN_OK) {
     for (size_t j = 0; j < n; j++) {
       reads[j].size = 0;
       reads[j].code = CAIRN_INVALID_ARGUMENT;
     }
-    return rc;
+    return refused;
   }
   std::vector<std::string> keys(n);
   std::vector<cairn::Store::ValueBuffer> bufs(n);
