@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +15,38 @@ namespace {
 // MPI counts are ints: large buffers travel in pieces of at most 1 GiB.
 constexpr uint64_t kPiece = 1ull << 30;
 
+// Prints "cairn: rank R" (R: this process's rank in MPI_COMM_WORLD) and
+// then `fmt` to stderr, and ends the job through `comm`.
+[[noreturn]] void AbortJob(MPI_Comm comm, const char* fmt, ...) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::fprintf(stderr, "cairn: rank %d", rank);
+  va_list ap;
+  va_start(ap, fmt);
+  std::vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  std::fflush(stderr);
+  MPI_Abort(comm, 3);
+  std::abort();
+}
+
+// An MPI call of a collective failed (the communicator carries
+// MPI_ERRORS_RETURN, as mpi4py sets on its communicators): a collective
+// that failed on one rank cannot be finished by the others, so the job is
+// ended with a message rather than carried on with a broken request.
+[[noreturn]] void AbortOnMpiError(int rc, MPI_Comm comm, const char* op) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  AbortJob(comm, ": MPI failed in a collective of a store call (%s: %s): another rank may have "
+                 "left the call or ended (a collective cairn call made by only some ranks). Aborting the job.\n",
+           op, text);
+}
+
+// The store communicator's error handler: any MPI error on it ends the job
+// with cairn's message (MPI_ERRORS_ARE_FATAL's, but saying whose call).
+void AbortFromErrhandler(MPI_Comm* comm, int* rc, ...) { AbortOnMpiError(*rc, *comm, "store communicator"); }
+
 // Completes a request; with a timeout, polls it and aborts the job with a
 // message once the timeout passes (the other ranks are not coming). Every
 // collective of the store is started nonblocking and completed here, with
@@ -26,29 +59,6 @@ constexpr uint64_t kPiece = 1ull << 30;
 // gather takes the core from the ranks still writing whenever ranks share
 // cores (the benchmark's 4 and 8 ranks on 2 cores; issue 11). The sleep
 // adds at most 100 microseconds to a collective that was waiting anyway.
-// An MPI call of a collective failed (the communicator carries
-// MPI_ERRORS_RETURN, as mpi4py sets on its communicators): a collective
-// that failed on one rank cannot be finished by the others, so the job is
-// ended with a message rather than carried on with a broken request.
-[[noreturn]] void AbortOnMpiError(int rc, MPI_Comm comm, const char* op) {
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::fprintf(stderr,
-               "cairn: rank %d: MPI failed in a collective of a store call (%s: %s): another rank may have "
-               "left the call or ended (a collective cairn call made by only some ranks). Aborting the job.\n",
-               rank, op, text);
-  std::fflush(stderr);
-  MPI_Abort(comm, 3);
-  std::abort();
-}
-
-// The store communicator's error handler: any MPI error on it ends the job
-// with cairn's message (MPI_ERRORS_ARE_FATAL's, but saying whose call).
-void AbortFromErrhandler(MPI_Comm* comm, int* rc, ...) { AbortOnMpiError(*rc, *comm, "store communicator"); }
-
 void Complete(MPI_Request* r, MPI_Comm comm, double timeout_s, const char* op) {
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
@@ -58,17 +68,12 @@ void Complete(MPI_Request* r, MPI_Comm comm, double timeout_s, const char* op) {
     if (rc != MPI_SUCCESS) AbortOnMpiError(rc, comm, op);
     if (flag) return;
     double waited = std::chrono::duration<double>(Clock::now() - start).count();
-    if (timeout_s > 0 && waited > timeout_s) {
-      int rank = 0;
-      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-      std::fprintf(stderr,
-                   "cairn: rank %d waited %.1f s in the collective %s of a store call; the other ranks "
-                   "did not join it (a collective cairn call made by only some ranks, or a rank stuck "
-                   "or dead). Aborting the job (Options::collective_timeout_s = %.1f).\n",
-                   rank, waited, op, timeout_s);
-      std::fflush(stderr);
-      MPI_Abort(comm, 3);
-    }
+    if (timeout_s > 0 && waited > timeout_s)
+      AbortJob(comm,
+               " waited %.1f s in the collective %s of a store call; the other ranks did not join it (a "
+               "collective cairn call made by only some ranks, or a rank stuck or dead). Aborting the job "
+               "(Options::collective_timeout_s = %.1f).\n",
+               waited, op, timeout_s);
     // Spin for the first thousand polls (a collective usually completes in
     // microseconds), then yield the core.
     if (polls > 1000) std::this_thread::sleep_for(std::chrono::microseconds(100));
