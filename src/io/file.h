@@ -50,6 +50,13 @@ class File {
   // (a failed writeback shows at the next Sync, which Linux's error
   // sequence reports to every descriptor that has not seen it).
   void StartWriteback(uint64_t offset, uint64_t n);
+  // Writes back the dirty pages of [offset, offset + n) and waits until
+  // none of them is dirty or under writeback (sync_file_range with
+  // WAIT_BEFORE | WRITE | WAIT_AFTER), so that DropCache can drop them.
+  // Makes nothing durable (no metadata, no device flush: Sync still must
+  // follow). A failed writeback is returned here, and because the kernel
+  // reports it to this descriptor once, the caller must not ignore it.
+  Status WaitWriteback(uint64_t offset, uint64_t n);
   // fsync.
   Status Sync();
   Status Size(uint64_t* size) const;
@@ -62,7 +69,7 @@ class File {
   // pages under writeback stay, and writeback of the dirty ones starts). A
   // hint: it cannot fail and makes nothing durable. Benchmarks and tests
   // drop whole files; a writer drops bytes it wrote once and will not read
-  // back through the cache (Writer::DropWritten).
+  // back through the cache (Writer::WriteBackAndDrop).
   void DropCache(uint64_t offset = 0, uint64_t n = 0) const;
   const std::string& path() const { return path_; }
   int fd() const { return fd_; }

@@ -140,17 +140,16 @@ void Writer::Written(uint64_t off, uint64_t n) {
   }
 }
 
-void Writer::DropWritten(uint64_t from, uint64_t to) {
-  if (to <= from) return;
-  if (queue_) {
-    File* f = file_;
-    queue_->Submit([f, from, to] {  // behind the queued writes of the range
-      f->DropCache(from, to - from);
-      return Status::OK();
-    });
-  } else {
-    file_->DropCache(from, to - from);
-  }
+Status Writer::WriteBackAndDrop(uint64_t from, uint64_t to) {
+  if (to <= from) return Status::OK();
+  auto run = [f = file_, from, to] {
+    Status s = f->WaitWriteback(from, to - from);
+    if (s.ok()) f->DropCache(from, to - from);
+    return s;
+  };
+  if (!queue_) return run();
+  queue_->Submit(run);  // behind the queued writes of the range
+  return Status::OK();
 }
 
 Status Writer::Append(std::string_view data, std::vector<ChunkRef>* chunks, uint64_t grain) {

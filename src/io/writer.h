@@ -67,14 +67,18 @@ class Writer {
   // End of the bytes handed to the file so far in the current run (below
   // it nothing is buffered here; staging: they may still be queued).
   uint64_t handed_end() const { return buf_start_; }
-  // Drops from the page cache the pages of [from, to) (handed to the file,
-  // to <= handed_end()) that are clean by now (File::DropCache; staging:
-  // behind the queued writes). For bytes written once and not read back
-  // through the cache, such as a large streamed index table: the next
-  // pages written reuse the dropped ones instead of memory the process has
-  // not touched, whose first touch costs several times the copy on a VM
-  // (bench/catalogue/README.md). A hint: makes nothing durable, cannot fail.
-  void DropWritten(uint64_t from, uint64_t to);
+  // Writes back the pages of [from, to) (handed to the file, to <=
+  // handed_end()), waits for that writeback and drops the pages from the
+  // page cache (File::WaitWriteback, File::DropCache; staging: behind the
+  // queued writes, and an error shows at the queue's next report). For
+  // bytes written once and not read back through the cache, such as a
+  // large streamed index table: the next pages written reuse the dropped
+  // ones instead of memory the process has not touched, whose first touch
+  // costs several times the copy on a VM (bench/catalogue/README.md).
+  // Waiting makes the drop certain on any device speed (dirty pages and
+  // pages under writeback cannot be dropped); it makes nothing durable.
+  // Returns a failed writeback, which a later fsync may no longer report.
+  Status WriteBackAndDrop(uint64_t from, uint64_t to);
   // Writes the buffered bytes out (no fsync). Staging: hands them to the
   // queue and returns the queue's first error so far (the write itself may
   // still be in flight: IoQueue::Wait for it).

@@ -45,23 +45,23 @@ Status WriteStreamedTable(NextTable* t, Writer* w, size_t piece) {
   const IndexTable& tb = *t->table;
   // The table is written once and not read back through the page cache
   // (the new base views its entries in the arena): each time another
-  // kStreamDropLag bytes have been handed to the file, the clean pages of
-  // the table up to kStreamDropLag before its end are dropped (from the
-  // table's start again: pages still under writeback at the last drop go
-  // now, and a range dropped before costs only a walk of its empty slots).
-  // The next pieces then reuse those pages instead of memory the process
+  // kStreamDropLag bytes have been handed to the file, the pages of the
+  // table up to kStreamDropLag before its end are written back (early
+  // writeback started most of them already), waited for and dropped. The
+  // next pieces then reuse those pages instead of memory the process
   // never touched (the copy into such pages was 70 % of a 1M-object
-  // commit's CPU on the benchmark VM, bench/catalogue/README.md). A hint:
-  // dirty pages stay, and nothing changes what is durable.
-  const uint64_t start = t->desc.offset;
-  uint64_t last = start;
+  // commit's CPU on the benchmark VM, bench/catalogue/README.md). The wait
+  // overlaps the device with the encoding of the next kStreamDropLag bytes,
+  // and what it writes the commit's fsync need not; nothing is durable
+  // before that fsync.
+  uint64_t dropped = t->desc.offset;
   return StreamIndexTable(tb.ns, tb.revision, tb.names.names(), tb.entries, piece,
-                          [w, start, &last](std::string_view p) {
+                          [w, &dropped](std::string_view p) {
                             Status s = w->ContinueContiguous(p);
-                            uint64_t handed = w->handed_end();
-                            if (s.ok() && handed >= last + kStreamDropLag && handed >= start + 2 * kStreamDropLag) {
-                              w->DropWritten(start, handed - kStreamDropLag);
-                              last = handed;
+                            const uint64_t handed = w->handed_end();
+                            if (s.ok() && handed >= dropped + 2 * kStreamDropLag) {
+                              s = w->WriteBackAndDrop(dropped, handed - kStreamDropLag);
+                              dropped = handed - kStreamDropLag;
                             }
                             return s;
                           },

@@ -28,9 +28,11 @@ class Writer;
 
 // The pieces a streamed table is written in (or the write buffer, if larger).
 constexpr size_t kStreamTablePiece = 4u << 20;
-// A streamed table's clean pages are dropped from the page cache once this
-// many bytes of it follow them (WriteStreamedTable), checked each time as
-// many more were written: a table under twice this size stays cached.
+// A streamed table's pages are written back, waited for and dropped from
+// the page cache once this many bytes of it follow them
+// (WriteStreamedTable), each time as many more were written: a table
+// under twice this size stays cached, and at most twice this stays of
+// any table.
 constexpr uint64_t kStreamDropLag = 16u << 20;
 
 struct NextTable {
