@@ -200,16 +200,5 @@ TEST_F(CompactReader, ReadOnlyOpensRacingManifestCompaction) {
 int main(int argc, char** argv) {
   // Read once per process, at the first commit: set before anything opens.
   setenv("CAIRN_MANIFEST_COMPACT_BYTES", "512", 1);
-  MPI_Init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  int rank;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank != 0) {
-    auto& l = ::testing::UnitTest::GetInstance()->listeners();
-    delete l.Release(l.default_result_printer());
-  }
-  int rc = RUN_ALL_TESTS(), worst = 0;
-  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return worst;
+  return cairn::test::RunMpiTests(&argc, &argv);
 }

@@ -1,7 +1,10 @@
 // main() for tests run under mpiexec: MPI is initialized around the gtest
 // run, rank 0 prints the usual report, the other ranks print only their
 // failed assertions (each line prefixed with the rank), and the exit code is
-// the worst over all ranks.
+// the worst over all ranks. On more than one rank a fatal failure (ASSERT_*,
+// FAIL) ends the job at once: the rank that failed leaves the test body, and
+// the others would wait for it in their next collective until ctest's
+// timeout (300 s), with no word of why.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -49,6 +52,32 @@ class RankFailurePrinter : public ::testing::EmptyTestEventListener {
   std::string test_ = "(outside a test)";
 };
 
+// Ends the job when an assertion of this rank fails fatally (after the
+// printers before it in the listener list have reported the failure): the
+// other ranks would otherwise wait for this one in their next collective.
+class AbortOnFatalFailure : public ::testing::EmptyTestEventListener {
+ public:
+  explicit AbortOnFatalFailure(int rank) : rank_(rank) {}
+  void OnTestStart(const ::testing::TestInfo& t) override {
+    test_ = std::string(t.test_suite_name()) + "." + t.name();
+  }
+  // Called with gtest's lock held: must not call back into UnitTest.
+  void OnTestPartResult(const ::testing::TestPartResult& r) override {
+    if (!r.fatally_failed()) return;
+    fprintf(stderr,
+            "[rank %d] a fatal assertion failed in %s: ending the job (MPI_Abort), since the other ranks "
+            "would wait for this one in their next collective\n",
+            rank_, test_.c_str());
+    fflush(stderr);
+    fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+
+ private:
+  int rank_;
+  std::string test_ = "(outside a test)";
+};
+
 // A directory every rank agrees on: rank 0 makes it, all learn its name.
 inline std::string SharedTempDir(MPI_Comm comm) {
   int rank;
@@ -78,21 +107,29 @@ class MpiDirTest : public ::testing::Test {
   std::string dir_;
 };
 
+
+// Runs every test of the binary under MPI (MPI_Init and MPI_Finalize
+// around it) and returns the worst exit code over all ranks: rank 0 prints
+// gtest's report, the others their failed assertions; on more than one
+// rank a fatal failure ends the job (AbortOnFatalFailure).
+inline int RunMpiTests(int* argc, char*** argv) {
+  MPI_Init(argc, argv);
+  ::testing::InitGoogleTest(argc, *argv);
+  const int rank = Rank();
+  auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+  if (rank != 0) {
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new RankFailurePrinter(rank));
+  }
+  if (Size() > 1) listeners.Append(new AbortOnFatalFailure(rank));
+  int rc = RUN_ALL_TESTS(), worst = 0;
+  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return worst;
+}
+
 }  // namespace cairn::test
 
-#define CAIRN_MPI_TEST_MAIN                                                          \
-  int main(int argc, char** argv) {                                                  \
-    MPI_Init(&argc, &argv);                                                          \
-    ::testing::InitGoogleTest(&argc, argv);                                          \
-    int rank;                                                                        \
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);                                            \
-    if (rank != 0) {                                                                 \
-      auto& l = ::testing::UnitTest::GetInstance()->listeners();                     \
-      delete l.Release(l.default_result_printer());                                  \
-      l.Append(new ::cairn::test::RankFailurePrinter(rank));                         \
-    }                                                                                \
-    int rc = RUN_ALL_TESTS(), worst = 0;                                             \
-    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);                 \
-    MPI_Finalize();                                                                  \
-    return worst;                                                                    \
-  }
+// main() of a binary of collective tests.
+#define CAIRN_MPI_TEST_MAIN \
+  int main(int argc, char** argv) { return ::cairn::test::RunMpiTests(&argc, &argv); }
