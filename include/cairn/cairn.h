@@ -21,7 +21,12 @@
  * through a pointer-to-pointer (tag lists, object lists, query hits,
  * revision lists, array descriptions) is one block allocated by cairn, owned
  * by the caller, and released with cairn_free; everything it points to
- * lives in that block. */
+ * lives in that block.
+ *
+ * Keys and names: the calls here take them as NUL-terminated strings, so a
+ * key holding a NUL byte (the C++ and Python APIs accept any bytes) cannot
+ * be named through the C API. Such keys are still listed, with key_len
+ * giving their full length; read or change them through the C++ API. */
 #ifndef CAIRN_CAIRN_H_
 #define CAIRN_CAIRN_H_
 
