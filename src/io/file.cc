@@ -191,6 +191,11 @@ void File::StartWriteback(uint64_t offset, uint64_t n) {
 Status File::WaitWriteback(uint64_t offset, uint64_t n) {
   Count(stats_->writeback_requests);
 #ifdef __linux__
+  // Test hook: CAIRN_TEST_FAIL_WRITEBACK=1 makes this wait fail with EIO,
+  // as a writeback error the kernel reports here (and then no longer to a
+  // later fsync of this descriptor) would.
+  if (const char* f = std::getenv("CAIRN_TEST_FAIL_WRITEBACK"); f && std::strcmp(f, "1") == 0)
+    return Status::FromErrno("write back " + path_ + " (CAIRN_TEST_FAIL_WRITEBACK)", EIO);
   const unsigned flags = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
   if (::sync_file_range(fd_, off64_t(offset), off64_t(n), flags) != 0)
     return Status::FromErrno("write back " + std::to_string(n) + " bytes at " + std::to_string(offset) + " of " + path_, errno);
