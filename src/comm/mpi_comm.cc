@@ -7,6 +7,8 @@
 #include <cstring>
 #include <thread>
 
+#include <unistd.h>
+
 #include "comm/comm.h"
 
 namespace cairn {
@@ -20,12 +22,23 @@ constexpr uint64_t kPiece = 1ull << 30;
 [[noreturn]] void AbortJob(MPI_Comm comm, const char* fmt, ...) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::fprintf(stderr, "cairn: rank %d", rank);
+  // One write of the whole line: MPI's own error reports (libnbc's, from
+  // this process or forwarded from another rank) go to the same stream and
+  // once landed between two pieces of it (comm_errors_test).
+  char line[2048];
+  int n = std::snprintf(line, sizeof line, "cairn: rank %d", rank);
   va_list ap;
   va_start(ap, fmt);
-  std::vfprintf(stderr, fmt, ap);
+  if (n >= 0 && size_t(n) < sizeof line) n += std::vsnprintf(line + n, sizeof line - size_t(n), fmt, ap);
   va_end(ap);
+  if (n < 0) n = 0;
+  if (size_t(n) >= sizeof line) n = int(sizeof line) - 1;
   std::fflush(stderr);
+  for (ssize_t done = 0; done < n;) {
+    ssize_t w = ::write(STDERR_FILENO, line + done, size_t(n - done));
+    if (w <= 0) break;
+    done += w;
+  }
   MPI_Abort(comm, 3);
   std::abort();
 }
