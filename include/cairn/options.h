@@ -92,7 +92,10 @@ struct Options {
   // returns; a background thread writes them. A write that fails (a full
   // disk) fails the next Commit, which then drops the puts made since the
   // last revision (their staged bytes may be lost; put them again); the
-  // handle reads, puts and commits again once space is freed. Either way the caller may
+  // handle reads, puts and commits again once space is freed. Until that
+  // Commit, committed values read as ever, and a value put since whose
+  // bytes were lost is an error naming the failed write (IOError, EFBIG's
+  // or ENOSPC's code), never its stale bytes. Either way the caller may
   // reuse its buffer as soon as Put returns. When this much is staged and
   // not yet written, a put waits for the writes to free a buffer (counted
   // in IoStats::staging_stalls). With CommitAsync this lets a checkpoint

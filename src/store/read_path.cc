@@ -25,12 +25,22 @@ ReadPlanLimits Limits(const ReadOptions& ro) {
   return l;
 }
 
-Status ChunkMismatch(std::string_view key, const ChunkRef& c) {
-  return Status::Corruption("'" + KeyText(key) + "': checksum mismatch in chunk at " +
-                            DataFileName(c.subfile) + " offset " + std::to_string(c.offset));
+}  // namespace
+
+Status Store::Rep::ReadError(std::string_view key, const Status& read) const {
+  if (pending_write_error.ok()) return read.WithContext("reading '" + KeyText(key) + "'");
+  return Status(pending_write_error.code(), "reading '" + KeyText(key) + "': an uncommitted write failed (" +
+                                                pending_write_error.message() + "), and the read: " + read.ToString());
 }
 
-}  // namespace
+Status Store::Rep::ChunkError(std::string_view key, const ChunkRef& c) const {
+  const std::string at = "chunk at " + DataFileName(c.subfile) + " offset " + std::to_string(c.offset);
+  if (!pending_write_error.ok())
+    return Status(pending_write_error.code(), "'" + KeyText(key) + "': its " + at +
+                                                  " was not written: an uncommitted write failed (" +
+                                                  pending_write_error.message() + ")");
+  return Status::Corruption("'" + KeyText(key) + "': checksum mismatch in " + at);
+}
 
 Status Store::Rep::ReadValue(const EntryView& e, uint64_t offset, uint64_t len, char* dest,
                              const ReadOptions& ro) {
@@ -69,7 +79,7 @@ Status Store::Rep::ReadValue(const EntryView& e, uint64_t offset, uint64_t len, 
     const Piece& p = pieces[r.tag];
     if (!bad.ok()) return;
     if (Checksum(p.buf, p.c->length) != p.c->checksum) {
-      bad = ChunkMismatch(e.key, *p.c);
+      bad = ChunkError(e.key, *p.c);
       return;
     }
     uint64_t cend = p.value_off + p.c->raw_length;
@@ -80,7 +90,7 @@ Status Store::Rep::ReadValue(const EntryView& e, uint64_t offset, uint64_t len, 
   };
   Status s = ReadCoalesced(std::move(ranges), Limits(ro),
                            [this](uint32_t id, File** f) { return DataFile(id, f); }, verify);
-  if (!s.ok()) return s.WithContext("reading '" + KeyText(e.key) + "'");
+  if (!s.ok()) return ReadError(e.key, s);
   return bad;
 }
 
@@ -140,17 +150,17 @@ Status Store::Rep::MultiRead(const std::vector<std::string>& keys, std::vector<S
     }
   }
   // One pointer of context: the std::function keeps it without allocating.
-  struct Ctx { const std::vector<std::string>* keys; std::vector<Status>* statuses; MultiReadScratch* m; };
-  Ctx ctx{&keys, statuses, &m};
+  struct Ctx { const std::vector<std::string>* keys; std::vector<Status>* statuses; MultiReadScratch* m; const Rep* rep; };
+  Ctx ctx{&keys, statuses, &m, this};
   auto verify = [c = &ctx](const ReadRange& r) {
     const auto& [key, chunk] = c->m->wants[r.tag];
     Status& st = (*c->statuses)[key];
-    if (st.ok() && Checksum(r.dest, chunk->length) != chunk->checksum) st = ChunkMismatch((*c->keys)[key], *chunk);
+    if (st.ok() && Checksum(r.dest, chunk->length) != chunk->checksum) st = c->rep->ChunkError((*c->keys)[key], *chunk);
   };
   Status io = ReadCoalesced(&m.ranges, Limits(ro), [this](uint32_t id, File** f) { return DataFile(id, f); },
                             verify, nullptr, &m.io);
   if (!io.ok())  // which chunks arrived is unknown: every chunked value fails
-    for (const auto& w : m.wants) (*statuses)[w.first] = io.WithContext("reading '" + keys[w.first] + "'");
+    for (const auto& w : m.wants) (*statuses)[w.first] = ReadError(keys[w.first], io);
   if (keys.size() > kKeepKeys) {  // (placed is MultiGet's: it trims it)
     m.views = {};
     m.ranges = {};

@@ -245,8 +245,8 @@ Status Store::Rep::DataFile(uint32_t subfile, File** file) {
   if (my_file && subfile == my_subfile) {
     // Pending puts may still be in the write buffer (or staged): write them
     // out first so the caller reads its own uncommitted values (no fsync).
-    Status s = writer ? DrainWrites() : Status::OK();
-    if (!s.ok()) return s;
+    // A failed write does not stop the read (store_rep.h).
+    pending_write_error = writer ? DrainWrites() : Status::OK();
     *file = my_file.get();
     return Status::OK();
   }

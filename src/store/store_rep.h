@@ -113,8 +113,22 @@ struct Store::Rep {
   // staging, DiscardPending (every rank does: the failure is agreed) and
   // the error says so; else `s` as it is.
   Status StagedCommitFailed(const Status& s);
-  // Opens (or returns) the data file of id `subfile` for reading.
+  // Opens (or returns) the data file of id `subfile` for reading. This
+  // rank's own file: its pending writes are written out first, so that a
+  // read sees uncommitted values; if one of them failed (a full disk, with
+  // or without staging) the file is returned all the same, and the failure
+  // kept in pending_write_error: committed values are intact (no write
+  // touches the space of a live revision) and read as ever, and a pending
+  // value whose bytes did not arrive fails its checksum, which ChunkError
+  // then reports as that write's failure.
   Status DataFile(uint32_t subfile, File** file);
+  // The error of a chunk of `key` whose bytes fail their checksum:
+  // Corruption, or the failed pending write behind it (DataFile).
+  Status ChunkError(std::string_view key, const ChunkRef& c) const;
+  // The error of a read of `key` that failed (`read`): in its context, or,
+  // after a failed pending write, that write's failure with it.
+  Status ReadError(std::string_view key, const Status& read) const;
+  Status pending_write_error;
   // The table of namespace `ns` of the current revision (loads it on demand).
   Status Table(uint32_t ns, std::shared_ptr<const IndexTable>* table);
   // Reads and verifies a table given its descriptor.
