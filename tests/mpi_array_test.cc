@@ -251,6 +251,43 @@ TEST_F(MpiArray, AsyncCommitAndRePut) {
   CheckRandomBoxes(r.get(), "a", 1.0, 10);
 }
 
+// DeleteArray while a commit is in flight: an array that commit puts is
+// found (on every rank, the last of which puts no block of it), one it
+// deletes is not; the next commit removes the first, and the array put
+// beside it stays (found by an outside pass: NotFound until Wait).
+TEST_F(MpiArray, DeleteArrayOfTheCommitInFlight) {
+  auto s = Open();
+  const double d[4] = {1, 2, 3, 4};
+  const bool puts = Size() == 1 || Rank() != Size() - 1;
+  const uint64_t n = 4;
+  if (puts && Rank() == 0) ASSERT_TRUE(s->PutArray("old", DType::kFloat64, {n}, {0}, {n}, d).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  if (puts && Rank() == 0) {
+    ASSERT_TRUE(s->PutArray("new", DType::kFloat64, {n}, {0}, {n}, d).ok());
+    ASSERT_TRUE(s->PutArray("kept", DType::kFloat64, {n}, {0}, {n}, d).ok());
+  }
+  ASSERT_TRUE(s->DeleteArray("old").ok());
+  AsyncCommit h;
+  ASSERT_TRUE(s->CommitAsync(&h).ok());
+  Status del = s->DeleteArray("new");
+  EXPECT_TRUE(del.ok()) << del.ToString();
+  Status again = s->DeleteArray("old");
+  EXPECT_TRUE(again.IsNotFound()) << again.ToString();
+  EXPECT_TRUE(s->DeleteArray("never").IsNotFound());
+  uint64_t rev = 0;
+  ASSERT_TRUE(h.Wait(&rev).ok());
+  ArrayInfo info;
+  EXPECT_TRUE(s->GetArrayInfo("new", &info).ok());  // the revision of the commit that was in flight
+  EXPECT_TRUE(s->GetArrayInfo("old", &info).IsNotFound());
+  ASSERT_TRUE(s->Commit().ok());
+  EXPECT_TRUE(s->GetArrayInfo("new", &info).IsNotFound());
+  ASSERT_TRUE(s->GetArrayInfo("kept", &info).ok());
+  std::vector<double> got(n);
+  ASSERT_TRUE(s->GetArray("kept", {0}, {n}, got.data()).ok());
+  EXPECT_EQ(got, std::vector<double>(d, d + n));
+  ASSERT_TRUE(s->Close().ok());
+}
+
 // Staged puts (the I/O thread writes the blocks) and asynchronous commits;
 // a bad round through CommitAsync fails on every rank, the good one after
 // it commits.

@@ -386,6 +386,7 @@ Status CommitArrays(Store::Rep* r, ArrayState* a) {
     }
     PutLengthPrefixed(&out, EncodeStatus(s));
     if (s.ok()) {
+      PutVarint64(&out, descs.size());  // the names put, then those deleted
       for (const Desc& d : descs) PutLengthPrefixed(&out, d.name);
       for (const std::string& n : gone) PutLengthPrefixed(&out, n);
     }
@@ -400,8 +401,12 @@ Status CommitArrays(Store::Rep* r, ArrayState* a) {
   }
   // Every array put or deleted: this rank's block objects the new
   // revision does not list are deleted (retention then frees their space).
-  while (d.remaining() > 0 && !d.failed()) {
+  a->committing_puts.clear();
+  a->committing_deletes.clear();
+  uint64_t put_names = d.Varint64();
+  for (uint64_t i = 0; d.remaining() > 0 && !d.failed(); i++) {
     std::string name(d.LengthPrefixed());
+    (i < put_names ? a->committing_puts : a->committing_deletes).insert(name);
     auto p = a->puts.find(name);
     uint32_t keep = p == a->puts.end() ? 0 : p->second.next_seq;
     std::vector<std::string> stale;
@@ -426,6 +431,8 @@ Status CommitArrays(Store::Rep* r, ArrayState* a) {
 Status AgreeCommittableWithArrays(Store::Rep* r, const Status& local) {
   Comm* c = r->comm.get();
   ArrayState* a = ArraysOf(r);
+  a->committing_puts.clear();  // this commit's (CommitArrays), if it has an array step
+  a->committing_deletes.clear();
   // One reduction, as AgreeStatus makes: the lowest failing rank, or (all
   // ok) whether any rank touched an array.
   uint64_t v = local.ok() ? (kOkBit | (a->touched() ? 0 : kNoArraysBit)) : uint64_t(c->rank());

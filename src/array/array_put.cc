@@ -170,9 +170,18 @@ Status Store::DeleteArray(std::string_view name) {
   Status s = r->CheckWritable();
   if (s.ok()) s = CheckArrayName(name);
   if (!s.ok()) return s;
+  if (r->inflight) r->Progress(false);
   ArrayState* a = ArraysOf(r);
   std::string n(name);
   bool exists = a->puts.count(n) != 0 || a->deletes.count(n) != 0;
+  // A commit in flight: its revision, which the next commit builds on,
+  // holds the arrays its array step put and not those it deleted.
+  if (!exists && r->inflight) {
+    if (a->committing_puts.count(n)) exists = true;
+    else if (a->committing_deletes.count(n))
+      return Status::NotFound("array '" + n + "' deleted by the commit in flight (revision " +
+                              std::to_string(r->current.revision + 1) + ") and not put since");
+  }
   if (!exists) {
     std::shared_ptr<const IndexTable> t;
     s = r->Table(kSharedNamespace, &t);

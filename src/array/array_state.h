@@ -62,6 +62,10 @@ struct ArrayState {
   // namespace's pending changes (those of a commit that failed after its
   // array step included): keys at or above a new round's count are stale.
   std::map<std::string, uint32_t> overlay_seqs;
+  // The arrays the last commit's array step put (by any rank) and deleted:
+  // while that commit is in flight (Rep::inflight), DeleteArray finds the
+  // first and not the second, as the revision it makes will hold them.
+  std::set<std::string, std::less<>> committing_puts, committing_deletes;
   bool touched() const { return !puts.empty() || !deletes.empty(); }
   ArrayReadStats read_stats;  // Store::array_read_stats
 
