@@ -3,8 +3,10 @@
 //   crash_loop_writer STORE check   the newest revision must be the last one
 //                                   acknowledged (or the one after it, whose
 //                                   commit may have reached its commit point
-//                                   before the kill), every value intact; then
-//                                   commit one more and read it back
+//                                   before the kill), every value intact (with
+//                                   CAIRN_TEST_KEEP, of every retained revision);
+//                                   then commit one more (CAIRN_TEST_TABLES: 12)
+//                                   and read it back (and the retained ones)
 //   crash_loop_writer STORE read    (one process, beside a loop) opens the store
 //                                   read-only over MPI_COMM_SELF again and again
 //                                   until STORE.stop exists: every open must
@@ -23,12 +25,13 @@
 // rank 0 appends each revision to STORE.acked once Commit has returned.
 // Environment (loop and check): CAIRN_TEST_KEEP=K opens with keep_revisions
 // K (compaction needs expired records: crash_compact_test). CAIRN_TEST_TABLES=1
-// leaves namespaces unchanged, so that their index tables are reused: rank r
-// puts its values (and rank 0 the shared "meta") only at revision 1 and at
-// revisions with (revision + r) % 3 == 0, with no tag edits or arrays; the
-// others carry them. Every commit must then reuse exactly the tables of the
+// leaves namespaces unchanged, so that their index tables are reused: rank
+// r > 0 puts its values only at revision 1 and at revisions with (revision
+// + r) % 3 == 0, with no tag edits or arrays, and carries them between;
+// rank 0 puts its values and the shared "meta" every revision (alone: as
+// rank r). Every commit must then reuse exactly the tables of the
 // unchanged namespaces (IoStats::index_tables_reused), the first one after
-// a restart included.
+// a restart included; extents are 16 KiB.
 #include <fcntl.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -59,8 +62,14 @@ bool TablesMode() {
   }();
   return on;
 }
+int g_ranks = 1;  // MPI_COMM_WORLD's size
 // Whether rank `rank` puts at revision `rev` (always, unless TablesMode).
-bool Changes(int rank, uint64_t rev) { return !TablesMode() || rev == 1 || (rev + uint64_t(rank)) % 3 == 0; }
+// Rank 0 changes every revision when there are others (its short-lived data
+// then shares extents with the other ranks' tables it writes).
+bool Changes(int rank, uint64_t rev) {
+  if (!TablesMode() || rev == 1 || (rank == 0 && g_ranks > 1)) return true;
+  return (rev + uint64_t(rank)) % 3 == 0;
+}
 // The revision whose values rank `rank` holds at revision `rev`.
 uint64_t Wrote(int rank, uint64_t rev) {
   while (rev > 1 && !Changes(rank, rev)) rev--;
@@ -176,6 +185,36 @@ std::string CommitRevision(cairn::Store* s, int rank, uint64_t rev) {
   return "";
 }
 
+// With CAIRN_TEST_KEEP, every retained revision but the handle's own, each
+// opened read-only and read back (a reused table may lie in the space of
+// an expired revision). Collective: every rank opens each, whatever it found.
+std::string CheckRetained(const std::string& store, const cairn::Options& o, cairn::Store* s, int rank) {
+  if (!std::getenv("CAIRN_TEST_KEEP")) return "";
+  std::vector<cairn::RevisionInfo> revs;
+  cairn::Status st = s->ListRevisions(&revs);
+  if (!st.ok()) return "list revisions: " + st.ToString();
+  std::string err;
+  for (const cairn::RevisionInfo& ri : revs) {
+    if (ri.revision == s->revision()) continue;
+    cairn::Options ro = o;
+    ro.read_only = true;
+    ro.revision = ri.revision;
+    std::unique_ptr<cairn::Store> old;
+    st = cairn::Store::Open(ro, store, MPI_COMM_WORLD, &old);
+    std::string e = st.ok() ? CheckRevision(old.get(), rank, ri.revision)
+                            : "open of retained revision " + std::to_string(ri.revision) + ": " + st.ToString();
+    if (err.empty()) err = e;
+  }
+  return err;
+}
+
+// Whether every rank's err is empty.
+bool AllAgree(const std::string& err) {
+  int bad = err.empty() ? 0 : 1, any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return any == 0;
+}
+
 // The last acknowledged revision, counting only whole lines (the file may
 // be appended to while it is read).
 uint64_t LastAckedWhole(const std::string& store) {
@@ -240,6 +279,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_ranks);
   if (argc != 3) {
     if (rank == 0) std::fprintf(stderr, "usage: crash_loop_writer STORE loop|check|read\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
@@ -256,6 +296,9 @@ int main(int argc, char** argv) {
   o.extent_size = 1 << 20;
   o.write_buffer_size = 64 << 10;  // puts flush on their own, between commits too
   if (const char* k = std::getenv("CAIRN_TEST_KEEP")) o.keep_revisions = std::strtoull(k, nullptr, 10);
+  // Small extents: an extent holding a reused table is soon free of
+  // everything else, so that losing track of the table would hand it out.
+  if (TablesMode()) o.extent_size = 16 << 10;
   std::unique_ptr<cairn::Store> s;
   cairn::Status st = cairn::Store::Open(o, store, MPI_COMM_WORLD, &s);
   std::string err;
@@ -276,18 +319,23 @@ int main(int argc, char** argv) {
     if (rev != acked && rev != acked + 1)
       err = "reopened at revision " + std::to_string(rev) + ", but " + std::to_string(acked) + " was acknowledged";
     if (err.empty() && rev > 0) err = CheckRevision(s.get(), rank, rev);
+    if (err.empty()) err = CheckRetained(store, o, s.get(), rank);
     // Every rank takes the same branch below (the commit is collective).
-    int bad = err.empty() ? 0 : 1, any = 0;
-    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any && err.empty()) err = "another rank found revision " + std::to_string(rev) + " damaged";
-    // The store takes the next revision, which reads back.
-    if (err.empty()) {
-      st = PutRevision(s.get(), rank, rev + 1);
+    if (!AllAgree(err) && err.empty()) err = "another rank found revision " + std::to_string(rev) + " damaged";
+    // The store takes the next revisions (TablesMode: 12, each reusing
+    // and writing tables), each read back with every retained revision.
+    int next = TablesMode() ? 12 : 1;
+    for (int k = 1; k <= next && err.empty(); k++) {
+      uint64_t r = rev + uint64_t(k);
+      st = PutRevision(s.get(), rank, r);
       if (!st.ok()) err = "next commit: " + st.ToString();
-      else err = CommitRevision(s.get(), rank, rev + 1);
-      std::string e = CheckRevision(s.get(), rank, rev + 1);  // collective: whatever err says
+      else err = CommitRevision(s.get(), rank, r);
+      std::string e = CheckRevision(s.get(), rank, r);  // collective: whatever err says
       if (err.empty()) err = e;
-      if (err.empty() && rank == 0) WriteFile(store + ".acked", std::to_string(rev + 1) + "\n", true);
+      e = CheckRetained(store, o, s.get(), rank);
+      if (err.empty()) err = e;
+      if (err.empty() && rank == 0) WriteFile(store + ".acked", std::to_string(r) + "\n", true);
+      if (!AllAgree(err) && err.empty()) err = "another rank found revision " + std::to_string(r) + " damaged";
     }
   }
   if (!err.empty()) std::fprintf(stderr, "rank %d: %s\n", rank, err.c_str());

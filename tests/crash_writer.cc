@@ -282,11 +282,17 @@ int main(int argc, char** argv) {
       std::string v;
       st = s->Get("st", &v);
       std::string want = StreamValue(rank, srev);
+      auto prefix_of = [&](uint64_t r) {
+        std::string w = StreamValue(rank, r);
+        return v.size() < w.size() && w.compare(0, v.size(), v) == 0;
+      };
+      std::string which;
+      for (uint64_t r : {srev, rev, rev + 1})
+        if (which.empty() && prefix_of(r)) which = " (a prefix of the stream written for revision " + std::to_string(r) + ")";
       if (!st.ok()) fail("get st: " + st.ToString());
       else if (v != want)
         fail("stream st of revision " + std::to_string(rev) + " is " + std::to_string(v.size()) +
-             " bytes, not the " + std::to_string(want.size()) + " written for revision " + std::to_string(srev) +
-             (v.size() < want.size() && want.compare(0, v.size(), v) == 0 ? " (a prefix of it)" : ""));
+             " bytes, not the " + std::to_string(want.size()) + " written for revision " + std::to_string(srev) + which);
     }
     std::string meta;
     st = s ? s->GetShared("meta", &meta) : cairn::Status::OK();  // collective; no handle if the open failed
