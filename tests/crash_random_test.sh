@@ -7,8 +7,9 @@
 # After each kill: reopening shows the last acknowledged revision (or the
 # next, if its commit point was reached), every value of it verifies,
 # `cairn verify` passes, and the next revision commits and reads back.
-# Usage: crash_random_test.sh CRASH_LOOP_WRITER CAIRN_TOOL MPIEXEC [TRIALS]
-# TRIALS defaults to 54 (18 per rank count); CAIRN_LONG_TESTS=1 makes it 1,002.
+# Usage: crash_random_test.sh CRASH_LOOP_WRITER CAIRN_TOOL MPIEXEC [TRIALS [LONG_TRIALS]]
+# TRIALS defaults to 54 (18 per rank count); CAIRN_LONG_TESTS=1 makes it
+# LONG_TRIALS (default 1,002).
 # CAIRN_TEST_POINTS="P1 P2 ...": first, for each point and rank count, the
 # writer kills itself at crash point P (src/store/crash_point.h; rank 0)
 # instead of being killed at a random moment, then the same checks (used
@@ -18,7 +19,7 @@
 set -u
 writer=$1 tool=$2 mpiexec=$3
 trials=${4:-54}
-if [ -n "${CAIRN_LONG_TESTS:-}" ] && [ "${CAIRN_LONG_TESTS}" != 0 ]; then trials=1002; fi
+if [ -n "${CAIRN_LONG_TESTS:-}" ] && [ "${CAIRN_LONG_TESTS}" != 0 ]; then trials=${5:-1002}; fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-crash-random-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
