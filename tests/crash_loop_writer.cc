@@ -3,8 +3,10 @@
 //   crash_loop_writer STORE check   the newest revision must be the last one
 //                                   acknowledged (or the one after it, whose
 //                                   commit may have reached its commit point
-//                                   before the kill), every value intact; then
-//                                   commit one more and read it back
+//                                   before the kill), every value intact (with
+//                                   CAIRN_TEST_KEEP, of every retained revision);
+//                                   then commit one more (CAIRN_TEST_TABLES: 12)
+//                                   and read it back (and the retained ones)
 //   crash_loop_writer STORE read    (one process, beside a loop) opens the store
 //                                   read-only over MPI_COMM_SELF again and again
 //                                   until STORE.stop exists: every open must
@@ -21,6 +23,15 @@
 // each read back whole.
 // Each rank writes its pid to STORE.pid.<rank> and, once open, STORE.ready.<rank>;
 // rank 0 appends each revision to STORE.acked once Commit has returned.
+// Environment (loop and check): CAIRN_TEST_KEEP=K opens with keep_revisions
+// K (compaction needs expired records: crash_compact_test). CAIRN_TEST_TABLES=1
+// leaves namespaces unchanged, so that their index tables are reused: rank
+// r > 0 puts its values only at revision 1 and at revisions with (revision
+// + r) % 3 == 0, with no tag edits or arrays, and carries them between;
+// rank 0 puts its values and the shared "meta" every revision (alone: as
+// rank r). Every commit must then reuse exactly the tables of the
+// unchanged namespaces (IoStats::index_tables_reused), the first one after
+// a restart included; extents are 16 KiB.
 #include <fcntl.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -42,6 +53,28 @@ using cairn::test::Pattern;
 namespace {
 
 constexpr int kKeys = 5;
+
+// CAIRN_TEST_TABLES (see the top of the file).
+bool TablesMode() {
+  static const bool on = [] {
+    const char* e = std::getenv("CAIRN_TEST_TABLES");
+    return e && *e && std::string(e) != "0";
+  }();
+  return on;
+}
+int g_ranks = 1;  // MPI_COMM_WORLD's size
+// Whether rank `rank` puts at revision `rev` (always, unless TablesMode).
+// Rank 0 changes every revision when there are others (its short-lived data
+// then shares extents with the other ranks' tables it writes).
+bool Changes(int rank, uint64_t rev) {
+  if (!TablesMode() || rev == 1 || (rank == 0 && g_ranks > 1)) return true;
+  return (rev + uint64_t(rank)) % 3 == 0;
+}
+// The revision whose values rank `rank` holds at revision `rev`.
+uint64_t Wrote(int rank, uint64_t rev) {
+  while (rev > 1 && !Changes(rank, rev)) rev--;
+  return rev;
+}
 
 std::string Value(int rank, uint64_t rev, int i) {
   return Pattern(rank * 1000003ull + rev * 101 + i, size_t(1000 + 9000 * i));
@@ -86,6 +119,15 @@ std::string CheckArray(cairn::Store* s, const char* name, int writers, uint64_t 
 }
 
 cairn::Status PutRevision(cairn::Store* s, int rank, uint64_t rev) {
+  if (TablesMode()) {
+    // Values and "meta" only when this rank changes; nothing else.
+    for (int i = 0; i < kKeys && Changes(rank, rev); i++) {
+      cairn::Status st = s->Put("v" + std::to_string(i), Value(rank, rev, i), {{"rev", cairn::TagValue::UInt(rev)}});
+      if (!st.ok()) return st;
+    }
+    if (rank == 0 && Changes(0, rev)) return s->PutShared("meta", "revision " + std::to_string(rev));
+    return cairn::Status::OK();
+  }
   for (int i = 0; i < kKeys; i++) {
     cairn::Status st = s->Put("v" + std::to_string(i), Value(rank, rev, i), {{"rev", cairn::TagValue::UInt(rev)}});
     if (!st.ok()) return st;
@@ -101,21 +143,76 @@ cairn::Status PutRevision(cairn::Store* s, int rank, uint64_t rev) {
 
 std::string CheckRevision(cairn::Store* s, int rank, uint64_t rev) {
   std::string err;
+  uint64_t wrote = Wrote(rank, rev);
   for (int i = 0; i < kKeys && err.empty(); i++) {
     std::string v;
     cairn::Status st = s->Get("v" + std::to_string(i), &v);
     if (!st.ok()) err = "get v" + std::to_string(i) + ": " + st.ToString();
-    else if (v != Value(rank, rev, i)) err = "value v" + std::to_string(i) + " of revision " + std::to_string(rev) + " differs";
+    else if (v != Value(rank, wrote, i))
+      err = "value v" + std::to_string(i) + " of revision " + std::to_string(rev) + " (written at " +
+            std::to_string(wrote) + ") differs";
   }
-  if (err.empty()) err = cairn::test::CheckEditedTags(s, rank, rev);
-  if (err.empty()) err = CheckArray(s, "A", s->writer_ranks(), rev, rev);
-  if (err.empty()) err = CheckArray(s, "B", s->writer_ranks(), rev, 1);
+  if (!TablesMode()) {
+    if (err.empty()) err = cairn::test::CheckEditedTags(s, rank, rev);
+    if (err.empty()) err = CheckArray(s, "A", s->writer_ranks(), rev, rev);
+    if (err.empty()) err = CheckArray(s, "B", s->writer_ranks(), rev, 1);
+  }
   std::string meta;
   cairn::Status st = s->GetShared("meta", &meta);  // collective: called whatever err says
   if (!err.empty()) return err;
   if (!st.ok()) return "get shared: " + st.ToString();
-  if (meta != "revision " + std::to_string(rev)) return "shared value differs";
+  if (meta != "revision " + std::to_string(Wrote(0, rev))) return "shared value of revision " + std::to_string(rev) + " differs";
   return "";
+}
+
+// Commits revision `rev` (its puts made); in TablesMode, checks that the
+// commit reused exactly the tables of this rank's unchanged namespaces.
+std::string CommitRevision(cairn::Store* s, int rank, uint64_t rev) {
+  uint64_t reused = s->stats().index_tables_reused;
+  uint64_t got = 0;
+  cairn::Status st = s->Commit(&got);
+  if (!st.ok()) return "commit of revision " + std::to_string(rev) + ": " + st.ToString();
+  if (got != rev) return "committed as " + std::to_string(got) + ", not " + std::to_string(rev);
+  if (TablesMode() && rev > 1) {
+    // Its own namespace's table; rank 0 also the shared one's (rank 0's puts).
+    uint64_t want = Changes(rank, rev) ? 0 : 1;
+    if (rank == 0) want *= 2;
+    uint64_t made = s->stats().index_tables_reused - reused;
+    if (made != want)
+      return "revision " + std::to_string(rev) + " reused " + std::to_string(made) + " index tables, not " +
+             std::to_string(want);
+  }
+  return "";
+}
+
+// With CAIRN_TEST_KEEP, every retained revision but the handle's own, each
+// opened read-only and read back (a reused table may lie in the space of
+// an expired revision). Collective: every rank opens each, whatever it found.
+std::string CheckRetained(const std::string& store, const cairn::Options& o, cairn::Store* s, int rank) {
+  if (!std::getenv("CAIRN_TEST_KEEP")) return "";
+  std::vector<cairn::RevisionInfo> revs;
+  cairn::Status st = s->ListRevisions(&revs);
+  if (!st.ok()) return "list revisions: " + st.ToString();
+  std::string err;
+  for (const cairn::RevisionInfo& ri : revs) {
+    if (ri.revision == s->revision()) continue;
+    cairn::Options ro = o;
+    ro.read_only = true;
+    ro.revision = ri.revision;
+    std::unique_ptr<cairn::Store> old;
+    st = cairn::Store::Open(ro, store, MPI_COMM_WORLD, &old);
+    std::string e = st.ok() ? CheckRevision(old.get(), rank, ri.revision)
+                            : "open of retained revision " + std::to_string(ri.revision) + ": " + st.ToString();
+    if (err.empty()) err = e;
+  }
+  return err;
+}
+
+// Whether every rank's err is empty.
+bool AllAgree(const std::string& err) {
+  int bad = err.empty() ? 0 : 1, any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return any == 0;
 }
 
 // The last acknowledged revision, counting only whole lines (the file may
@@ -182,6 +279,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_ranks);
   if (argc != 3) {
     if (rank == 0) std::fprintf(stderr, "usage: crash_loop_writer STORE loop|check|read\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
@@ -197,6 +295,10 @@ int main(int argc, char** argv) {
   cairn::Options o;
   o.extent_size = 1 << 20;
   o.write_buffer_size = 64 << 10;  // puts flush on their own, between commits too
+  if (const char* k = std::getenv("CAIRN_TEST_KEEP")) o.keep_revisions = std::strtoull(k, nullptr, 10);
+  // Small extents: an extent holding a reused table is soon free of
+  // everything else, so that losing track of the table would hand it out.
+  if (TablesMode()) o.extent_size = 16 << 10;
   std::unique_ptr<cairn::Store> s;
   cairn::Status st = cairn::Store::Open(o, store, MPI_COMM_WORLD, &s);
   std::string err;
@@ -205,11 +307,9 @@ int main(int argc, char** argv) {
     WriteFile(store + ".ready." + std::to_string(rank), "1\n", false);
     for (uint64_t rev = s->revision() + 1; err.empty(); rev++) {
       st = PutRevision(s.get(), rank, rev);
-      uint64_t got = 0;
-      if (st.ok()) st = s->Commit(&got);
       if (!st.ok()) err = "revision " + std::to_string(rev) + ": " + st.ToString();
-      else if (got != rev) err = "committed as " + std::to_string(got);
-      else if (rank == 0) WriteFile(store + ".acked", std::to_string(rev) + "\n", true);
+      else err = CommitRevision(s.get(), rank, rev);
+      if (err.empty() && rank == 0) WriteFile(store + ".acked", std::to_string(rev) + "\n", true);
     }
   } else if (err.empty() && mode == "check") {
     uint64_t acked = 0;
@@ -219,19 +319,23 @@ int main(int argc, char** argv) {
     if (rev != acked && rev != acked + 1)
       err = "reopened at revision " + std::to_string(rev) + ", but " + std::to_string(acked) + " was acknowledged";
     if (err.empty() && rev > 0) err = CheckRevision(s.get(), rank, rev);
+    if (err.empty()) err = CheckRetained(store, o, s.get(), rank);
     // Every rank takes the same branch below (the commit is collective).
-    int bad = err.empty() ? 0 : 1, any = 0;
-    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any && err.empty()) err = "another rank found revision " + std::to_string(rev) + " damaged";
-    // The store takes the next revision, which reads back.
-    if (err.empty()) {
-      st = PutRevision(s.get(), rank, rev + 1);
-      uint64_t got = 0;
-      if (st.ok()) st = s->Commit(&got);
+    if (!AllAgree(err) && err.empty()) err = "another rank found revision " + std::to_string(rev) + " damaged";
+    // The store takes the next revisions (TablesMode: 12, each reusing
+    // and writing tables), each read back with every retained revision.
+    int next = TablesMode() ? 12 : 1;
+    for (int k = 1; k <= next && err.empty(); k++) {
+      uint64_t r = rev + uint64_t(k);
+      st = PutRevision(s.get(), rank, r);
       if (!st.ok()) err = "next commit: " + st.ToString();
-      else if (got != rev + 1) err = "next commit numbered " + std::to_string(got);
-      else err = CheckRevision(s.get(), rank, rev + 1);
-      if (err.empty() && rank == 0) WriteFile(store + ".acked", std::to_string(rev + 1) + "\n", true);
+      else err = CommitRevision(s.get(), rank, r);
+      std::string e = CheckRevision(s.get(), rank, r);  // collective: whatever err says
+      if (err.empty()) err = e;
+      e = CheckRetained(store, o, s.get(), rank);
+      if (err.empty()) err = e;
+      if (err.empty() && rank == 0) WriteFile(store + ".acked", std::to_string(r) + "\n", true);
+      if (!AllAgree(err) && err.empty()) err = "another rank found revision " + std::to_string(r) + " damaged";
     }
   }
   if (!err.empty()) std::fprintf(stderr, "rank %d: %s\n", rank, err.c_str());

@@ -7,12 +7,19 @@
 # After each kill: reopening shows the last acknowledged revision (or the
 # next, if its commit point was reached), every value of it verifies,
 # `cairn verify` passes, and the next revision commits and reads back.
-# Usage: crash_random_test.sh CRASH_LOOP_WRITER CAIRN_TOOL MPIEXEC [TRIALS]
-# TRIALS defaults to 54 (18 per rank count); CAIRN_LONG_TESTS=1 makes it 1,002.
+# Usage: crash_random_test.sh CRASH_LOOP_WRITER CAIRN_TOOL MPIEXEC [TRIALS [LONG_TRIALS]]
+# TRIALS defaults to 54 (18 per rank count); CAIRN_LONG_TESTS=1 makes it
+# LONG_TRIALS (default 1,002).
+# CAIRN_TEST_POINTS="P1 P2 ...": first, for each point and rank count, the
+# writer kills itself at crash point P (src/store/crash_point.h; rank 0)
+# instead of being killed at a random moment, then the same checks (used
+# with compaction's points by crash_compact_test). The writer's environment
+# (CAIRN_TEST_KEEP, CAIRN_TEST_TABLES, CAIRN_MANIFEST_COMPACT_BYTES) is
+# passed through.
 set -u
 writer=$1 tool=$2 mpiexec=$3
 trials=${4:-54}
-if [ -n "${CAIRN_LONG_TESTS:-}" ] && [ "${CAIRN_LONG_TESTS}" != 0 ]; then trials=1002; fi
+if [ -n "${CAIRN_LONG_TESTS:-}" ] && [ "${CAIRN_LONG_TESTS}" != 0 ]; then trials=${5:-1002}; fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-crash-random-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -21,6 +28,51 @@ RANDOM=$seed
 echo "seed $seed (set CAIRN_SEED to repeat)"
 failures=0 killed_open=0 killed_loop=0 newer=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# After a kill: the reopened store is at the last acknowledged revision or
+# the next, reads back, verifies, and commits the next one (check mode).
+check_after_kill() {  # NP STORE WHAT [in-flight: 1 if the killed commit's record was durable]
+  local before after
+  before=$(tail -n 1 "$2.acked" 2>/dev/null || echo 0)
+  if ! "$mpiexec" -n "$1" "$writer" "$2" check >"$tmp/check.out" 2>&1; then
+    fail "$3: reopen/check"
+    cat "$tmp/check.out"
+    return
+  fi
+  after=$(tail -n 1 "$2.acked")
+  [ "$after" -gt $((before + 1)) ] && newer=$((newer + 1))  # the in-flight commit had reached its commit point
+  # (check acknowledged the reopened revision + 1: before + 2 if it was the in-flight one)
+  if [ "${4:-0}" = 1 ] && [ "$after" != $((before + 2)) ]; then
+    fail "$3: reopened at $((after - 1)), not at $((before + 1)), whose record was durable"
+  fi
+  if ! "$tool" verify "$2" >"$tmp/verify" 2>&1; then
+    fail "$3: cairn verify"
+    cat "$tmp/verify"
+  fi
+}
+
+points=0
+for point in ${CAIRN_TEST_POINTS:-}; do
+  # Compaction follows the durable record of the commit that set it off:
+  # the store must reopen at that revision.
+  inflight=0
+  case $point in compact_*) inflight=1 ;; esac
+  for np in 1 2 4; do
+    # A new store; the writer commits until it first reaches the point.
+    store="$tmp/p$np-$point"
+    points=$((points + 1))
+    CAIRN_CRASH_POINT=$point CAIRN_CRASH_RANK=0 timeout -k 5 60 "$mpiexec" -n "$np" "$writer" "$store" loop \
+        >"$tmp/loop.out" 2>&1
+    rc=$?
+    if [ $rc = 0 ] || [ $rc = 124 ]; then
+      fail "point $point np=$np: the writer exited $rc (0: ended; 124: the point was never reached)"; cat "$tmp/loop.out"; continue
+    fi
+    if grep -qE '^rank [0-9]+: ' "$tmp/loop.out"; then fail "point $point np=$np: the writer failed"; cat "$tmp/loop.out"; fi
+    [ -s "$store.acked" ] || { fail "point $point np=$np: killed before any commit"; continue; }
+    check_after_kill "$np" "$store" "point $point (np=$np)" $inflight
+  done
+done
+[ "$points" -gt 0 ] && echo "crash-point kills: $points; failures so far: $failures"
 
 for ((t = 0; t < trials; t++)); do
   np=$((1 << (t % 3)))
@@ -68,18 +120,7 @@ for ((t = 0; t < trials; t++)); do
     kill -9 "$p" 2>/dev/null
   done
   if [ "$wait_ready" = 1 ]; then killed_loop=$((killed_loop + 1)); else killed_open=$((killed_open + 1)); fi
-  before=$(tail -n 1 "$store.acked" 2>/dev/null || echo 0)
-  if ! "$mpiexec" -n "$np" "$writer" "$store" check >"$tmp/check.out" 2>&1; then
-    fail "trial $t (np=$np, kill mode $who): reopen/check"
-    cat "$tmp/check.out"
-    continue
-  fi
-  after=$(tail -n 1 "$store.acked")
-  [ "$after" -gt $((before + 1)) ] && newer=$((newer + 1))  # the in-flight commit had reached its commit point
-  if ! "$tool" verify "$store" >"$tmp/verify" 2>&1; then
-    fail "trial $t (np=$np): cairn verify"
-    cat "$tmp/verify"
-  fi
+  check_after_kill "$np" "$store" "trial $t (np=$np, kill mode $who)"
 done
 echo "random-moment kills: $trials trials ($killed_loop while committing, $killed_open from the open on);" \
      "$newer found the in-flight revision committed; failures: $failures"

@@ -22,6 +22,20 @@
 //                                         buffers overwritten at once; Close waits
 //   crash_writer STORE write-async-leak R  the same, but the store is never
 //                                         closed: MPI_Finalize must finish it
+//   crash_writer STORE stream-across R        a write stream of key "st" open
+//                                         across commit R: opened, written in
+//                                         part and flushed, then R committed
+//                                         (its other values put), the stream
+//                                         finished, closed and committed as
+//                                         R + 1 (values of R + 1 put)
+//   crash_writer STORE stream-across-async R  the same with CommitAsync (no
+//                                         staging), the stream written and
+//                                         flushed while each commit is in flight
+// CAIRN_TEST_STREAM=1: write and write-async also write "st" (as a stream,
+// closed before the commit) and check checks it: at revision R it must be
+// StreamValue(rank, S) whole, S = CAIRN_TEST_STREAM_REV (default R).
+// In the stream-across modes CAIRN_CRASH_POINT applies to commit R only;
+// CAIRN_TEST_SECOND_CRASH_POINT=P arms P for commit R + 1.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -30,6 +44,7 @@
 #include <string>
 
 #include "cairn/iostream.h"
+#include "cairn/stream.h"
 #include "cairn/store.h"
 #include "test_util.h"
 
@@ -37,6 +52,67 @@ using cairn::test::Pattern;
 
 static std::string Value(int rank, uint64_t rev, int i) {
   return Pattern(rank * 1000003ull + rev * 101 + i, size_t(3000 + 40000 * i));
+}
+
+// Stream "st" as written for revision `rev`: 700 KB, several chunks.
+static std::string StreamValue(int rank, uint64_t rev) {
+  return Pattern(rank * 7000003ull + rev * 131 + 77, size_t(700000 + 1000 * rank + rev % 97));
+}
+
+static bool TestStream() {
+  const char* e = std::getenv("CAIRN_TEST_STREAM");
+  return e && *e && std::string(e) != "0";
+}
+
+// Writes all of `v` to a new stream of "st" and closes it.
+static cairn::Status WriteWholeStream(cairn::Store* s, const std::string& v) {
+  std::unique_ptr<cairn::StreamWriter> w;
+  cairn::Status st = s->OpenWriteStream("st", {}, &w);
+  if (st.ok()) st = w->Write(v);
+  if (st.ok()) st = w->Close();
+  return st;
+}
+
+// The stream-across modes (see the top of the file). "" or the first error.
+static std::string StreamAcross(cairn::Store* s, int rank, uint64_t rev, bool async) {
+  std::string v = StreamValue(rank, rev + 1);
+  size_t a = 300000, b = 500000;  // written before commit R, during it, after it
+  std::unique_ptr<cairn::StreamWriter> w;
+  cairn::Status st = s->OpenWriteStream("st", {}, &w);
+  if (st.ok()) st = w->Write(v.data(), a);
+  if (st.ok()) st = w->Flush();  // its chunks on disk, not committed
+  for (uint64_t r = rev; r <= rev + 1 && st.ok(); r++) {
+    for (int i = 0; i < 6 && st.ok(); i++)
+      st = s->Put("v" + std::to_string(i), Value(rank, r, i), {{"rev", cairn::TagValue::UInt(r)}});
+    if (st.ok() && rank == 0) st = s->PutShared("meta", "revision " + std::to_string(r));
+    if (!st.ok()) break;
+    if (r == rev + 1) {
+      // Before commit R + 1: arm its crash point (commit R is finished).
+      if (const char* p = std::getenv("CAIRN_TEST_SECOND_CRASH_POINT")) setenv("CAIRN_CRASH_POINT", p, 1);
+      else unsetenv("CAIRN_CRASH_POINT");
+    }
+    uint64_t got = 0;
+    if (async) {
+      cairn::AsyncCommit h;
+      st = s->CommitAsync(&h);
+      // While it is in flight: the stream goes on (commit R: its middle
+      // part, flushed; commit R + 1: nothing, it was closed).
+      if (st.ok() && r == rev) st = w->Write(v.data() + a, b - a);
+      if (st.ok() && r == rev) st = w->Flush();
+      cairn::Status ws = h.Wait();
+      if (st.ok()) st = ws;
+      got = h.revision();
+    } else {
+      st = s->Commit(&got);
+      if (st.ok() && r == rev) st = w->Write(v.data() + a, b - a);
+    }
+    if (st.ok() && got != r) return "committed as " + std::to_string(got) + ", not " + std::to_string(r);
+    if (st.ok() && r == rev) {
+      st = w->Write(v.data() + b, v.size() - b);
+      if (st.ok()) st = w->Close();
+    }
+  }
+  return st.ok() ? "" : "stream across revision " + std::to_string(rev) + ": " + st.ToString();
 }
 
 int main(int argc, char** argv) {
@@ -103,6 +179,12 @@ int main(int argc, char** argv) {
   }
   uint64_t parent = rev - 1;
   if (const char* p = std::getenv("CAIRN_TEST_PARENT")) parent = std::strtoull(p, nullptr, 10);
+  if (!bad && (mode == "stream-across" || mode == "stream-across-async")) {
+    if (s->revision() != parent) fail("store at revision " + std::to_string(s->revision()));
+    std::string e = bad ? "" : StreamAcross(s.get(), rank, rev, mode == "stream-across-async");
+    if (!e.empty()) fail(e);
+    mode = "done";
+  }
   bool async = mode == "write-async" || mode == "write-async-leak";
   if (async) {
     // Reopen with staging, so puts copy and a background thread writes.
@@ -123,6 +205,10 @@ int main(int argc, char** argv) {
     if (!bad && rank == 0) {
       st = s->PutShared("meta", "revision " + std::to_string(rev), {{"rev", cairn::TagValue::UInt(rev)}});
       if (!st.ok()) fail("put shared: " + st.ToString());
+    }
+    if (!bad && TestStream()) {
+      st = WriteWholeStream(s.get(), StreamValue(rank, rev));
+      if (!st.ok()) fail("stream st: " + st.ToString());
     }
     if (!bad) {
       // A text stream, for `cairn keys` and `cairn get` to find.
@@ -158,6 +244,10 @@ int main(int argc, char** argv) {
       st = s->PutShared("meta", "revision " + std::to_string(rev), {{"rev", cairn::TagValue::UInt(rev)}});
       if (!st.ok()) fail("put shared: " + st.ToString());
     }
+    if (!bad && TestStream()) {
+      st = WriteWholeStream(s.get(), StreamValue(rank, rev));
+      if (!st.ok()) fail("stream st: " + st.ToString());
+    }
     if (!bad) {
       uint64_t got = 0;
       st = s->Commit(&got);
@@ -183,6 +273,26 @@ int main(int argc, char** argv) {
       st = s->Get("v" + std::to_string(i), &v);
       if (!st.ok()) fail("get: " + st.ToString());
       else if (v != Value(rank, rev, i)) fail("value v" + std::to_string(i) + " differs");
+    }
+    if (!bad && TestStream()) {
+      // Whole, as written for revision S: never a prefix, never the stream
+      // that was open across a lost commit.
+      uint64_t srev = rev;
+      if (const char* e = std::getenv("CAIRN_TEST_STREAM_REV")) srev = std::strtoull(e, nullptr, 10);
+      std::string v;
+      st = s->Get("st", &v);
+      std::string want = StreamValue(rank, srev);
+      auto prefix_of = [&](uint64_t r) {
+        std::string w = StreamValue(rank, r);
+        return v.size() < w.size() && w.compare(0, v.size(), v) == 0;
+      };
+      std::string which;
+      for (uint64_t r : {srev, rev, rev + 1})
+        if (which.empty() && prefix_of(r)) which = " (a prefix of the stream written for revision " + std::to_string(r) + ")";
+      if (!st.ok()) fail("get st: " + st.ToString());
+      else if (v != want)
+        fail("stream st of revision " + std::to_string(rev) + " is " + std::to_string(v.size()) +
+             " bytes, not the " + std::to_string(want.size()) + " written for revision " + std::to_string(srev) + which);
     }
     std::string meta;
     st = s ? s->GetShared("meta", &meta) : cairn::Status::OK();  // collective; no handle if the open failed

@@ -19,8 +19,17 @@
 // that every namespace of it holds the "held" and "big" of its writer
 // rank and no "next", commits ("opened rev R after K refusals, N
 // namespaces") and closes.
+// MODE compact (run with a small CAIRN_MANIFEST_COMPACT_BYTES): opens
+// STORE with keep_revisions = 1 ("opened at rev R"; each rank's "n" of R
+// must read R), then commits revision after revision ("committed rev R",
+// on stdout and appended to STORE.acked; each rank's "n" set to R) while
+// rank 0 counts the manifest's
+// compactions (its inode changes); after the first one it writes
+// STORE.held, and it stops at STORE.release once there were at least 3
+// ("K compactions").
 // Exit 0 only if all of that succeeded.
 #include <mpi.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -166,6 +175,62 @@ int Await(const std::string& path, int seconds, uint64_t want) {
   return 0;
 }
 
+// The inode of STORE/MANIFEST (0 if it cannot be read).
+uint64_t ManifestInode(const std::string& path) {
+  struct stat st;
+  return ::stat((path + "/MANIFEST").c_str(), &st) == 0 ? uint64_t(st.st_ino) : 0;
+}
+
+int Compact(const std::string& path, int seconds) {
+  cairn::Options o = HolderOptions();
+  o.keep_revisions = 1;
+  std::unique_ptr<cairn::Store> s;
+  cairn::Status st = cairn::Store::Open(o, path, MPI_COMM_WORLD, &s);
+  if (!AllOk(st, "open")) return 1;
+  uint64_t rev = s->revision();
+  if (rank == 0) std::printf("opened at rev %lu\n", (unsigned long)rev);
+  std::string n;
+  if (rev > 0) st = s->Get("n", &n);
+  if (st.ok() && rev > 0 && n != std::to_string(rev))
+    st = cairn::Status::Corruption("\"n\" of revision " + std::to_string(rev) + " reads '" + n + "'");
+  if (!AllOk(st, "reading the revision opened")) return 1;
+  uint64_t inode = rank == 0 ? ManifestInode(path) : 0;
+  int compactions = 0, held = 0;
+  for (long i = 0; i < seconds * 1000L; i++) {
+    st = s->Put("n", std::to_string(rev + 1));
+    if (st.ok()) st = s->Put("held", Held(rank));
+    uint64_t got = 0;
+    if (st.ok()) st = s->Commit(&got);
+    if (!AllOk(st, "commit")) return 1;
+    rev = got;
+    int go = 0;
+    if (rank == 0) {
+      // Into a file, not only stdout: mpiexec may drop a killed job's output.
+      std::string line = "committed rev " + std::to_string(rev) + "\n";
+      std::printf("%s", line.c_str());
+      FILE* f = std::fopen((path + ".acked").c_str(), "a");
+      if (f) std::fputs(line.c_str(), f);
+      if (f) std::fclose(f);
+      uint64_t now = ManifestInode(path);
+      if (now != inode) compactions++;
+      inode = now;
+      go = compactions >= 3 && access((path + ".release").c_str(), F_OK) == 0;
+    }
+    MPI_Bcast(&compactions, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (compactions > 0 && !held) {
+      WriteHeld(path);
+      held = 1;
+    }
+    if (go) break;
+    usleep(2000);
+  }
+  st = s->Close();
+  if (!AllOk(st, "close")) return 1;
+  if (rank == 0) std::printf("%d compactions\n", compactions);
+  return compactions >= 3 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -173,15 +238,17 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   std::string mode = argc > 3 ? argv[3] : "plain";
-  bool known = mode == "plain" || mode == "async" || mode == "staged" || (mode == "await" && argc == 5);
+  bool known = mode == "plain" || mode == "async" || mode == "staged" || mode == "compact" ||
+               (mode == "await" && argc == 5);
   if (argc < 3 || argc > 5 || !known) {
-    if (rank == 0) std::fprintf(stderr, "usage: lock_holder STORE SECONDS [plain|async|staged|await REV]\n");
+    if (rank == 0) std::fprintf(stderr, "usage: lock_holder STORE SECONDS [plain|async|staged|compact|await REV]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   std::string path = argv[1];
   int seconds = std::atoi(argv[2]);
-  int rc = mode == "plain"   ? Plain(path, seconds)
-           : mode == "await" ? Await(path, seconds, std::strtoull(argv[4], nullptr, 10))
+  int rc = mode == "plain"     ? Plain(path, seconds)
+           : mode == "compact" ? Compact(path, seconds)
+           : mode == "await"   ? Await(path, seconds, std::strtoull(argv[4], nullptr, 10))
                              : InFlight(path, seconds, mode == "staged");
   MPI_Finalize();
   return rc;

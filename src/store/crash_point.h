@@ -16,7 +16,12 @@ namespace cairn {
 // "repair_torn_tmp" (half the new manifest written to its temporary file),
 // "repair_unsynced_tmp" (written, not synced), "repair_before_rename"
 // (synced), "repair_after_rename" (renamed over MANIFEST, the directory not
-// synced) and "repair_after_dir_sync" (done, not yet reported).
+// synced) and "repair_after_dir_sync" (done, not yet reported). In a
+// manifest compaction (rank 0, after the record that set it off is
+// durable), in order: "compact_torn_tmp" (half the new manifest written to
+// MANIFEST.compact-tmp), "compact_before_rename" (written and synced),
+// "compact_after_rename" (renamed over MANIFEST, the directory not synced)
+// and "compact_after_dir_sync" (done, the commit not yet reported).
 void CrashPoint(const char* point, int rank);
 // Whether CrashPoint(point, rank) would kill the process.
 bool CrashPointArmed(const char* point, int rank);

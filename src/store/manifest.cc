@@ -176,8 +176,14 @@ Status Manifest::Compact() {
   std::unique_ptr<File> nf;
   s = File::Open(tmp, File::kCreate, stats_, &nf);
   if (s.ok()) s = nf->Truncate(0);  // an older temporary file the unlink missed leaves no tail
+  if (s.ok() && CrashPointArmed("compact_torn_tmp", 0)) {  // tests: half the new file written
+    nf->PWrite(0, out.data(), out.size() / 2);
+    nf->Sync();
+    CrashPoint("compact_torn_tmp", 0);
+  }
   if (s.ok()) s = nf->PWrite(0, out.data(), out.size());
   if (s.ok()) s = nf->Sync();
+  if (s.ok()) CrashPoint("compact_before_rename", 0);
   if (s.ok()) {
     s = nf->Rename(path);
     if (!s.ok()) {
@@ -207,6 +213,7 @@ Status Manifest::Compact() {
   file_ = std::move(nf);
   parsed_ = std::move(check);
   compactions_++;
+  CrashPoint("compact_after_rename", 0);
   s = SyncDir(dir_, stats_);
   if (!s.ok()) {
     broken_ = s.WithContext("the compacted manifest replaced " + path +
@@ -214,6 +221,7 @@ Status Manifest::Compact() {
                             "reopen the store");
     return broken_;
   }
+  CrashPoint("compact_after_dir_sync", 0);
   return Status::OK();
 }
 
