@@ -244,14 +244,27 @@ bool Check(const Vec& G, const Box& b, const double* p) {
   return true;
 }
 
+// Drops every file under `dir` from the page cache. With --prime=1 each
+// file is first read whole (uncounted): the virtual disk here keeps bytes
+// read recently below this machine's page cache, so a read's speed depends
+// on what the jobs before it read (bench/arrays/README.md, "Results: what
+// the cold read measures"); primed, every timed read starts from the same
+// state: out of the page cache, just read at the device.
 void Evict(const std::string& dir) {
   if (g_rank == 0) {
+    const bool prime = Arg("prime", "0") == "1";
+    std::vector<char> buf(prime ? 4u << 20 : 0);
     std::error_code ec;
     for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
          !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
       if (!it->is_regular_file(ec)) continue;
       int fd = open(it->path().c_str(), O_RDONLY);
       if (fd < 0) continue;
+      for (off_t at = 0; prime;) {
+        ssize_t n = pread(fd, buf.data(), buf.size(), at);
+        if (n <= 0) break;
+        at += n;
+      }
       fdatasync(fd);
       posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
       close(fd);
