@@ -283,7 +283,6 @@ static int Verify(const std::string& path, const std::string& model) {
     if (Exists(model + "/" + std::to_string(r) + ".done")) { recorded.insert(r); rec_newest = r; }
     else if (r > rec_newest + 50) break;
   }
-  if (newest < rec_newest) Die("newest listed " + std::to_string(newest) + " < recorded " + std::to_string(rec_newest));
   std::string ev;
   ReadFile(model + "/events", &ev);
   std::set<uint64_t> pinned, dropped;
@@ -297,6 +296,10 @@ static int Verify(const std::string& path, const std::string& model) {
       if (w == "drop") { pinned.erase(r); dropped.insert(r); }
     }
   }
+  uint64_t rec_live = 0;  // the newest recorded revision not dropped
+  for (uint64_t r : recorded)
+    if (!dropped.count(r)) rec_live = r;
+  if (newest < rec_live) Die("newest listed " + std::to_string(newest) + " < recorded " + std::to_string(rec_live));
   std::string keeps;
   uint64_t keep = 0;
   if (ReadFile(model + "/keep", &keeps)) keep = std::stoull(keeps);

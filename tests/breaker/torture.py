@@ -145,7 +145,48 @@ def live_tools():
                 fail("cairn %s succeeded on a store held by a writer: %s %s" % (c, p.stdout, p.stderr))
 
 
+def events_append(line):
+    path = os.path.join(model, "events")
+    with open(path, "a") as f:
+        f.write(line + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def tool_edits():
+    """The tool pins, unpins or drops a revision between jobs (recorded in the
+    model's events as the writer does: pins after, unpins and drops before)."""
+    if not os.path.exists(os.path.join(store, "MANIFEST")):
+        return
+    p = run([tool, "ls", store, "--json"])
+    try:
+        revs = json.loads(p.stdout)
+    except Exception:
+        fail("ls --json after kill: %s %s" % (p.stdout[-300:], p.stderr[-300:]))
+    if not revs:
+        return
+    r = rnd.choice(revs)
+    act = rnd.choice(["pin", "unpin", "drop"])
+    if act == "drop" and r is revs[-1]:
+        # Not the newest: the revisions it expired are gone, and the model
+        # could not tell a lost revision from one it legitimately expired.
+        act = "pin"
+    if act == "pin":
+        p = run([tool, "pin", store, str(r["revision"])])
+        if p.returncode == 0:
+            events_append("pin %d" % r["revision"])
+    else:
+        events_append("%s %d" % (act, r["revision"]))
+        p = run([tool, act, store, str(r["revision"])])
+    bump("tool_%s_rc%d" % (act, p.returncode))
+    if p.returncode not in (0, 1) or (act != "drop" and p.returncode != 0) or \
+            (act == "drop" and p.returncode == 1 and not r.get("pinned")):
+        fail("cairn %s %d: rc %d %s %s" % (act, r["revision"], p.returncode, p.stdout, p.stderr))
+
+
 def after_kill(cycle):
+    if rnd.random() < 0.3:
+        tool_edits()
     p = run([tool, "verify", store, "--all"])
     if os.path.exists(os.path.join(store, "MANIFEST")) and p.returncode != 0:
         fail("cairn verify --all exit %d after kill: %s %s" % (p.returncode, p.stdout, p.stderr))
