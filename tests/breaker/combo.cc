@@ -305,12 +305,14 @@ static int Verify(const std::string& path, const std::string& model) {
   if (ReadFile(model + "/keep", &keeps)) keep = std::stoull(keeps);
   for (uint64_t r : pinned)
     if (recorded.count(r) && !listed.count(r)) Die("pinned revision " + std::to_string(r) + " not listed");
-  if (keep > 0)
+  // The keep file is the last recording writer's: it says what the newest
+  // revision's commit kept only when that revision is recorded.
+  if (keep > 0 && newest == rec_live)
     for (uint64_t r : recorded)
       if (r + keep > newest && !dropped.count(r) && !listed.count(r))
         Die("revision " + std::to_string(r) + " within keep " + std::to_string(keep) + " of newest " +
             std::to_string(newest) + " not listed");
-  if (keep == 0)
+  if (keep == 0 && newest == rec_live)
     for (uint64_t r : recorded)
       if (!dropped.count(r) && !listed.count(r)) Die("revision " + std::to_string(r) + " lost (keep 0)");
   st->Close();
