@@ -25,12 +25,42 @@ namespace {
 
 using cairn::Status;
 
+// The length of the well-formed UTF-8 sequence at s[i] (1-4), or 0 if the
+// bytes there are not one (stray continuation, overlong form, surrogate,
+// past U+10FFFF, cut short).
+size_t Utf8Length(std::string_view s, size_t i) {
+  unsigned char c = s[i];
+  if (c < 0x80) return 1;
+  size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+  if (n == 0 || c > 0xF4 || i + n > s.size()) return 0;
+  unsigned char c1 = s[i + 1];
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c == 0xE0) lo = 0xA0;
+  if (c == 0xED) hi = 0x9F;
+  if (c == 0xF0) lo = 0x90;
+  if (c == 0xF4) hi = 0x8F;
+  if (c1 < lo || c1 > hi) return 0;
+  for (size_t k = 2; k < n; k++)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+// A JSON string of `s`. Keys, tag names and string tags are bytes, not
+// always UTF-8, and JSON text must be UTF-8: a byte that is not part of a
+// well-formed UTF-8 sequence is written as the escape \udcXX (XX its value;
+// Python's json.loads and then .encode("utf-8", "surrogateescape") give the
+// bytes back, as tools/cairn_reader.py writes keys).
 std::string JsonString(std::string_view s) {
   std::string o = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') { o += '\\'; o += char(c); }
-    else if (c < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); o += b; }
-    else o += char(c);
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = s[i];
+    size_t n = Utf8Length(s, i);
+    char b[8];
+    if (n == 0) { std::snprintf(b, sizeof b, "\\udc%02x", c); o += b; n = 1; }
+    else if (c == '"' || c == '\\') { o += '\\'; o += char(c); }
+    else if (c < 0x20) { std::snprintf(b, sizeof b, "\\u%04x", c); o += b; }
+    else o.append(s.substr(i, n));
+    i += n;
   }
   return o + "\"";
 }

@@ -87,10 +87,17 @@ File::~File() {
 
 // The status of a read of n bytes at `offset` that stopped after `done`:
 // an I/O error (err != 0), or a file that ends before the bytes wanted.
-static Status ReadFailed(const std::string& path, uint64_t offset, uint64_t n, uint64_t done, int err) {
+// Where it ends is asked of the file (fstat): a read that found no byte at
+// all says only that the file ends at or before `offset`.
+static Status ReadFailed(int fd, IoStats* stats, const std::string& path, uint64_t offset, uint64_t n,
+                         uint64_t done, int err) {
   if (err != 0) return Status::FromErrno("read " + path + " at offset " + std::to_string(offset + done), err);
+  uint64_t end = offset + done;
+  struct stat st;
+  Count(stats->stats);
+  if (::fstat(fd, &st) == 0 && uint64_t(st.st_size) < end) end = uint64_t(st.st_size);
   return Status::Corruption(path + " is truncated: wanted " + std::to_string(n) + " bytes at offset " +
-                            std::to_string(offset) + ", file ends at " + std::to_string(offset + done));
+                            std::to_string(offset) + ", file ends at " + std::to_string(end));
 }
 
 Status File::PRead(uint64_t offset, void* buf, uint64_t n) const {
@@ -101,7 +108,7 @@ Status File::PRead(uint64_t offset, void* buf, uint64_t n) const {
     size_t want = size_t(std::min<uint64_t>(n - done, 1ull << 30));
     ssize_t r = ::pread(fd_, p + done, want, off_t(offset + done));
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return ReadFailed(path_, offset, n, done, r < 0 ? errno : 0);
+    if (r <= 0) return ReadFailed(fd_, stats_, path_, offset, n, done, r < 0 ? errno : 0);
     done += uint64_t(r);
   }
   Count(stats_->read_bytes, n);
@@ -117,7 +124,7 @@ Status File::PReadOnce(uint64_t offset, void* buf, uint64_t n) const {
     size_t want = size_t(std::min<uint64_t>(n - done, kPiece));
     ssize_t r = ::pread(fd_, p + done, want, off_t(offset + done));
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return ReadFailed(path_, offset, n, done, r < 0 ? errno : 0);
+    if (r <= 0) return ReadFailed(fd_, stats_, path_, offset, n, done, r < 0 ? errno : 0);
     done += uint64_t(r);
     if (done - dropped >= kPiece || done == n) {
       ::posix_fadvise(fd_, off_t(offset + dropped), off_t(done - dropped), POSIX_FADV_DONTNEED);
@@ -142,7 +149,7 @@ Status File::PReadV(uint64_t offset, const struct iovec* iov, int iovcnt, uint64
                           : ::pread(fd_, static_cast<char*>(iov[first].iov_base) + skip,
                                     iov[first].iov_len - skip, off_t(offset + done));
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return ReadFailed(path_, offset, n, done, r < 0 ? errno : 0);
+    if (r <= 0) return ReadFailed(fd_, stats_, path_, offset, n, done, r < 0 ? errno : 0);
     done += uint64_t(r);
     size_t left = size_t(r);
     while (first < iovcnt && left >= iov[first].iov_len - skip) {  // also steps over empty entries
