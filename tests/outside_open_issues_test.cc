@@ -17,12 +17,12 @@ namespace {
 // Options::staging_bytes says a failed background write "fails the next
 // Commit ...; the handle reads, puts and commits again once space is
 // freed". Between the failed write and that Commit, a Get of a value
-// committed in an earlier revision (its bytes durable on disk) fails with
+// committed in an earlier revision (its bytes durable on disk) failed with
 // the write's IOError ("reading 'k0': write .../data.00000 ...: File too
-// large"): every read of the rank's own data file first drains the staged
-// writes and returns their error (Store::Rep::DataFile). A restart or a
+// large"): every read of the rank's own data file first drained the staged
+// writes and returned their error (Store::Rep::DataFile). A restart or a
 // check that reads committed state after a full disk is told it cannot.
-TEST(OutsideOpenIssues, CommittedValueReadsAfterAFailedStagedWrite) {
+TEST(OutsidePassFindings, CommittedValueReadsAfterAFailedStagedWrite) {
   test::TempDir dir;
   Options o;
   o.staging_bytes = 4 << 20;
@@ -53,9 +53,9 @@ TEST(OutsideOpenIssues, CommittedValueReadsAfterAFailedStagedWrite) {
 // Store::DeleteArray: "NotFound if this view's revision has no such array
 // and none was put since". An array put after revision R and captured by a
 // CommitAsync (of R + 1) still in flight was put since R, yet DeleteArray
-// returns NotFound ("array 'A' not in ... revision R and not put since")
-// until Wait; Delete of an object in the same position works.
-TEST(OutsideOpenIssues, DeleteArrayOfAnArrayInTheCommitInFlight) {
+// returned NotFound ("array 'A' not in ... revision R and not put since")
+// until Wait; Delete of an object in the same position worked.
+TEST(OutsidePassFindings, DeleteArrayOfAnArrayInTheCommitInFlight) {
   test::TempDir dir;
   Options o;
   o.sync = false;
