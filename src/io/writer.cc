@@ -140,6 +140,16 @@ void Writer::Written(uint64_t off, uint64_t n) {
   }
 }
 
+void Writer::DropWritten(uint64_t from, uint64_t to) {
+  if (to <= from) return;
+  auto run = [f = file_, from, to] {
+    f->DropCache(from, to - from);
+    return Status::OK();
+  };
+  if (queue_) queue_->Submit(run);  // behind the queued writes of the range
+  else run();
+}
+
 Status Writer::WriteBackAndDrop(uint64_t from, uint64_t to) {
   if (to <= from) return Status::OK();
   auto run = [f = file_, from, to] {

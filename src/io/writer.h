@@ -79,6 +79,10 @@ class Writer {
   // pages under writeback cannot be dropped); it makes nothing durable.
   // Returns a failed writeback, which a later fsync may no longer report.
   Status WriteBackAndDrop(uint64_t from, uint64_t to);
+  // The same without the writeback and the wait: drops the pages of
+  // [from, to) that are clean by now (dirty ones and those under writeback
+  // stay). A hint: cannot fail, consumes no error.
+  void DropWritten(uint64_t from, uint64_t to);
   // Writes the buffered bytes out (no fsync). Staging: hands them to the
   // queue and returns the queue's first error so far (the write itself may
   // still be in flight: IoQueue::Wait for it).

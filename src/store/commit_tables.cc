@@ -44,24 +44,34 @@ Status WriteStreamedTable(NextTable* t, Writer* w, size_t piece) {
   if (!s.ok()) return s;
   const IndexTable& tb = *t->table;
   // The table is written once and not read back through the page cache
-  // (the new base views its entries in the arena): each time another
-  // kStreamDropLag bytes have been handed to the file, the pages of the
-  // table up to kStreamDropLag before its end are written back (early
-  // writeback started most of them already), waited for and dropped. The
-  // next pieces then reuse those pages instead of memory the process
-  // never touched (the copy into such pages was 70 % of a 1M-object
-  // commit's CPU on the benchmark VM, bench/catalogue/README.md). The wait
-  // overlaps the device with the encoding of the next kStreamDropLag bytes,
-  // and what it writes the commit's fsync need not; nothing is durable
-  // before that fsync.
-  uint64_t dropped = t->desc.offset;
+  // (the new base views its entries in the arena), so its pages are
+  // dropped as it goes, and the next pieces reuse them instead of memory
+  // the process never touched (the copy into such pages was 70 % of a
+  // 1M-object commit's CPU on the benchmark VM, bench/catalogue/README.md):
+  // - each time another kStreamDropLag bytes have been handed to the
+  //   file, the clean pages up to kStreamDropLag before its end are dropped
+  //   (a hint: early writeback has started them; those still dirty or
+  //   under writeback stay, and go at a later drop);
+  // - the pages more than kStreamWaitLag behind its end are written back,
+  //   waited for and dropped, so that on a device slower than the
+  //   encoding no more than about kStreamWaitLag + 2 x kStreamDropLag
+  //   stay. That wait rarely blocks on a device that keeps up: waiting
+  //   for the pages 16 MiB behind cost a 1M-object commit 16 % of its
+  //   time here (bench/catalogue/README.md).
+  // Nothing is durable before the commit's fsync; a writeback error the
+  // wait returns fails the commit (the kernel reports it only once).
+  uint64_t hinted = t->desc.offset, waited = t->desc.offset;
   return StreamIndexTable(tb.ns, tb.revision, tb.names.names(), tb.entries, piece,
-                          [w, &dropped](std::string_view p) {
+                          [w, &hinted, &waited](std::string_view p) {
                             Status s = w->ContinueContiguous(p);
                             const uint64_t handed = w->handed_end();
-                            if (s.ok() && handed >= dropped + 2 * kStreamDropLag) {
-                              s = w->WriteBackAndDrop(dropped, handed - kStreamDropLag);
-                              dropped = handed - kStreamDropLag;
+                            if (s.ok() && handed >= waited + kStreamWaitLag + kStreamDropLag) {
+                              s = w->WriteBackAndDrop(waited, handed - kStreamWaitLag);
+                              waited = handed - kStreamWaitLag;
+                            }
+                            if (s.ok() && handed >= hinted + kStreamDropLag && handed >= waited + 2 * kStreamDropLag) {
+                              w->DropWritten(waited, handed - kStreamDropLag);
+                              hinted = handed;
                             }
                             return s;
                           },

@@ -28,12 +28,14 @@ class Writer;
 
 // The pieces a streamed table is written in (or the write buffer, if larger).
 constexpr size_t kStreamTablePiece = 4u << 20;
-// A streamed table's pages are written back, waited for and dropped from
-// the page cache once this many bytes of it follow them
-// (WriteStreamedTable), each time as many more were written: a table
-// under twice this size stays cached, and at most twice this stays of
-// any table.
+// A streamed table's clean pages are dropped from the page cache once this
+// many bytes of it follow them, each time as many more were written
+// (WriteStreamedTable): a table under twice this size stays cached.
 constexpr uint64_t kStreamDropLag = 16u << 20;
+// Pages this far behind the table's end are written back and waited for
+// before they are dropped, whatever the device's speed: at most about
+// this + 2 x kStreamDropLag of a table stays cached.
+constexpr uint64_t kStreamWaitLag = 64u << 20;
 
 struct NextTable {
   bool reused = false;
