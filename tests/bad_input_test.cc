@@ -359,5 +359,35 @@ TEST(BadInput, ATableWithAnEmptyTagNameIsCorruption) {
   EXPECT_NE(st.message().find("tag name"), std::string::npos) << st.ToString();
 }
 
+// A data file the newest revision has data in, deleted: a writable open
+// reports it and does not make an empty one in its place (it did, and
+// `cairn verify` then said "truncated" instead of "missing"; found by an
+// outside pass). A new store still creates its files.
+TEST(BadInput, AMissingDataFileIsReportedNotRecreated) {
+  TempDir dir;
+  std::string path = dir.sub("s");
+  {
+    auto s = MustOpen(path);
+    ASSERT_TRUE(s->Put("k", std::string(100000, 'v')).ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  const std::string data = path + "/data.00000";
+  ASSERT_EQ(::unlink(data.c_str()), 0);
+  std::unique_ptr<Store> s;
+  Status st = Store::Open(Small(), path, &s);
+  EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+  EXPECT_NE(st.message().find("data.00000 is missing"), std::string::npos) << st.ToString();
+  struct stat fst;
+  EXPECT_NE(::stat(data.c_str(), &fst), 0) << "an empty data file was made in place of the missing one";
+  Options ro = Small();
+  ro.read_only = true;
+  st = Store::Open(ro, path, &s);
+  if (st.ok()) {
+    std::string v;
+    EXPECT_FALSE(s->Get("k", &v).ok());
+  }
+  EXPECT_NE(::stat(data.c_str(), &fst), 0);
+}
+
 }  // namespace
 }  // namespace cairn

@@ -2,6 +2,8 @@
 // is described in doc/design.md; the bytes it writes in doc/format.md.
 #include "cairn/store.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -695,7 +697,19 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     // The leader creates the file and its header; the others open it after.
     if (leader) {
       bool created = false;
-      s = File::Open(fpath, File::kCreate, &rep->stats, &rep->my_file, &created);
+      // A file the newest revision allocated data in must be there: a
+      // missing one is damage, reported, not replaced by an empty file
+      // (which would leave the store claiming data that is gone, and make
+      // `cairn verify` say "truncated" instead of "missing").
+      const bool must_exist = rep->my_subfile < rep->newest_high_water.size() &&
+                              rep->newest_high_water[rep->my_subfile] > 0;
+      struct stat fst;
+      if (must_exist && ::stat(fpath.c_str(), &fst) != 0 && errno == ENOENT)
+        s = Status::Corruption(fpath + " is missing, yet revision " + std::to_string(rep->newest_revision) +
+                               " has data in it up to byte " +
+                               std::to_string(rep->newest_high_water[rep->my_subfile]) +
+                               ": the store is damaged (restore the file; a read-only open reads what is left)");
+      if (s.ok()) s = File::Open(fpath, File::kCreate, &rep->stats, &rep->my_file, &created);
       uint64_t size = 0;
       if (s.ok()) s = rep->my_file->Size(&size);
       // With no committed revision nothing refers to any data file, so a
