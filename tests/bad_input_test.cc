@@ -387,6 +387,12 @@ TEST(BadInput, AMissingDataFileIsReportedNotRecreated) {
     EXPECT_FALSE(s->Get("k", &v).ok());
   }
   EXPECT_NE(::stat(data.c_str(), &fst), 0);
+  // Cut below its header: refused too, and nothing is written into it.
+  { std::ofstream(data, std::ios::binary | std::ios::trunc) << "abc"; }
+  st = Store::Open(Small(), path, &s);
+  EXPECT_TRUE(st.IsCorruption()) << st.ToString();
+  EXPECT_NE(st.message().find("below its"), std::string::npos) << st.ToString();
+  EXPECT_EQ(test::FileSize(data), 3u) << "a header was written into the damaged file";
 }
 
 }  // namespace

@@ -220,8 +220,9 @@ TEST(StreamedTable, CommitLeavesMostOfALargeTableUncached) {
 // A writeback error the wait behind the streamed table reports is the
 // commit's error: the kernel reports it once per descriptor, so the
 // commit's fsync might no longer see it (test hook
-// CAIRN_TEST_FAIL_WRITEBACK=1, which fails only that wait). The revision
-// before stays the store's newest. With staging the wait runs on the
+// CAIRN_TEST_FAIL_WRITEBACK=1, which fails only that wait), and so is
+// every later commit of the handle (the File keeps the error for its
+// Sync). The revision before stays the store's newest. With staging the wait runs on the
 // queue's thread, behind the table's writes, and the queue reports it.
 void WritebackErrorFailsTheCommit(const Options& options) {
   test::TempDir dir;
@@ -246,6 +247,11 @@ void WritebackErrorFailsTheCommit(const Options& options) {
   EXPECT_EQ(s->stats().index_tables_streamed - before.index_tables_streamed, 1u);
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.ToString().find("CAIRN_TEST_FAIL_WRITEBACK"), std::string::npos) << st.ToString();
+  // The kernel reports a writeback error to a descriptor once: a commit on
+  // this handle must not succeed after it over pages that may be lost (it
+  // did without staging: its fsync no longer saw the error).
+  Status again = s->Commit();
+  EXPECT_FALSE(again.ok()) << "a second commit after a failed writeback";
   s->Close();
   Options ro;
   ro.read_only = true;

@@ -94,8 +94,9 @@ struct Options {
   // last revision (their staged bytes may be lost; put them again); the
   // handle reads, puts and commits again once space is freed. Until that
   // Commit, committed values read as ever, and a value put since whose
-  // bytes were lost is an error naming the failed write (IOError, EFBIG's
-  // or ENOSPC's code), never its stale bytes. Either way the caller may
+  // bytes were lost is an error (its checksum fails, or it lies past the
+  // file's end) that notes the failed write, never its stale bytes.
+  // Either way the caller may
   // reuse its buffer as soon as Put returns. When this much is staged and
   // not yet written, a put waits for the writes to free a buffer (counted
   // in IoStats::staging_stalls). With CommitAsync this lets a checkpoint

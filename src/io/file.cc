@@ -201,11 +201,20 @@ Status File::WaitWriteback(uint64_t offset, uint64_t n) {
   // Test hook: CAIRN_TEST_FAIL_WRITEBACK=1 makes this wait fail with EIO,
   // as a writeback error the kernel reports here (and then no longer to a
   // later fsync of this descriptor) would.
-  if (const char* f = std::getenv("CAIRN_TEST_FAIL_WRITEBACK"); f && std::strcmp(f, "1") == 0)
-    return Status::FromErrno("write back " + path_ + " (CAIRN_TEST_FAIL_WRITEBACK)", EIO);
-  const unsigned flags = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
-  if (::sync_file_range(fd_, off64_t(offset), off64_t(n), flags) != 0)
-    return Status::FromErrno("write back " + std::to_string(n) + " bytes at " + std::to_string(offset) + " of " + path_, errno);
+  Status failed;
+  if (const char* f = std::getenv("CAIRN_TEST_FAIL_WRITEBACK"); f && std::strcmp(f, "1") == 0) {
+    failed = Status::FromErrno("write back " + path_ + " (CAIRN_TEST_FAIL_WRITEBACK)", EIO);
+  } else {
+    const unsigned flags = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
+    if (::sync_file_range(fd_, off64_t(offset), off64_t(n), flags) != 0)
+      failed = Status::FromErrno("write back " + std::to_string(n) + " bytes at " + std::to_string(offset) + " of " +
+                                 path_, errno);
+  }
+  if (!failed.ok()) {
+    std::lock_guard<std::mutex> l(wb_mu_);
+    if (wb_error_.ok()) wb_error_ = failed;
+    return failed;
+  }
 #else
   (void)offset;
   (void)n;
@@ -220,6 +229,12 @@ Status File::Sync() {
   // it on one rank to check that every rank agrees on the failure).
   if (const char* f = std::getenv("CAIRN_TEST_FAIL_FSYNC"); f && std::strcmp(f, "1") == 0)
     return Status::FromErrno("fsync " + path_ + " (CAIRN_TEST_FAIL_FSYNC)", EIO);
+  {
+    std::lock_guard<std::mutex> l(wb_mu_);
+    if (!wb_error_.ok())
+      return Status(wb_error_.code(), "fsync " + path_ + ": an earlier writeback of the file failed (" +
+                                          wb_error_.message() + "), which the kernel reports only once");
+  }
   FaultOp fault(FaultOp::kSync, fd_, path_);
   if (::fsync(fd_) != 0) return Status::FromErrno("fsync " + path_, errno);
   fault.Done();

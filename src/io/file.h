@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -54,10 +55,12 @@ class File {
   // none of them is dirty or under writeback (sync_file_range with
   // WAIT_BEFORE | WRITE | WAIT_AFTER), so that DropCache can drop them.
   // Makes nothing durable (no metadata, no device flush: Sync still must
-  // follow). A failed writeback is returned here, and because the kernel
-  // reports it to this descriptor once, the caller must not ignore it.
+  // follow). A failed writeback is returned here; the kernel reports it to
+  // this descriptor once, so the File keeps it and every later Sync
+  // returns it too (a commit after it must not succeed over lost pages).
+  // Safe to call from another thread than Sync's (the staging queue).
   Status WaitWriteback(uint64_t offset, uint64_t n);
-  // fsync.
+  // fsync; fails, from then on, once a WaitWriteback has failed.
   Status Sync();
   Status Size(uint64_t* size) const;
   Status Truncate(uint64_t size);
@@ -79,6 +82,8 @@ class File {
   int fd_;
   std::string path_;
   IoStats* stats_;
+  mutable std::mutex wb_mu_;
+  Status wb_error_;  // the first failed WaitWriteback (the kernel said it once)
 };
 
 // A consistent-enough copy of counters that another thread may be adding to.

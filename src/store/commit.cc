@@ -203,6 +203,7 @@ Status Store::Rep::Adopt(const CommitPlan& plan, std::string_view space) {
   current = plan.rec;
   newest_revision = plan.revision;
   newest_high_water = plan.rec.high_water;
+  pending_write_error = Status::OK();  // what was pending is committed now
   revisions.push_back(InfoOf(plan.rec));
   tables.clear();
   tables[uint32_t(rank)] = plan.table;
@@ -222,6 +223,7 @@ Status Store::Rep::StagedCommitFailed(const Status& s) {
 
 void Store::Rep::DiscardPending() {
   int rank = comm->rank();
+  pending_write_error = Status::OK();
   auto table = [&](uint32_t ns) {
     auto it = tables.find(ns);
     return it == tables.end() ? std::shared_ptr<const IndexTable>() : it->second;

@@ -27,19 +27,20 @@ ReadPlanLimits Limits(const ReadOptions& ro) {
 
 }  // namespace
 
+std::string Store::Rep::PendingWriteNote() const {
+  if (pending_write_error.ok()) return "";
+  return " (a write since the last commit failed: " + pending_write_error.message() +
+         "; a value put since then may not have reached the file)";
+}
+
 Status Store::Rep::ReadError(std::string_view key, const Status& read) const {
-  if (pending_write_error.ok()) return read.WithContext("reading '" + KeyText(key) + "'");
-  return Status(pending_write_error.code(), "reading '" + KeyText(key) + "': an uncommitted write failed (" +
-                                                pending_write_error.message() + "), and the read: " + read.ToString());
+  Status s = read.WithContext("reading '" + KeyText(key) + "'");
+  return pending_write_error.ok() ? s : Status(s.code(), s.message() + PendingWriteNote());
 }
 
 Status Store::Rep::ChunkError(std::string_view key, const ChunkRef& c) const {
-  const std::string at = "chunk at " + DataFileName(c.subfile) + " offset " + std::to_string(c.offset);
-  if (!pending_write_error.ok())
-    return Status(pending_write_error.code(), "'" + KeyText(key) + "': its " + at +
-                                                  " was not written: an uncommitted write failed (" +
-                                                  pending_write_error.message() + ")");
-  return Status::Corruption("'" + KeyText(key) + "': checksum mismatch in " + at);
+  return Status::Corruption("'" + KeyText(key) + "': checksum mismatch in chunk at " + DataFileName(c.subfile) +
+                            " offset " + std::to_string(c.offset) + PendingWriteNote());
 }
 
 Status Store::Rep::ReadValue(const EntryView& e, uint64_t offset, uint64_t len, char* dest,

@@ -705,13 +705,19 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
                               rep->newest_high_water[rep->my_subfile] > 0;
       struct stat fst;
       if (must_exist && ::stat(fpath.c_str(), &fst) != 0 && errno == ENOENT)
-        s = Status::Corruption(fpath + " is missing, yet revision " + std::to_string(rep->newest_revision) +
-                               " has data in it up to byte " +
-                               std::to_string(rep->newest_high_water[rep->my_subfile]) +
-                               ": the store is damaged (restore the file; a read-only open reads what is left)");
+        s = Status::Corruption(fpath + " is missing, yet the store allocated data in it (up to byte " +
+                               std::to_string(rep->newest_high_water[rep->my_subfile]) + ", as of revision " +
+                               std::to_string(rep->newest_revision) +
+                               "): the store is damaged (restore the file; a read-only open reads what is left)");
       if (s.ok()) s = File::Open(fpath, File::kCreate, &rep->stats, &rep->my_file, &created);
       uint64_t size = 0;
       if (s.ok()) s = rep->my_file->Size(&size);
+      // Nor is a header written over a file cut below it.
+      if (s.ok() && must_exist && size < kSubfileHeaderSize)
+        s = Status::Corruption(fpath + " is cut to " + std::to_string(size) + " bytes, below its " +
+                               std::to_string(kSubfileHeaderSize) + "-byte header, yet the store allocated data in it "
+                               "(up to byte " + std::to_string(rep->newest_high_water[rep->my_subfile]) +
+                               "): the store is damaged");
       // With no committed revision nothing refers to any data file, so a
       // header left by an earlier, never-committed creation is rewritten.
       bool fresh = rep->newest_revision == 0;

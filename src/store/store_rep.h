@@ -119,16 +119,18 @@ struct Store::Rep {
   // or without staging) the file is returned all the same, and the failure
   // kept in pending_write_error: committed values are intact (no write
   // touches the space of a live revision) and read as ever, and a pending
-  // value whose bytes did not arrive fails its checksum, which ChunkError
-  // then reports as that write's failure.
+  // value whose bytes did not arrive fails its checksum (or reads past the
+  // file's end), which is reported as such with a note of the failed write
+  // (which chunks are pending is not known here, so the note says "may").
   Status DataFile(uint32_t subfile, File** file);
-  // The error of a chunk of `key` whose bytes fail their checksum:
-  // Corruption, or the failed pending write behind it (DataFile).
+  // The error of a chunk of `key` whose bytes fail their checksum
+  // (Corruption, with the note of a failed pending write if there is one).
   Status ChunkError(std::string_view key, const ChunkRef& c) const;
-  // The error of a read of `key` that failed (`read`): in its context, or,
-  // after a failed pending write, that write's failure with it.
+  // The error of a read of `key` that failed (`read`), in its context, with
+  // that note too.
   Status ReadError(std::string_view key, const Status& read) const;
-  Status pending_write_error;
+  std::string PendingWriteNote() const;
+  Status pending_write_error;  // cleared by DiscardPending and each commit
   // The table of namespace `ns` of the current revision (loads it on demand).
   Status Table(uint32_t ns, std::shared_ptr<const IndexTable>* table);
   // Reads and verifies a table given its descriptor.
