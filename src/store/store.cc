@@ -701,15 +701,16 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
       // missing one is damage, reported, not replaced by an empty file
       // (which would leave the store claiming data that is gone, and make
       // `cairn verify` say "truncated" instead of "missing").
+      // Such a file is opened without O_CREAT; only a failed open asks why.
       const bool must_exist = rep->my_subfile < rep->newest_high_water.size() &&
                               rep->newest_high_water[rep->my_subfile] > 0;
+      s = File::Open(fpath, must_exist ? File::kReadWrite : File::kCreate, &rep->stats, &rep->my_file, &created);
       struct stat fst;
-      if (must_exist && ::stat(fpath.c_str(), &fst) != 0 && errno == ENOENT)
+      if (!s.ok() && must_exist && ::stat(fpath.c_str(), &fst) != 0 && errno == ENOENT)
         s = Status::Corruption(fpath + " is missing, yet the store allocated data in it (up to byte " +
                                std::to_string(rep->newest_high_water[rep->my_subfile]) + ", as of revision " +
                                std::to_string(rep->newest_revision) +
                                "): the store is damaged (restore the file; a read-only open reads what is left)");
-      if (s.ok()) s = File::Open(fpath, File::kCreate, &rep->stats, &rep->my_file, &created);
       uint64_t size = 0;
       if (s.ok()) s = rep->my_file->Size(&size);
       // Nor is a header written over a file cut below it.
