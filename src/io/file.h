@@ -72,7 +72,7 @@ class File {
   // pages under writeback stay, and writeback of the dirty ones starts). A
   // hint: it cannot fail and makes nothing durable. Benchmarks and tests
   // drop whole files; a writer drops bytes it wrote once and will not read
-  // back through the cache (Writer::WriteBackAndDrop).
+  // back through the cache (Writer::DropWritten, Writer::WriteBackAndDrop).
   void DropCache(uint64_t offset = 0, uint64_t n = 0) const;
   const std::string& path() const { return path_; }
   int fd() const { return fd_; }

@@ -129,37 +129,33 @@ void Writer::Written(uint64_t off, uint64_t n) {
   if (wb_end_ - wb_start_ < writeback_bytes_) return;
   uint64_t start = wb_start_, len = wb_end_ - wb_start_;
   wb_start_ = wb_end_;
-  if (queue_) {
-    File* f = file_;
-    queue_->Submit([f, start, len] {  // behind the queued writes of the range
-      f->StartWriteback(start, len);
-      return Status::OK();
-    });
-  } else {
-    file_->StartWriteback(start, len);
-  }
+  BehindWrites([f = file_, start, len] {
+    f->StartWriteback(start, len);
+    return Status::OK();
+  });
+}
+
+Status Writer::BehindWrites(std::function<Status()> job) {
+  if (!queue_) return job();
+  queue_->Submit(std::move(job));
+  return Status::OK();
 }
 
 void Writer::DropWritten(uint64_t from, uint64_t to) {
   if (to <= from) return;
-  auto run = [f = file_, from, to] {
+  BehindWrites([f = file_, from, to] {
     f->DropCache(from, to - from);
     return Status::OK();
-  };
-  if (queue_) queue_->Submit(run);  // behind the queued writes of the range
-  else run();
+  });
 }
 
 Status Writer::WriteBackAndDrop(uint64_t from, uint64_t to) {
   if (to <= from) return Status::OK();
-  auto run = [f = file_, from, to] {
+  return BehindWrites([f = file_, from, to] {
     Status s = f->WaitWriteback(from, to - from);
     if (s.ok()) f->DropCache(from, to - from);
     return s;
-  };
-  if (!queue_) return run();
-  queue_->Submit(run);  // behind the queued writes of the range
-  return Status::OK();
+  });
 }
 
 Status Writer::Append(std::string_view data, std::vector<ChunkRef>* chunks, uint64_t grain) {

@@ -114,6 +114,10 @@ class Writer {
   void SetWritebackBytes(uint64_t bytes) { writeback_bytes_ = bytes; }
 
  private:
+  // Runs `job` on the file after every write handed to it so far: without
+  // staging at once (its status returned), with staging queued behind the
+  // writes (its status shows at the queue's next report; ok returned).
+  Status BehindWrites(std::function<Status()> job);
   // Records that [off, off + n) was handed to the file (written, or queued
   // behind the writes before it) and starts writeback of the pending range
   // once it reaches writeback_bytes_.
