@@ -260,7 +260,9 @@ TEST_F(MpiArray, DeleteArrayOfTheCommitInFlight) {
   const double d[4] = {1, 2, 3, 4};
   const bool puts = Size() == 1 || Rank() != Size() - 1;
   const uint64_t n = 4;
-  if (puts && Rank() == 0) ASSERT_TRUE(s->PutArray("old", DType::kFloat64, {n}, {0}, {n}, d).ok());
+  if (puts && Rank() == 0) {
+    ASSERT_TRUE(s->PutArray("old", DType::kFloat64, {n}, {0}, {n}, d).ok());
+  }
   ASSERT_TRUE(s->Commit().ok());
   if (puts && Rank() == 0) {
     ASSERT_TRUE(s->PutArray("new", DType::kFloat64, {n}, {0}, {n}, d).ok());

@@ -31,37 +31,40 @@ inline int Size(MPI_Comm c = MPI_COMM_WORLD) {
   return n;
 }
 
-// Prints the failed assertions of a rank other than 0, which has no report
-// of its own: "[rank R] FAILED Suite.Test at file:line" and the message, to stderr.
-class RankFailurePrinter : public ::testing::EmptyTestEventListener {
+// A listener that knows its rank and the test running (for its messages).
+// OnTestPartResult is called with gtest's lock held: the subclasses'
+// must not call back into UnitTest.
+class RankListener : public ::testing::EmptyTestEventListener {
  public:
-  explicit RankFailurePrinter(int rank) : rank_(rank) {}
+  explicit RankListener(int rank) : rank_(rank) {}
   void OnTestStart(const ::testing::TestInfo& t) override {
     test_ = std::string(t.test_suite_name()) + "." + t.name();
   }
-  // Called with gtest's lock held: must not call back into UnitTest.
+
+ protected:
+  int rank_;
+  std::string test_ = "(outside a test)";
+};
+
+// Prints the failed assertions of a rank other than 0, which has no report
+// of its own: "[rank R] FAILED Suite.Test at file:line" and the message, to stderr.
+class RankFailurePrinter : public RankListener {
+ public:
+  using RankListener::RankListener;
   void OnTestPartResult(const ::testing::TestPartResult& r) override {
     if (!r.failed()) return;
     fprintf(stderr, "[rank %d] FAILED %s at %s:%d\n%s\n", rank_, test_.c_str(),
             r.file_name() ? r.file_name() : "?", r.line_number(), r.message());
     fflush(stderr);
   }
-
- private:
-  int rank_;
-  std::string test_ = "(outside a test)";
 };
 
 // Ends the job when an assertion of this rank fails fatally (after the
 // printers before it in the listener list have reported the failure): the
 // other ranks would otherwise wait for this one in their next collective.
-class AbortOnFatalFailure : public ::testing::EmptyTestEventListener {
+class AbortOnFatalFailure : public RankListener {
  public:
-  explicit AbortOnFatalFailure(int rank) : rank_(rank) {}
-  void OnTestStart(const ::testing::TestInfo& t) override {
-    test_ = std::string(t.test_suite_name()) + "." + t.name();
-  }
-  // Called with gtest's lock held: must not call back into UnitTest.
+  using RankListener::RankListener;
   void OnTestPartResult(const ::testing::TestPartResult& r) override {
     if (!r.fatally_failed()) return;
     fprintf(stderr,
@@ -72,10 +75,6 @@ class AbortOnFatalFailure : public ::testing::EmptyTestEventListener {
     fflush(stdout);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-
- private:
-  int rank_;
-  std::string test_ = "(outside a test)";
 };
 
 // A directory every rank agrees on: rank 0 makes it, all learn its name.

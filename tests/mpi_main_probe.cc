@@ -10,7 +10,9 @@
 TEST(Probe, AFatalFailureOnOneRankEndsTheJob) {
   const char* probe = getenv("CAIRN_TEST_PROBE");
   const bool fail = probe && std::string(probe) == "fail";
-  if (cairn::test::Rank() == 1) ASSERT_FALSE(fail) << "the probe's deliberate failure";
+  if (cairn::test::Rank() == 1) {
+    ASSERT_FALSE(fail) << "the probe's deliberate failure";
+  }
   EXPECT_EQ(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);
 }
 
