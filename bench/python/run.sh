@@ -4,7 +4,9 @@
 # MIB MiB per rank) at 1, 2 and 4 ranks, interleaved one repetition at a
 # time (cairn Python, cairn C++, h5py, numpy.save; then again), REPS times,
 # (SYSTEMS may add cairn-thp, numpy-thp, h5py-thp: the same with NumPy's
-# huge pages kept for the arrays; cairn-same: one array put ARRAYS times),
+# huge pages kept for the arrays; cairn-same: one array put ARRAYS times;
+# cxx-arrays: bench_cairn putting each array from its own memory, as
+# bench.py does, --distinct-sources=1),
 # and prints the table of min/median/max (bench/python/summarize.py).
 # usage: bench/python/run.sh [BUILD_DIR (default build)] [DATA_DIR (default /tmp/cairn-pybench)]
 # The build must have the Python bindings and bench_cairn
@@ -25,11 +27,13 @@ out=$data/results.jsonl
 for n in ${RANKS:-1 2 4}; do
   for rep in $(seq "$reps"); do
     for sys in ${systems//,/ }; do
-      if [ "$sys" = cxx ]; then
+      if [ "$sys" = cxx ] || [ "$sys" = cxx-arrays ]; then
+        distinct=0
+        [ "$sys" = cxx-arrays ] && distinct=1
         for phase in write read; do
           # --read-batch: all arrays in one MultiGet, as bench.py's get_many.
           mpiexec -n "$n" "$build/bench/bench_cairn" --phase=$phase --dir="$data/cxx$n" \
-            --count="$arrays" --size=$(( mib * 1048576 / arrays )) --read-batch=$(( mib * 1048576 )) --reps=1 --keep | grep '^RESULT' | tee -a "$out"
+            --count="$arrays" --size=$(( mib * 1048576 / arrays )) --read-batch=$(( mib * 1048576 )) --reps=1 --keep --distinct-sources=$distinct | grep '^RESULT' | tee -a "$out"
         done
         rm -rf "$data/cxx$n"
       else

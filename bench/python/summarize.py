@@ -3,7 +3,11 @@
 bench_cairn's) and prints a Markdown table: per system, phase and rank
 count, min/median/max seconds over the repetitions and GiB/s of all ranks
 at the median, and the ratio of cairn Python to cairn C++ (C++ time /
-Python time at the median: 1.0 is parity, above is Python faster).
+Python time at the median: 1.0 is parity, above is Python faster): to
+the C++ side that writes from as many distinct buffers as Python has
+arrays ("cairn C++, distinct arrays", bench_cairn --distinct-sources=1,
+run.sh's system cxx-arrays) when the run has it, else to bench_cairn's
+default (one buffer stamped and put once per array).
 
     python3 bench/python/summarize.py /tmp/cairn-pybench/results.jsonl
 """
@@ -12,7 +16,8 @@ import statistics
 import sys
 from collections import defaultdict
 
-NAMES = {"cairn": "cairn C++", "cairn-python": "cairn Python",
+NAMES = {"cairn": "cairn C++", "cairn-arrays": "cairn C++, distinct arrays",
+         "cairn-python": "cairn Python",
          "cairn-python-same-buffer": "cairn Python, one buffer",
          "cairn-python-thp": "cairn Python, NumPy's huge pages",
          "cairn-python-get": "cairn Python, get per array", "h5py": "h5py",
@@ -44,6 +49,12 @@ def main(path):
             if "cpu_seconds" in r:
                 cpu[key].append(r["cpu_seconds"])
             bytes_of[key] = r["bytes"]
+
+    def cxx_of(phase, ranks, system):
+        """The C++ times a Python system is compared with (see the top)."""
+        if "same-buffer" not in system and (phase, ranks, "cairn-arrays") in times:
+            return times[(phase, ranks, "cairn-arrays")]
+        return times.get((phase, ranks, "cairn"))
     print("| system | phase | ranks | n | median s [min-max] | GiB/s | Python / C++ |")
     print("|---|---|---|---|---|---|---|")
     for key in sorted(times, key=lambda k: (k[0] != "write", k[1], list(NAMES).index(k[2])
@@ -52,8 +63,8 @@ def main(path):
         t = times[key]
         med = statistics.median(t)
         ratio = ""
-        if system.startswith("cairn-python") and (phase, ranks, "cairn") in times:
-            ratio = f"{statistics.median(times[(phase, ranks, 'cairn')]) / med:.2f}x"
+        if system.startswith("cairn-python") and cxx_of(phase, ranks, system):
+            ratio = f"{statistics.median(cxx_of(phase, ranks, system)) / med:.2f}x"
         print(f"| {NAMES.get(system, system)} | {phase} | {ranks} | {len(t)} | {med:.2f} "
               f"[{min(t):.2f}-{max(t):.2f}] | {bytes_of[key] / med / 2**30:.2f} | {ratio} |")
     # run.sh interleaves the systems repetition by repetition: the ratio of
@@ -63,7 +74,7 @@ def main(path):
     print("|---|---|---|---|---|")
     for key in sorted(times, key=lambda k: (k[0] != "write", k[1], k[2])):
         phase, ranks, system = key
-        cxx = times.get((phase, ranks, "cairn"))
+        cxx = cxx_of(phase, ranks, system)
         if not system.startswith("cairn-python") or not cxx:
             continue
         r = [c / p for c, p in zip(cxx, times[key])]
