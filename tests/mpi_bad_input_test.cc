@@ -49,6 +49,25 @@ void ExpectSameEverywhere(const Status& s) {
   EXPECT_EQ(mine, root);
 }
 
+// An inter-communicator is refused on every rank, before any collective
+// (its broadcasts go from one group to the other, and Open hung for ever).
+TEST_F(MpiBadInput, AnIntercommunicatorIsRefusedOnEveryRank) {
+  MPI_Comm half, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, rank_ % 2, rank_, &half);
+  // The other group's leader, by its rank in MPI_COMM_WORLD: rank 1 or 0.
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - rank_ % 2, 7, &inter);
+  std::unique_ptr<Store> store;
+  Options o = Small();
+  o.create_if_missing = true;
+  Status s = Store::Open(o, dir_ + "/inter", inter, &store);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.message().find("inter-communicator"), std::string::npos) << s.ToString();
+  EXPECT_EQ(store, nullptr);
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/inter"));
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+}
+
 TEST_F(MpiBadInput, FewerRanksThanWroteTheStoreReadAndContinueIt) {
   std::string path = dir_ + "/s";
   {

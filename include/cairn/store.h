@@ -171,7 +171,9 @@ class Store {
   // is duplicated; the caller may free its own. On success *store is set; on
   // failure it is null and every rank returns the same error.
   // MPI must be initialized; the store must be closed before MPI_Finalize.
-  // MPI_COMM_NULL is InvalidArgument (local: only that rank returns it).
+  // MPI_COMM_NULL is InvalidArgument (local: only that rank returns it), and
+  // so is an inter-communicator (on every rank of both groups, before any
+  // communication).
   // The duplicate ends the job on an MPI error (MPI_ERRORS_ARE_FATAL),
   // whatever error handler `comm` has: a collective that failed on one
   // rank cannot be finished by the others.

@@ -894,6 +894,14 @@ Status Store::Open(const Options& options, const std::string& path, MPI_Comm com
     return Status::InvalidArgument("Store::Open of " + path + ": the communicator is MPI_COMM_NULL (what "
                                    "MPI_Comm_split gives a rank it leaves out); this rank cannot open the store: "
                                    "pass a communicator it belongs to");
+  // An inter-communicator's collectives go from one group to the other: the
+  // store's broadcasts would wait for ever (found by the outside pass breaker4).
+  int inter = 0;
+  MPI_Comm_test_inter(comm, &inter);
+  if (inter)
+    return Status::InvalidArgument("Store::Open of " + path + ": the communicator is an inter-communicator "
+                                   "(two groups); a store is opened over an intra-communicator: "
+                                   "MPI_Intercomm_merge gives one");
   std::unique_ptr<Rep> rep;
   Status s = OpenWith(options, path, NewMpiComm(comm, options.collective_timeout_s), &rep);
   if (s.ok()) {
