@@ -23,10 +23,6 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
-#ifdef CAIRN_HAVE_MPI4PY
-#include <mpi4py/mpi4py.h>
-#endif
-
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -325,21 +321,31 @@ void SetOption(cairn::Options* o, const std::string& k, nb::handle v) {
   }
 }
 
+// The MPI_Comm of an mpi4py communicator, through mpi4py's own
+// PyMPIComm_Get, which its module exports as a capsule in __pyx_capi__
+// (mpi4py 3 and 4 alike). The extension is built without mpi4py's C header:
+// a header from another mpi4py than the one imported at run time (pip's
+// isolated build fetched mpi4py 4 for a user with Debian's 3.1) made every
+// import of the C API fail. Without the capsule, the Fortran handle is as
+// good (comm.py2f()).
 MPI_Comm CommOf(nb::handle comm) {
-#ifdef CAIRN_HAVE_MPI4PY
-  static bool imported = false;
-  if (!imported) {
-    if (import_mpi4py() < 0) throw nb::python_error();
-    imported = true;
+  using GetFn = MPI_Comm* (*)(PyObject*);
+  static GetFn get = [] {
+    nb::object mpi = nb::module_::import_("mpi4py.MPI");
+    if (!nb::hasattr(mpi, "__pyx_capi__")) return GetFn(nullptr);
+    nb::object cap = nb::borrow(PyDict_GetItemString(mpi.attr("__pyx_capi__").ptr(), "PyMPIComm_Get"));
+    if (!cap.is_valid() || !PyCapsule_CheckExact(cap.ptr())) return GetFn(nullptr);
+    void* fn = PyCapsule_GetPointer(cap.ptr(), PyCapsule_GetName(cap.ptr()));
+    if (fn == nullptr) throw nb::python_error();
+    return reinterpret_cast<GetFn>(fn);
+  }();
+  if (get != nullptr) {
+    MPI_Comm* c = get(comm.ptr());
+    if (c == nullptr) throw nb::python_error();
+    return *c;
   }
-  MPI_Comm* c = PyMPIComm_Get(comm.ptr());
-  if (c == nullptr) throw nb::python_error();
-  return *c;
-#else
-  // Built without mpi4py's header: its Fortran handle is as good.
   nb::object f = comm.attr("py2f")();
   return MPI_Comm_f2c(static_cast<MPI_Fint>(nb::cast<long>(f)));
-#endif
 }
 
 // ---- Bound classes ----
