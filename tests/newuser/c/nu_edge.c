@@ -87,7 +87,10 @@ int main(int argc, char** argv) {
   nu_rank = me;
   const char* dir = argv[1];
   cairn_store_t* st = NULL;
-  OK(cairn_open(dir, MPI_COMM_WORLD, NULL, &st));
+  cairn_options_t to;
+  cairn_options_init(&to);
+  to.collective_timeout_s = 60; /* a collective some rank misses aborts the job instead of hanging */
+  OK(cairn_open(dir, MPI_COMM_WORLD, &to, &st));
   if (!st) return 1;
   test_limits(st);
   test_arrays(st);
@@ -115,6 +118,25 @@ int main(int argc, char** argv) {
   uint64_t size = 0;
   CODE(cairn_get_shared(st, "no-such-shared", buf, sizeof buf, &size), CAIRN_NOT_FOUND);
 
+  /* collective calls with bad arguments on one rank only: that rank reports
+   * them, the others finish (cairn.h: every rank takes part) */
+  {
+    cairn_query_t q;
+    memset(&q, 0, sizeof q);
+    q.name = "name";
+    cairn_hit_t* hits = NULL;
+    size_t nh = 0;
+    if (me == 0) CODE(cairn_query_all(st, NULL, 1, &hits, &nh), CAIRN_INVALID_ARGUMENT);
+    else OK(cairn_query_all(st, &q, 1, &hits, &nh));
+    cairn_free(hits);
+    if (me == 0) OK(cairn_put_shared(st, "cfg", "abc", 3));
+    OK(cairn_commit(st, &rev));
+    if (np > 1 && me == np - 1) CODE(cairn_get_shared(st, "cfg", NULL, 8, &size), CAIRN_INVALID_ARGUMENT);
+    else OK(cairn_get_shared(st, "cfg", buf, sizeof buf, &size));
+    if (me == 0) CODE(cairn_pin(st, 999), CAIRN_NOT_FOUND);
+    else CODE(cairn_pin(st, 999), CAIRN_NOT_FOUND);
+  }
+
   /* a second writer (another handle, same job) is refused with the holder's name */
   cairn_store_t* second = NULL;
   int rc = cairn_open(dir, MPI_COMM_WORLD, NULL, &second);
@@ -128,7 +150,7 @@ int main(int argc, char** argv) {
   uint64_t r1 = 0, r2 = 0;
   OK(cairn_async_wait(h, &r1));
   OK(cairn_async_wait(h, &r2));
-  CHECK(r1 == 2 && r1 == r2, "wait twice %llu %llu", (unsigned long long)r1, (unsigned long long)r2);
+  CHECK(r1 == 3 && r1 == r2, "wait twice %llu %llu", (unsigned long long)r1, (unsigned long long)r2);
   cairn_async_free(h);
   OK(cairn_put(st, "r3", "3", 1, NULL, 0));
   OK(cairn_commit_async(st, &h));
@@ -147,7 +169,7 @@ int main(int argc, char** argv) {
   /* reopen: revision 3 (the async commit close waited for); no orphan */
   OK(cairn_open(dir, MPI_COMM_WORLD, NULL, &st));
   if (st) {
-    CHECK(cairn_revision(st) == 3, "after close: revision %llu", (unsigned long long)cairn_revision(st));
+    CHECK(cairn_revision(st) == 4, "after close: revision %llu", (unsigned long long)cairn_revision(st));
     CODE(cairn_get_size(st, "orphan", -1, &size), CAIRN_NOT_FOUND);
     OK(cairn_close(st));
   }
@@ -160,12 +182,12 @@ int main(int argc, char** argv) {
     CODE(cairn_get_size(st, "r2", -1, &size), CAIRN_NOT_FOUND);
     OK(cairn_put(st, "after-rollback", "x", 1, NULL, 0));
     OK(cairn_commit(st, &rev));
-    CHECK(rev == 4, "rollback commit %llu", (unsigned long long)rev);
+    CHECK(rev == 5, "rollback commit %llu", (unsigned long long)rev);
     cairn_revision_info_t* revs = NULL;
     size_t nr = 0;
     OK(cairn_list_revisions(st, &revs, &nr));
-    CHECK(nr == 4 && revs[3].parent == 1, "parent of the rollback commit %llu",
-          nr == 4 ? (unsigned long long)revs[3].parent : 0ull);
+    CHECK(nr == 5 && revs[4].parent == 1, "parent of the rollback commit %llu",
+          nr == 5 ? (unsigned long long)revs[4].parent : 0ull);
     cairn_free(revs);
     CODE(cairn_get_size(st, "r2", -1, &size), CAIRN_NOT_FOUND);
     OK(cairn_close(st));
