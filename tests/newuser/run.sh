@@ -63,6 +63,8 @@ for n in 1 2 3 4; do
   rm -rf "$work/s-c$n-pc" "$work/e$n"
   run mpiexec -n $n "$work/pc/nu_all" "$work/s-c$n-pc"
   run mpiexec -n $n "$bin/nu_edge" "$work/e$n"
+  rm -rf "$work/k$n"
+  run mpiexec -n $n "$bin/nu_keep" "$work/k$n"
   run mpiexec -n $n "$bin/nu_cpp" "$work/s-cpp$n"
   run mpiexec -n $n "$bin/nu_f" all "$work/s-f$n"
   run mpiexec -n $n "$py" "$here/python/nu_py.py" fread "$work/s-f$n"
