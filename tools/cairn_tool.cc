@@ -480,8 +480,22 @@ int CmdVerify(const std::string& path, uint64_t revision, bool json) {
   return rep.problems.empty() ? 0 : kExitCorrupt;
 }
 
+// Whether `revision` is still retained by the store at `path` (true when
+// that cannot be told: a failure is then reported as found).
+bool StillRetained(const std::string& path, uint64_t revision) {
+  std::unique_ptr<cairn::Store> st;
+  std::vector<cairn::RevisionInfo> now;
+  if (!OpenStore(path, 0, &st).ok() || !st->ListRevisions(&now).ok()) return true;
+  for (const cairn::RevisionInfo& ri : now)
+    if (ri.revision == revision) return true;
+  return false;
+}
+
 // Verifies every retained revision; problems of the manifest itself are
-// shown once. Exit 2 if the manifest or any revision has a problem.
+// shown once. A revision whose check failed and that a writer's retention
+// expired meanwhile (a live store) is reported as expired, not as damage:
+// its extents may already hold newer data. Exit 2 if the manifest or any
+// revision still retained has a problem.
 int CmdVerifyAll(const std::string& path, bool json) {
   std::unique_ptr<cairn::Store> st;
   Status s = OpenStore(path, 0, &st);
@@ -491,7 +505,7 @@ int CmdVerifyAll(const std::string& path, bool json) {
   if (!s.ok()) return Fail(s);
   st.reset();
   std::vector<std::string> manifest_problems;
-  std::vector<uint64_t> failed;
+  std::vector<uint64_t> failed, expired;
   bool first = true;
   if (json) std::printf("{\"revisions\": [");
   for (const cairn::RevisionInfo& ri : revs) {
@@ -508,13 +522,23 @@ int CmdVerifyAll(const std::string& path, bool json) {
       }
     }
     first = false;
-    if (!mine.empty()) failed.push_back(ri.revision);
+    bool gone = !mine.empty() && !StillRetained(path, ri.revision);
+    if (gone) {
+      expired.push_back(ri.revision);
+    } else if (!mine.empty()) {
+      failed.push_back(ri.revision);
+    }
     if (json) {
-      std::printf("%s\n {\"revision\": %lu, \"objects\": %lu, \"bytes\": %lu, \"ok\": %s, \"problems\": [",
+      std::printf("%s\n {\"revision\": %lu, \"objects\": %lu, \"bytes\": %lu, \"ok\": %s, \"expired\": %s, "
+                  "\"problems\": [",
                   ri.revision == revs.front().revision ? "" : ",", ri.revision, rep.objects, rep.bytes,
-                  mine.empty() ? "true" : "false");
+                  mine.empty() ? "true" : "false", gone ? "true" : "false");
       for (size_t i = 0; i < mine.size(); i++) std::printf("%s%s", i ? ", " : "", JsonString(mine[i]).c_str());
       std::printf("]}");
+    } else if (gone) {
+      std::printf("revision %lu: expired while it was checked (the writer's retention dropped it; what the check "
+                  "saw is not damage): skipped\n",
+                  ri.revision);
     } else {
       for (const auto& p : mine) std::printf("CORRUPT revision %lu: %s\n", ri.revision, p.c_str());
       std::printf("revision %lu: %lu objects, %lu chunks, %lu bytes checked: %s\n", ri.revision, rep.objects,
@@ -522,17 +546,20 @@ int CmdVerifyAll(const std::string& path, bool json) {
     }
     st.reset();
   }
-  std::string failed_list;
+  std::string failed_list, expired_list;
   for (uint64_t v : failed) failed_list += (failed_list.empty() ? "" : ", ") + std::to_string(v);
+  for (uint64_t v : expired) expired_list += (expired_list.empty() ? "" : ", ") + std::to_string(v);
   bool ok = failed.empty() && manifest_problems.empty();
   if (json) {
     std::printf("\n], \"manifest_problems\": [");
     for (size_t i = 0; i < manifest_problems.size(); i++)
       std::printf("%s%s", i ? ", " : "", JsonString(manifest_problems[i]).c_str());
-    std::printf("], \"failed\": [%s], \"ok\": %s}\n", failed_list.c_str(), ok ? "true" : "false");
+    std::printf("], \"failed\": [%s], \"expired\": [%s], \"ok\": %s}\n", failed_list.c_str(), expired_list.c_str(),
+                ok ? "true" : "false");
   } else {
     for (const auto& p : manifest_problems) std::printf("CORRUPT %s\n", p.c_str());
-    std::printf("%zu retained revision(s): %zu OK", revs.size(), revs.size() - failed.size());
+    std::printf("%zu retained revision(s): %zu OK", revs.size(), revs.size() - failed.size() - expired.size());
+    if (!expired.empty()) std::printf(", expired while checked: %s", expired_list.c_str());
     if (!failed.empty()) std::printf(", FAILED: %s", failed_list.c_str());
     if (!manifest_problems.empty()) std::printf("; the manifest has damaged records (run `cairn repair`)");
     std::printf("\n");
