@@ -115,6 +115,7 @@ module cairn
     integer(c_int64_t) :: staging_bytes, keep_revisions
     real(c_double) :: collective_timeout_s
     integer(c_int64_t) :: writeback_bytes
+    integer(c_int) :: require_writer_lock
   end type c_options
   type, bind(C) :: c_tag
     type(c_ptr) :: name = c_null_ptr
@@ -822,14 +823,18 @@ contains
   ! Collective. Opens (creating if missing, unless read_only) the store at
   ! `path` over the communicator `comm` (an integer handle). read_only:
   ! open without writing; revision: open that revision (default newest);
-  ! keep_revisions: keep only the newest N (0: all).
-  subroutine cairn_open(store, path, comm, read_only, revision, keep_revisions, ierr)
+  ! keep_revisions: keep only the newest N (0: all); require_writer_lock
+  ! (default .true.): .false. lets a read-write open on a file system that
+  ! cannot lock (CAIRN_NOT_SUPPORTED otherwise) write unprotected, with a
+  ! warning; no other job may then write the store.
+  subroutine cairn_open(store, path, comm, read_only, revision, keep_revisions, ierr, require_writer_lock)
     type(cairn_store), intent(out) :: store
     character(*), intent(in) :: path
     integer, intent(in) :: comm
     logical, intent(in), optional :: read_only
     integer(int64), intent(in), optional :: revision, keep_revisions
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: require_writer_lock
     type(c_options) :: o
     call c_options_init(o)
     if (present(read_only)) then
@@ -840,6 +845,7 @@ contains
     end if
     if (present(revision)) o%revision = revision
     if (present(keep_revisions)) o%keep_revisions = keep_revisions
+    if (present(require_writer_lock)) o%require_writer_lock = merge(1_c_int, 0_c_int, require_writer_lock)
     call check(c_open_f(cstr(path), int(comm, c_int), o, store%ptr), "cairn_open('" // path // "')", ierr)
   end subroutine cairn_open
 

@@ -3,9 +3,11 @@
  * with a seek and read back at random places, the write barrier, and
  * reopening; reading tags back, listing keys with sizes and tags, queries
  * (own namespace, another rank's, collective), revisions with their writer
- * counts, pin/unpin/drop, the codes and their names. Exits non-zero on any
+ * counts, pin/unpin/drop, the codes and their names, and the opt-out of
+ * the writer lock (require_writer_lock). Exits non-zero on any
  * rank's failure. */
 #include <mpi.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +201,43 @@ static void check_bad_ranks(cairn_store_t* s, int writers) {
   if (writers > 0) CHECK(cairn_get_size(s, "small", writers - 1, &size) == CAIRN_OK && size == 5);
 }
 
+/* Options::require_writer_lock from C (cairn_options_t.require_writer_lock),
+ * on a file system that cannot lock: flock made to fail with ENOSYS by
+ * CAIRN_TEST_FLOCK_ERRNO on rank 0, where the lock is taken. The default
+ * (cairn_options_init, or a struct from a cairn.h without the member) is
+ * CAIRN_NOT_SUPPORTED naming the option on every rank; 0 writes
+ * unprotected (with a warning on stderr). */
+static void check_writer_lock(const char* dir, int rank) {
+  char path[320];
+  snprintf(path, sizeof path, "%s/nolock", dir);
+  if (rank == 0) setenv("CAIRN_TEST_FLOCK_ERRNO", "38", 1); /* ENOSYS */
+  cairn_options_t o;
+  cairn_options_init(&o);
+  CHECK(o.require_writer_lock == 1);
+  cairn_store_t* s = NULL;
+  CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_NOT_SUPPORTED && s == NULL);
+  CHECK(strstr(cairn_last_error(), "require_writer_lock") != NULL);
+  /* A caller built against the cairn.h before the member: its size is
+   * accepted and the lock stays required. */
+  o.require_writer_lock = 0;
+  o.struct_size = offsetof(cairn_options_t, require_writer_lock);
+  CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_NOT_SUPPORTED && s == NULL);
+  o.struct_size = offsetof(cairn_options_t, require_writer_lock) + 1; /* no cairn.h had it */
+  CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_INVALID_ARGUMENT && s == NULL);
+  cairn_options_init(&o);
+  o.require_writer_lock = 0;
+  CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_OK);
+  uint64_t rev = 0, size = 0;
+  CHECK(s && cairn_put(s, "k", "unlocked", 8, NULL, 0) == CAIRN_OK);
+  CHECK(s && cairn_commit(s, &rev) == CAIRN_OK && rev == 1);
+  CHECK(s && cairn_get_size(s, "k", CAIRN_RANK_OWN, &size) == CAIRN_OK && size == 8);
+  CHECK(cairn_close(s) == CAIRN_OK);
+  if (rank == 0) unsetenv("CAIRN_TEST_FLOCK_ERRNO");
+  s = NULL;
+  CHECK(cairn_open(path, MPI_COMM_WORLD, NULL, &s) == CAIRN_OK && cairn_revision(s) == 1);
+  CHECK(cairn_close(s) == CAIRN_OK);
+}
+
 static unsigned char byte_at(int rank, size_t i) { return (unsigned char)(i * 31 + (size_t)rank * 7 + i / 251); }
 
 int main(int argc, char** argv) {
@@ -323,6 +362,7 @@ int main(int argc, char** argv) {
   CHECK(cairn_get_size(s, "small", rank, &size) == CAIRN_NOT_FOUND);
   CHECK(cairn_close(s) == CAIRN_OK);
   free(ref);
+  check_writer_lock(dir, rank);
 
   return capi_test_finish("capi_test", dir, rank);
 }

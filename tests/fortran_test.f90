@@ -5,14 +5,14 @@
 ! asynchronous commits, shared objects, and global arrays of every kind
 ! in Fortran order (irregular blocks, a rank with none at 3 ranks and
 ! more, sub-boxes across blocks, both index kinds), with their info, list,
-! tags, queries and delete, the checksum grain of array puts, and errors
-! through ierr. Prints each failed check's number and exits non-zero on
-! any rank's failure.
+! tags, queries and delete, the checksum grain of array puts, errors
+! through ierr, and cairn_open's options (require_writer_lock). Prints
+! each failed check's number and exits non-zero on any rank's failure.
 program fortran_test
   use mpi
   use cairn
   use, intrinsic :: iso_fortran_env, only: int8, int16, int32, int64, real32, real64
-  use, intrinsic :: iso_c_binding, only: c_int
+  use, intrinsic :: iso_c_binding, only: c_int, c_char, c_null_char
   implicit none
   integer, parameter :: NX = 6, NY = 7
   character(len=512) :: dir
@@ -41,6 +41,7 @@ program fortran_test
   call any_kind_any_rank()
   call cairn_close(st)
   call grain()
+  call writer_lock()
 
   ! A read-only reopen sees the arrays as committed.
   call cairn_open(st, trim(dir), MPI_COMM_WORLD, read_only=.true.)
@@ -50,7 +51,8 @@ program fortran_test
   call MPI_Allreduce(bad, anybad, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) then
-    call execute_command_line("rm -rf '" // trim(dir) // "' '" // trim(dir) // "-grain'")
+    call execute_command_line("rm -rf '" // trim(dir) // "' '" // trim(dir) // "-grain' '" // &
+                              trim(dir) // "-nolock'")
     if (anybad /= 0) then
       print '(a)', "fortran_test: FAILED"
     else
@@ -70,6 +72,29 @@ contains
     end interface
     getpid_ = c_getpid()
   end function getpid_
+
+  ! C's setenv/unsetenv (Fortran has no standard way to set a variable).
+  subroutine set_env(name, value)
+    character(*), intent(in) :: name
+    character(*), intent(in), optional :: value
+    interface
+      integer(c_int) function c_setenv(n, v, o) bind(C, name="setenv")
+        import :: c_int, c_char
+        character(kind=c_char), intent(in) :: n(*), v(*)
+        integer(c_int), value :: o
+      end function
+      integer(c_int) function c_unsetenv(n) bind(C, name="unsetenv")
+        import :: c_int, c_char
+        character(kind=c_char), intent(in) :: n(*)
+      end function
+    end interface
+    integer(c_int) :: rc
+    if (present(value)) then
+      rc = c_setenv(name // c_null_char, value // c_null_char, 1_c_int)
+    else
+      rc = c_unsetenv(name // c_null_char)
+    end if
+  end subroutine set_env
 
   subroutine check(ok, id)
     logical, intent(in) :: ok
@@ -340,6 +365,33 @@ contains
     end if
     call cairn_close(gs)
   end subroutine grain
+
+  ! cairn_open's require_writer_lock on a file system that cannot lock
+  ! (flock made to fail with ENOSYS by CAIRN_TEST_FLOCK_ERRNO on rank 0,
+  ! where the lock is taken): by default CAIRN_NOT_SUPPORTED naming the
+  ! option on every rank; with .false. the store is written (a warning on
+  ! stderr) and reads back.
+  subroutine writer_lock()
+    type(cairn_store) :: ls
+    integer(int32) :: v
+    if (rank == 0) call set_env("CAIRN_TEST_FLOCK_ERRNO", "38")
+    call cairn_open(ls, trim(dir) // "-nolock", MPI_COMM_WORLD, ierr=ierr)
+    call check(ierr == CAIRN_NOT_SUPPORTED .and. index(cairn_last_error(), "require_writer_lock") > 0, 300)
+    call cairn_open(ls, trim(dir) // "-nolock", MPI_COMM_WORLD, ierr=ierr, require_writer_lock=.true.)
+    call check(ierr == CAIRN_NOT_SUPPORTED, 301)
+    call cairn_open(ls, trim(dir) // "-nolock", MPI_COMM_WORLD, ierr=ierr, require_writer_lock=.false.)
+    call check(ierr == CAIRN_OK, 302)
+    if (ierr /= CAIRN_OK) return
+    call cairn_put(ls, "k", 17_int32)
+    call cairn_commit(ls, rev)
+    call cairn_close(ls)
+    if (rank == 0) call set_env("CAIRN_TEST_FLOCK_ERRNO")
+    call cairn_open(ls, trim(dir) // "-nolock", MPI_COMM_WORLD, read_only=.true.)
+    v = 0
+    call cairn_get(ls, "k", v)
+    call check(rev == 1 .and. v == 17, 303)
+    call cairn_close(ls)
+  end subroutine writer_lock
 
   ! Columns [c0, c0 + nc) of the NX x NY grid that `r` puts: rank 0 three,
   ! rank 1 none (unless last), rank r >= 2 one, the last rank the rest.

@@ -79,6 +79,13 @@ typedef struct {
   uint64_t keep_revisions; /* 0: keep all (see Options::keep_revisions) */
   double collective_timeout_s; /* 0: wait forever (see Options::collective_timeout_s) */
   uint64_t writeback_bytes; /* 0: off (see Options::writeback_bytes) */
+  /* Options::require_writer_lock (default 1): a read-write open takes the
+   * store's writer lock, and fails with CAIRN_NOT_SUPPORTED where the file
+   * system cannot lock (Lustre without -o flock, some NFS). 0: such an open
+   * warns on stderr and writes unprotected; the caller must make sure no
+   * other job writes the store. A caller built against a cairn.h without
+   * this member gets the default. */
+  int require_writer_lock;
 } cairn_options_t;
 
 void cairn_options_init(cairn_options_t* opts);

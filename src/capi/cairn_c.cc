@@ -2,6 +2,7 @@
 // and a thread-local message.
 #include "cairn/cairn.h"
 
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -69,6 +70,7 @@ cairn::Options ToOptions(const cairn_options_t* o) {
   opt.keep_revisions = o->keep_revisions;
   opt.collective_timeout_s = o->collective_timeout_s;
   opt.writeback_bytes = o->writeback_bytes;
+  opt.require_writer_lock = o->require_writer_lock != 0;
   return opt;
 }
 
@@ -132,6 +134,7 @@ void cairn_options_init(cairn_options_t* o) {
   o->keep_revisions = d.keep_revisions;
   o->collective_timeout_s = d.collective_timeout_s;
   o->writeback_bytes = d.writeback_bytes;
+  o->require_writer_lock = d.require_writer_lock;
 }
 
 const char* cairn_last_error(void) { return last_error.c_str(); }
@@ -141,7 +144,9 @@ int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cai
   *store = nullptr;
   cairn_options_t known;
   if (opts) {
-    int rc = KnownPart(opts, &known, cairn_options_init, "cairn_open", "cairn_options_init");
+    // The size of the cairn.h versions before require_writer_lock was appended.
+    int rc = KnownPart(opts, &known, cairn_options_init, "cairn_open", "cairn_options_init",
+                       {offsetof(cairn_options_t, require_writer_lock)});
     if (rc != CAIRN_OK) return rc;  // as a NULL path: checked before any collective step
     opts = &known;
   }
