@@ -821,20 +821,41 @@ contains
   end function cairn_version
 
   ! Collective. Opens (creating if missing, unless read_only) the store at
-  ! `path` over the communicator `comm` (an integer handle). read_only:
-  ! open without writing; revision: open that revision (default newest);
-  ! keep_revisions: keep only the newest N (0: all); require_writer_lock
-  ! (default .true.): .false. lets a read-write open on a file system that
-  ! cannot lock (CAIRN_NOT_SUPPORTED otherwise) write unprotected, with a
-  ! warning; no other job may then write the store.
-  subroutine cairn_open(store, path, comm, read_only, revision, keep_revisions, ierr, require_writer_lock)
+  ! `path` over the communicator `comm` (an integer handle). Every option
+  ! is an optional keyword argument with the meaning and default of its
+  ! namesake in include/cairn/options.h (cairn::Options); every rank passes
+  ! the same values (the local tuning options chunk_size,
+  ! write_buffer_size, inline_value_limit and writeback_bytes may differ).
+  !   read_only: open without writing (then create_if_missing defaults to
+  !     .false.); revision: open that revision (default newest);
+  !     keep_revisions: keep only the newest N (0: all);
+  !   require_writer_lock (default .true.): .false. lets a read-write open
+  !     on a file system that cannot lock (CAIRN_NOT_SUPPORTED otherwise)
+  !     write unprotected, with a warning; no other job may then write it;
+  !   create_if_missing (.true.; .false.: a restart that needs the store
+  !     gets CAIRN_NOT_FOUND), error_if_exists (.false.), sync (.true.);
+  !   integer(int64) sizes in bytes: staging_bytes (0; > 0 lets
+  !     cairn_commit_async overlap the writes with compute), extent_size,
+  !     chunk_size, write_buffer_size, writeback_bytes, inline_value_limit,
+  !     compact_index_limit; integer: subfiles (0: chosen by file system);
+  !     real(real64): collective_timeout_s (0: wait forever).
+  ! A negative size is CAIRN_INVALID_ARGUMENT (nothing opened); other bad
+  ! values are refused by the library with a message naming the option.
+  subroutine cairn_open(store, path, comm, read_only, revision, keep_revisions, ierr, require_writer_lock, &
+                        create_if_missing, error_if_exists, sync, staging_bytes, extent_size, chunk_size, &
+                        write_buffer_size, writeback_bytes, inline_value_limit, compact_index_limit, subfiles, &
+                        collective_timeout_s)
     type(cairn_store), intent(out) :: store
     character(*), intent(in) :: path
     integer, intent(in) :: comm
     logical, intent(in), optional :: read_only
     integer(int64), intent(in), optional :: revision, keep_revisions
     integer, intent(out), optional :: ierr
-    logical, intent(in), optional :: require_writer_lock
+    logical, intent(in), optional :: require_writer_lock, create_if_missing, error_if_exists, sync
+    integer(int64), intent(in), optional :: staging_bytes, extent_size, chunk_size, write_buffer_size, &
+        writeback_bytes, inline_value_limit, compact_index_limit
+    integer, intent(in), optional :: subfiles
+    real(real64), intent(in), optional :: collective_timeout_s
     type(c_options) :: o
     call c_options_init(o)
     if (present(read_only)) then
@@ -846,7 +867,38 @@ contains
     if (present(revision)) o%revision = revision
     if (present(keep_revisions)) o%keep_revisions = keep_revisions
     if (present(require_writer_lock)) o%require_writer_lock = merge(1_c_int, 0_c_int, require_writer_lock)
+    if (present(create_if_missing)) o%create_if_missing = merge(1_c_int, 0_c_int, create_if_missing)
+    if (present(error_if_exists)) o%error_if_exists = merge(1_c_int, 0_c_int, error_if_exists)
+    if (present(sync)) o%sync = merge(1_c_int, 0_c_int, sync)
+    if (.not. size_opt(staging_bytes, "staging_bytes", o%staging_bytes)) return
+    if (.not. size_opt(extent_size, "extent_size", o%extent_size)) return
+    if (.not. size_opt(chunk_size, "chunk_size", o%chunk_size)) return
+    if (.not. size_opt(writeback_bytes, "writeback_bytes", o%writeback_bytes)) return
+    if (.not. size_opt(write_buffer_size, "write_buffer_size", o%write_buffer_size)) return
+    if (.not. size_opt(inline_value_limit, "inline_value_limit", o%inline_value_limit)) return
+    if (.not. size_opt(compact_index_limit, "compact_index_limit", o%compact_index_limit)) return
+    if (present(subfiles)) o%subfiles = int(subfiles, c_int)
+    if (present(collective_timeout_s)) o%collective_timeout_s = collective_timeout_s
     call check(c_open_f(cstr(path), int(comm, c_int), o, store%ptr), "cairn_open('" // path // "')", ierr)
+
+  contains
+
+    ! Copies a size option into the C struct (c_size_t and c_int64_t have
+    ! the same kind here); .false. (the error reported) if it is negative.
+    logical function size_opt(v, name, dest) result(ok)
+      integer(int64), intent(in), optional :: v
+      character(*), intent(in) :: name
+      integer(c_int64_t), intent(inout) :: dest
+      ok = .true.
+      if (.not. present(v)) return
+      ok = v >= 0
+      if (ok) then
+        dest = v
+      else
+        call fail(CAIRN_INVALID_ARGUMENT, "cairn_open('" // path // "'): InvalidArgument: " // name // &
+                  " is " // itoa(v) // ", a size must be >= 0", ierr)
+      end if
+    end function size_opt
   end subroutine cairn_open
 
   ! Collective. Closes the store (pending changes are discarded).

@@ -42,6 +42,7 @@ program fortran_test
   call cairn_close(st)
   call grain()
   call writer_lock()
+  call open_options()
 
   ! A read-only reopen sees the arrays as committed.
   call cairn_open(st, trim(dir), MPI_COMM_WORLD, read_only=.true.)
@@ -52,7 +53,7 @@ program fortran_test
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) then
     call execute_command_line("rm -rf '" // trim(dir) // "' '" // trim(dir) // "-grain' '" // &
-                              trim(dir) // "-nolock'")
+                              trim(dir) // "-nolock' '" // trim(dir) // "-opts'")
     if (anybad /= 0) then
       print '(a)', "fortran_test: FAILED"
     else
@@ -392,6 +393,63 @@ contains
     call check(rev == 1 .and. v == 17, 303)
     call cairn_close(ls)
   end subroutine writer_lock
+
+  ! cairn_open's options reach the library: each bad value is refused
+  ! naming its option, a negative size before any collective step,
+  ! error_if_exists and create_if_missing do what they say, at 2 ranks and
+  ! more a collective option (sync) that differs on one rank is refused
+  ! naming it, and a store opened with every option set to a good value
+  ! (staging, so an asynchronous commit overlaps) works.
+  subroutine open_options()
+    type(cairn_store) :: os
+    character(len=:), allocatable :: p
+    real(real64) :: x(1000), y(1000)
+    type(cairn_async) :: h
+    integer(int64) :: r
+    p = trim(dir) // "-opts"
+    call cairn_open(os, trim(dir), MPI_COMM_WORLD, error_if_exists=.true., ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "error_if_exists") > 0, 310)
+    call cairn_open(os, p, MPI_COMM_WORLD, create_if_missing=.false., ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND .and. index(cairn_last_error(), "no cairn store") > 0, 311)
+    call cairn_open(os, p, MPI_COMM_WORLD, extent_size=1000_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "extent_size must") > 0, 312)
+    call cairn_open(os, p, MPI_COMM_WORLD, chunk_size=1000_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "chunk_size must") > 0, 313)
+    call cairn_open(os, p, MPI_COMM_WORLD, write_buffer_size=100_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "write_buffer_size must") > 0, 314)
+    call cairn_open(os, p, MPI_COMM_WORLD, inline_value_limit=2_int64**21, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "inline_value_limit must") > 0, 315)
+    call cairn_open(os, p, MPI_COMM_WORLD, compact_index_limit=2_int64**29, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "compact_index_limit must") > 0, 316)
+    call cairn_open(os, p, MPI_COMM_WORLD, subfiles=-1, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "subfiles must") > 0, 317)
+    call cairn_open(os, p, MPI_COMM_WORLD, collective_timeout_s=-1.0_real64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "collective_timeout_s must") > 0, 318)
+    call cairn_open(os, p, MPI_COMM_WORLD, staging_bytes=4096_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "staging_bytes must") > 0, 319)
+    call cairn_open(os, p, MPI_COMM_WORLD, writeback_bytes=-1_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "writeback_bytes is -1") > 0, 320)
+    if (nranks > 1) then
+      call cairn_open(os, p, MPI_COMM_WORLD, sync=(rank /= 1), ierr=ierr)
+      call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "sync is true on rank 0") > 0, 321)
+    end if
+    call cairn_open(os, p, MPI_COMM_WORLD, create_if_missing=.true., error_if_exists=.true., sync=.false., &
+                    staging_bytes=2_int64**20, extent_size=2_int64**20, chunk_size=65536_int64, &
+                    write_buffer_size=65536_int64, writeback_bytes=0_int64, inline_value_limit=0_int64, &
+                    compact_index_limit=0_int64, subfiles=1, collective_timeout_s=600.0_real64, &
+                    require_writer_lock=.true., keep_revisions=2_int64, ierr=ierr)
+    call check(ierr == CAIRN_OK, 322)
+    if (ierr /= CAIRN_OK) return
+    x = [(real(i + 1000 * rank, real64), i = 1, 1000)]
+    call cairn_put(os, "x", x)
+    call cairn_commit_async(os, h)
+    x = -1  ! staged: the commit holds the values as put
+    call cairn_async_wait(h, r)
+    y = 0
+    call cairn_get(os, "x", y)
+    call check(r == 1 .and. all(y == [(real(i + 1000 * rank, real64), i = 1, 1000)]), 323)
+    call cairn_close(os)
+  end subroutine open_options
 
   ! Columns [c0, c0 + nc) of the NX x NY grid that `r` puts: rank 0 three,
   ! rank 1 none (unless last), rank r >= 2 one, the last rank the rest.
