@@ -59,6 +59,7 @@
 !                        tags=[cairn_tag("units", "K")])
 !   call cairn_get_array(st, "u", [0, 0], whole)    ! whole(nx, ny)
 !   call cairn_array_info(st, "u", dtype=dt, shape=sh, blocks=nb)
+!   call cairn_array_blocks(st, "u", start=s0, count=c, minimum=lo, maximum=hi)
 ! A C program reads what Fortran wrote as u(nx, ny) as u[ny][nx].
 ! Options of cairn_put_array: statistics=.true. records each block's minimum
 ! and maximum; checksum_grain=G (integer(int64)) checksums the block in
@@ -347,7 +348,7 @@ module cairn
       cairn_stream_open_write, cairn_stream_open_read, cairn_stream_write, cairn_stream_read, &
       cairn_stream_seek, cairn_stream_tell, cairn_stream_size, cairn_stream_flush, cairn_stream_close, &
       cairn_commit_async, cairn_async_test, cairn_async_wait, cairn_put_shared, cairn_get_shared, &
-      cairn_put_array, cairn_get_array, cairn_delete_array, cairn_array_info, cairn_list_arrays, &
+      cairn_put_array, cairn_get_array, cairn_delete_array, cairn_array_info, cairn_array_blocks, cairn_list_arrays, &
       cairn_query_arrays
 
   ! cairn_tag(name, value): a tag of an array.
@@ -464,6 +465,13 @@ module cairn
     type(c_ptr) :: name
     integer(c_size_t) :: name_len
   end type c_name
+  ! cairn_array_block_info_t.
+  type, bind(C) :: c_block_info
+    integer(c_int) :: rank, ndims
+    type(c_ptr) :: start, count
+    integer(c_int) :: has_statistics
+    real(c_double) :: min, max
+  end type c_block_info
 
   integer(c_int), parameter :: FLAG_COLUMN_MAJOR = 1, FLAG_STATISTICS = 256
 
@@ -640,6 +648,14 @@ module cairn
       integer(c_int), value :: with_blocks
       type(c_ptr), intent(out) :: info
       integer(c_int) :: c_array_info_c
+    end function
+    function c_array_blocks(store, name, blocks, n) bind(C, name="cairn_array_blocks")
+      import :: c_ptr, c_char, c_int, c_size_t
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: name(*)
+      type(c_ptr), intent(out) :: blocks
+      integer(c_size_t), intent(out) :: n
+      integer(c_int) :: c_array_blocks
     end function
     function c_list_arrays(store, arrays, n) bind(C, name="cairn_list_arrays")
       import :: c_ptr, c_int, c_size_t
@@ -1951,6 +1967,64 @@ contains
     call c_free(p)
     if (present(ierr)) ierr = CAIRN_OK
   end subroutine cairn_array_info
+
+  ! Local. Every block of the array as the store's revision holds it
+  ! (O(blocks) memory), each argument optional: start and count
+  ! (ndims x nblocks, Fortran order, start 0-based as cairn_put_array's),
+  ! ranks (the namespace, writer rank, holding each), and for blocks put
+  ! with statistics=.true. has_statistics = .true. and their smallest and
+  ! largest element in minimum and maximum (NaNs skipped; 64-bit integers
+  ! rounded to real64; 0 without statistics). CAIRN_NOT_FOUND without
+  ! such an array (the arrays are then allocated with no blocks).
+  subroutine cairn_array_blocks(store, name, start, count, ranks, has_statistics, minimum, maximum, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int64), allocatable, intent(out), optional :: start(:, :), count(:, :)
+    integer, allocatable, intent(out), optional :: ranks(:)
+    logical, allocatable, intent(out), optional :: has_statistics(:)
+    real(real64), allocatable, intent(out), optional :: minimum(:), maximum(:)
+    integer, intent(out), optional :: ierr
+    type(c_ptr) :: p
+    integer(c_size_t) :: n
+    type(c_block_info), pointer :: b(:)
+    integer(c_int64_t), pointer :: v(:)
+    integer :: rc, k, nd
+    n = 0
+    p = c_null_ptr
+    if (.not. nul_in(name, "cairn_array_blocks", rc)) &
+        call check(c_array_blocks(store%ptr, cstr(name), p, n), "cairn_array_blocks('" // name // "')", rc)
+    nd = 0
+    if (rc == CAIRN_OK .and. n > 0) then
+      call c_f_pointer(p, b, [n])
+      nd = b(1)%ndims
+    end if
+    if (present(start)) allocate(start(nd, n))
+    if (present(count)) allocate(count(nd, n))
+    if (present(ranks)) allocate(ranks(n))
+    if (present(has_statistics)) allocate(has_statistics(n))
+    if (present(minimum)) allocate(minimum(n))
+    if (present(maximum)) allocate(maximum(n))
+    do k = 1, int(n)
+      if (present(start)) then
+        call c_f_pointer(b(k)%start, v, [nd])
+        start(:, k) = v(nd:1:-1)
+      end if
+      if (present(count)) then
+        call c_f_pointer(b(k)%count, v, [nd])
+        count(:, k) = v(nd:1:-1)
+      end if
+      if (present(ranks)) ranks(k) = b(k)%rank
+      if (present(has_statistics)) has_statistics(k) = b(k)%has_statistics /= 0
+      if (present(minimum)) minimum(k) = b(k)%min
+      if (present(maximum)) maximum(k) = b(k)%max
+    end do
+    call c_free(p)
+    if (rc /= CAIRN_OK) then
+      call fail(rc, last_msg, ierr)
+    else if (present(ierr)) then
+      ierr = CAIRN_OK
+    end if
+  end subroutine cairn_array_blocks
 
   ! Local. The names of the arrays of the store's revision, in name order
   ! (padded to the longest).

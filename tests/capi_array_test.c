@@ -2,7 +2,8 @@
  * float64 array in irregular row slabs (rank 1 puts none from 3 ranks on),
  * read whole and as a sub-box crossing blocks on every rank; the same
  * values put column-major (Fortran order) and read row-major; a 1-D array
- * of every dtype; tags on arrays, info with and without blocks, the list,
+ * of every dtype; tags on arrays, info with and without blocks, blocks
+ * with their statistics (cairn_array_blocks), the list,
  * queries, delete, writer ranks, a read-only reopen, and the errors (small
  * buffer, wrong ndims, unknown dtype or flags, absent array), and the
  * checksum grain of cairn_put_array_opts. Exits
@@ -149,6 +150,31 @@ static void check_grids(cairn_store_t* s, int size) {
     CHECK(info->blocks == NULL && info->ntags == 0 && info->tags == NULL);
   }
   cairn_free(info);
+
+  /* Blocks with their statistics: fgrid was put with
+   * CAIRN_ARRAY_STATISTICS (rows y0..y0+ny-1 hold (int)value_at(y, x) =
+   * 100 y + x), grid without. */
+  cairn_array_block_info_t* bl = NULL;
+  size_t nbl = 0;
+  CHECK(cairn_array_blocks(s, "fgrid", &bl, &nbl) == CAIRN_OK && bl && nbl >= 1);
+  uint64_t rows = 0;
+  for (size_t b = 0; b < nbl && bl; b++) {
+    uint64_t y0, ny;
+    rows_of(bl[b].rank, size, &y0, &ny);
+    CHECK(bl[b].ndims == 2 && bl[b].start[0] == y0 && bl[b].count[0] == ny && bl[b].count[1] == NX);
+    CHECK(bl[b].has_statistics == 1 && bl[b].min == 100.0 * (double)y0 &&
+          bl[b].max == 100.0 * (double)(y0 + ny - 1) + (NX - 1));
+    rows += bl[b].count[0];
+  }
+  CHECK(rows == NY);
+  cairn_free(bl);
+  bl = NULL;
+  CHECK(cairn_array_blocks(s, "grid", &bl, &nbl) == CAIRN_OK && bl && nbl >= 1);
+  for (size_t b = 0; b < nbl && bl; b++) CHECK(bl[b].has_statistics == 0 && bl[b].min == 0 && bl[b].max == 0);
+  cairn_free(bl);
+  bl = (cairn_array_block_info_t*)&bl;
+  CHECK(cairn_array_blocks(s, "absent", &bl, &nbl) == CAIRN_NOT_FOUND && bl == NULL && nbl == 0);
+  CHECK(cairn_array_blocks(s, NULL, &bl, &nbl) == CAIRN_INVALID_ARGUMENT);
 
   /* The list, in name order: d_float32 ... d_uint8, fgrid, grid. */
   cairn_array_info_t* arrays = NULL;

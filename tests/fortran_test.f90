@@ -5,7 +5,7 @@
 ! asynchronous commits, shared objects, and global arrays of every kind
 ! in Fortran order (irregular blocks, a rank with none at 3 ranks and
 ! more, sub-boxes across blocks, both index kinds), with their info, list,
-! tags, queries and delete, the checksum grain of array puts, errors
+! tags, blocks with statistics, queries and delete, the checksum grain of array puts, errors
 ! through ierr, and cairn_open's options (require_writer_lock). Prints
 ! each failed check's number and exits non-zero on any rank's failure.
 program fortran_test
@@ -476,8 +476,11 @@ contains
 
   subroutine arrays()
     real(real64) :: g(NX, NY)
-    integer :: c0, nc, dt, nblocks, r, c1, n1
-    integer(int64), allocatable :: sh(:)
+    integer :: c0, nc, dt, nblocks, r, c1, n1, k
+    integer(int64), allocatable :: sh(:), bs(:, :), bc(:, :)
+    integer, allocatable :: br(:)
+    logical, allocatable :: hs(:)
+    real(real64), allocatable :: lo(:), hi(:)
     integer(int64) :: blocks
     integer(int8) :: i1(NX, NY)
     character(len=:), allocatable :: names(:)
@@ -522,6 +525,19 @@ contains
     call check(dt == CAIRN_FLOAT64 .and. blocks == nblocks, 63)
     call check(size(sh) == 2, 64)
     if (size(sh) == 2) call check(sh(1) == NX .and. sh(2) == NY, 65)
+    ! Blocks with their statistics: g4 was put with statistics=.true.
+    ! (val(x, y) = x + 100 y), g8 without.
+    call cairn_array_blocks(st, "g4", start=bs, count=bc, ranks=br, has_statistics=hs, minimum=lo, maximum=hi)
+    call check(size(br) == nblocks .and. size(bs, 1) == 2 .and. size(bc, 2) == nblocks, 330)
+    do k = 1, size(br)
+      call cols_of(br(k), c1, n1)
+      call check(all(bs(:, k) == [0, c1]) .and. all(bc(:, k) == [NX, n1]), 331)
+      call check(hs(k) .and. lo(k) == 1 + 100 * (c1 + 1) .and. hi(k) == NX + 100 * (c1 + n1), 332)
+    end do
+    call cairn_array_blocks(st, "g8", has_statistics=hs, minimum=lo)
+    call check(size(hs) == nblocks .and. .not. any(hs) .and. all(lo == 0), 333)
+    call cairn_array_blocks(st, "absent", ranks=br, ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND .and. size(br) == 0, 334)
     call cairn_array_info(st, "i2", dtype=dt)
     call check(dt == CAIRN_INT16, 66)
     call cairn_array_info(st, "absent", dtype=dt, ierr=ierr)

@@ -268,7 +268,8 @@ const char* cairn_version(int* major, int* minor, int* patch);
 const char* cairn_code_name(int code);
 /* Frees a block returned by cairn_get_tags, cairn_get_tag, cairn_list,
  * cairn_query, cairn_query_all, cairn_list_revisions, cairn_array_info,
- * cairn_list_arrays or cairn_query_arrays. NULL is ignored. Any thread. */
+ * cairn_array_blocks, cairn_list_arrays or cairn_query_arrays. NULL is
+ * ignored. Any thread. */
 void cairn_free(void* block);
 
 /* The `rank` argument of the reads: the caller's namespace, or the shared
@@ -506,6 +507,28 @@ typedef struct {
  * block freed with cairn_free. CAIRN_NOT_FOUND without such an array. */
 int cairn_array_info(cairn_store_t* store, const char* name, int with_blocks,
                      cairn_array_info_t** info);
+/* One block of an array with its statistics, as cairn_array_blocks returns
+ * it. Its own struct, not members appended to cairn_array_block_t: a caller
+ * steps through an array of those with the sizeof it was compiled with, so
+ * an element struct never grows (a later cairn.h adds a new call instead). */
+typedef struct {
+  int rank;               /* the namespace (writer rank) holding it */
+  int ndims;
+  const uint64_t* start;  /* ndims entries, row-major */
+  const uint64_t* count;  /* ndims entries, row-major */
+  int has_statistics;     /* 1: put with CAIRN_ARRAY_STATISTICS */
+  double min, max;        /* its smallest and largest element when
+                             has_statistics (NaNs skipped; 64-bit integers
+                             rounded to the nearest double); else 0 */
+} cairn_array_block_info_t;
+
+/* Local. Every block of array `name` as the store's revision holds it,
+ * with the minimum and maximum recorded by a put with
+ * CAIRN_ARRAY_STATISTICS (ArrayInfo::blocks of Store::GetArrayInfo):
+ * *blocks gets *nblocks entries (NULL when 0), one block freed with
+ * cairn_free; O(blocks) memory. CAIRN_NOT_FOUND without such an array. */
+int cairn_array_blocks(cairn_store_t* store, const char* name, cairn_array_block_info_t** blocks,
+                       size_t* nblocks);
 /* Local. Every array of the store's revision in name order (blocks NULL):
  * *arrays gets *narrays entries (NULL when 0), one block freed with
  * cairn_free. */

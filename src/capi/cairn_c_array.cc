@@ -1,5 +1,6 @@
 // The C API of global arrays (cairn/array.h): cairn_put_array(_opts),
-// cairn_get_array, cairn_delete_array, cairn_array_info, cairn_list_arrays,
+// cairn_get_array, cairn_delete_array, cairn_array_info, cairn_array_blocks,
+// cairn_list_arrays,
 // cairn_query_arrays, and the dtype helpers. Descriptions are packed into
 // one malloc'ed block (capi_internal.h's Block), freed with cairn_free.
 #include <cstdint>
@@ -200,6 +201,36 @@ int cairn_array_info(cairn_store_t* s, const char* name, int with_blocks, cairn_
   int rc = Code(s->store->GetArrayInfo(name, &one[0], with_blocks != 0));
   if (rc != CAIRN_OK) return rc;
   return PackInfos(one, "cairn_array_info", info);
+}
+
+int cairn_array_blocks(cairn_store_t* s, const char* name, cairn_array_block_info_t** blocks, size_t* nblocks) {
+  if (!s || !name || !blocks || !nblocks) return Invalid("cairn_array_blocks: NULL argument");
+  *blocks = nullptr;
+  *nblocks = 0;
+  cairn::ArrayInfo a;
+  int rc = Code(s->store->GetArrayInfo(name, &a, true));
+  if (rc != CAIRN_OK || a.blocks.empty()) return rc;
+  Block b(a.blocks.size() * sizeof(cairn_array_block_info_t));
+  for (const auto& blk : a.blocks) {
+    b.Reserve(blk.start.size() * sizeof(uint64_t));
+    b.Reserve(blk.count.size() * sizeof(uint64_t));
+  }
+  if (!b.Allocate()) return OutOfMemory("cairn_array_blocks");
+  auto* arr = reinterpret_cast<cairn_array_block_info_t*>(b.base());
+  for (size_t i = 0; i < a.blocks.size(); i++) {
+    const cairn::ArrayBlock& blk = a.blocks[i];
+    cairn_array_block_info_t& o = arr[i];
+    o.rank = blk.rank;
+    o.ndims = int(blk.start.size());
+    o.start = reinterpret_cast<const uint64_t*>(b.Add(blk.start.data(), blk.start.size() * sizeof(uint64_t)));
+    o.count = reinterpret_cast<const uint64_t*>(b.Add(blk.count.data(), blk.count.size() * sizeof(uint64_t)));
+    o.has_statistics = blk.has_statistics ? 1 : 0;
+    o.min = blk.has_statistics ? blk.min : 0;
+    o.max = blk.has_statistics ? blk.max : 0;
+  }
+  *blocks = arr;
+  *nblocks = a.blocks.size();
+  return CAIRN_OK;
 }
 
 int cairn_list_arrays(cairn_store_t* s, cairn_array_info_t** arrays, size_t* narrays) {
