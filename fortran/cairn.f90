@@ -45,6 +45,11 @@
 !   if (rank == 0) call cairn_put_shared(st, "config", params)
 !   call cairn_get_shared(st, "config", params)        ! collective
 !
+! Tags: tags=[cairn_tag("step", 5), cairn_tag("units", "K")] on cairn_put,
+! cairn_put_zero_copy, cairn_stream_open_write and cairn_put_array;
+! cairn_set_tag/cairn_set_tags, cairn_tag_type, cairn_get_tag (any kind).
+! cairn_get_range(st, key, offset_bytes, part) reads part of a value.
+!
 ! Queries take an array of conditions:
 !   call cairn_query(st, [cairn_tag_equals("units", "K"), &
 !                         cairn_tag_between("step", 10, 20)], keys, rank=2)
@@ -84,26 +89,64 @@ module cairn
   public :: cairn_open, cairn_close, cairn_rank, cairn_size, cairn_revision, &
       cairn_put, cairn_get, cairn_get_size, cairn_delete, cairn_commit, cairn_flush, &
       cairn_pin, cairn_unpin, cairn_drop, cairn_set_tag, cairn_get_tag, cairn_delete_tag, cairn_keys, &
-      cairn_revisions, cairn_revision_ranks, cairn_last_error, cairn_version
+      cairn_revisions, cairn_revision_ranks, cairn_last_error, cairn_version, &
+      cairn_get_range, cairn_put_zero_copy, cairn_set_tags, cairn_tag_type, cairn_bytes_tag
+
+  ! Tag types (cairn_tag_type's answer; the values of cairn.h's
+  ! CAIRN_TAG_*): an array tag is ior(CAIRN_TAG_ARRAY, element type).
+  integer, parameter, public :: CAIRN_TAG_INT8 = 1, CAIRN_TAG_INT16 = 2, CAIRN_TAG_INT32 = 3, &
+      CAIRN_TAG_INT64 = 4, CAIRN_TAG_UINT8 = 5, CAIRN_TAG_UINT16 = 6, CAIRN_TAG_UINT32 = 7, &
+      CAIRN_TAG_UINT64 = 8, CAIRN_TAG_FLOAT32 = 9, CAIRN_TAG_FLOAT64 = 10, CAIRN_TAG_STRING = 11, &
+      CAIRN_TAG_BYTES = 12, CAIRN_TAG_ARRAY = 64
 
   ! Stores an array of any rank (or a scalar) of integer(int8 .. int64) or
-  ! real(real32/real64) under key in the caller's namespace (local).
+  ! real(real32/real64) under key in the caller's namespace (local), with
+  ! the optional tags=[cairn_tag(...), ...].
   interface cairn_put
     module procedure put_i1, put_i2, put_i4, put_i8, put_r4, put_r8
   end interface cairn_put
+  ! Reads size(value) elements' bytes at byte `offset` (integer(int64),
+  ! 0-based) of key's value (namespace `rank`, default own) into an array
+  ! of any rank (or a scalar) of any kind: a part of a large value, only
+  ! the chunks it touches read and verified (local). Past the value's end
+  ! is CAIRN_INVALID_ARGUMENT.
+  interface cairn_get_range
+    module procedure gr_i1, gr_i2, gr_i4, gr_i8, gr_r4, gr_r8
+  end interface cairn_get_range
+  ! cairn_put without a copy (local): with staging_bytes > 0 the library
+  ! reads the caller's array in the background until the commit that
+  ! includes it has finished (cairn_commit, cairn_async_wait, cairn_flush
+  ! returned, or cairn_async_test said done). The dummy is a pointer, so
+  ! the actual argument must be a variable with the TARGET or POINTER
+  ! attribute (the compiler refuses an expression, which would be a
+  ! temporary), and it must be contiguous (else CAIRN_INVALID_ARGUMENT,
+  ! nothing stored). The caller must not change, deallocate or leave the
+  ! scope of it before then; bytes changed earlier read as
+  ! CAIRN_CORRUPTION, never as data. Without staging it is cairn_put.
+  interface cairn_put_zero_copy
+    module procedure zc_i1, zc_i2, zc_i4, zc_i8, zc_r4, zc_r8
+  end interface cairn_put_zero_copy
   ! Reads key's whole value (of namespace `rank`, default own) into an
   ! array of any rank (or a scalar) of exactly its size in bytes (local).
   interface cairn_get
     module procedure get_i1, get_i2, get_i4, get_i8, get_r4, get_r8
   end interface cairn_get
-  ! Sets one tag of key: integer(4), integer(8), real(8) or character(*).
+  ! Sets one tag of key: cairn_set_tag(st, key, name, value) with value
+  ! integer(int8/16/32/64), real(real32/64) or character(*), or
+  ! cairn_set_tag(st, key, tag) with any cairn_tag (arrays, bytes).
   interface cairn_set_tag
-    module procedure set_tag_i4, set_tag_i8, set_tag_r8, set_tag_str
+    module procedure set_tag_i4, set_tag_i8, set_tag_r8, set_tag_str, set_tag_i1, set_tag_i2, set_tag_r4, &
+      set_tag_t
   end interface cairn_set_tag
-  ! Reads one tag of key (namespace `rank`): integer(4)/(8) for integer
-  ! tags, real(8) for any number, character(:), allocatable for strings.
+  ! Reads one tag of key (namespace `rank`): integer(int8/16/32/64) for
+  ! integer tags (CAIRN_INVALID_ARGUMENT if the value does not fit the
+  ! kind), real(real32/64) for any number, character(:), allocatable for
+  ! strings; allocatable rank-1 arrays for array tags of exactly their
+  ! element type, and integer(int8), allocatable :: b(:) for bytes tags
+  ! (and int8/uint8 array tags). cairn_tag_type says which type a tag has.
   interface cairn_get_tag
-    module procedure get_tag_i4, get_tag_i8, get_tag_r8, get_tag_str
+    module procedure get_tag_i4, get_tag_i8, get_tag_r8, get_tag_str, get_tag_i1, get_tag_i2, get_tag_r4, &
+      get_tag_a_i1, get_tag_a_i2, get_tag_a_i4, get_tag_a_i8, get_tag_a_r4, get_tag_a_r8
   end interface cairn_get_tag
 
   ! The C structs this module reads (cairn.h).
@@ -147,7 +190,8 @@ module cairn
     integer(c_int) :: pinned
   end type c_revinfo
 
-  integer(c_int), parameter :: TAG_INT32 = 3, TAG_INT64 = 4, TAG_FLOAT64 = 10, TAG_STRING = 11
+  integer(c_int), parameter :: TAG_INT32 = 3, TAG_INT64 = 4, TAG_FLOAT64 = 10, TAG_STRING = 11, &
+      TAG_INT8 = 1, TAG_INT16 = 2, TAG_FLOAT32 = 9, TAG_RAW = 12, TAG_ARRAY = 64
 
   interface
     subroutine c_options_init(o) bind(C, name="cairn_options_init")
@@ -210,6 +254,34 @@ module cairn
       integer(c_size_t), value :: cap
       integer(c_int64_t), intent(out) :: size
       integer(c_int) :: c_get
+    end function
+    function c_get_range(store, key, rank, offset, buf, len) bind(C, name="cairn_get_range")
+      import :: c_ptr, c_char, c_int, c_int64_t
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: key(*)
+      integer(c_int), value :: rank
+      integer(c_int64_t), value :: offset
+      type(c_ptr), value :: buf
+      integer(c_int64_t), value :: len
+      integer(c_int) :: c_get_range
+    end function
+    function c_put_zero_copy(store, key, value, len, tags, ntags) bind(C, name="cairn_put_zero_copy")
+      import :: c_ptr, c_char, c_size_t, c_int
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: key(*)
+      type(c_ptr), value :: value
+      integer(c_size_t), value :: len
+      type(c_ptr), value :: tags
+      integer(c_size_t), value :: ntags
+      integer(c_int) :: c_put_zero_copy
+    end function
+    function c_set_tags(store, key, tags, ntags) bind(C, name="cairn_set_tags")
+      import :: c_ptr, c_char, c_size_t, c_int
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: key(*)
+      type(c_ptr), value :: tags
+      integer(c_size_t), value :: ntags
+      integer(c_int) :: c_set_tags
     end function
     function c_get_size(store, key, rank, size) bind(C, name="cairn_get_size")
       import :: c_ptr, c_char, c_int, c_int64_t
@@ -351,12 +423,16 @@ module cairn
       cairn_put_array, cairn_get_array, cairn_delete_array, cairn_array_info, cairn_array_blocks, cairn_list_arrays, &
       cairn_query_arrays
 
-  ! cairn_tag(name, value): a tag of an array.
+  ! cairn_tag(name, value): a tag (of cairn_put, cairn_put_array,
+  ! cairn_stream_open_write, cairn_set_tag(s)); value integer(int8 ..
+  ! int64), real(real32/64) or character(*), or a rank-1 array of those
+  ! numbers (an array tag). cairn_bytes_tag(name, b) makes a bytes tag.
   interface cairn_tag
     module procedure make_tag_i4, &
       make_tag_i8, &
       make_tag_r8, &
-      make_tag_str
+      make_tag_str, make_tag_i1, make_tag_i2, make_tag_r4, &
+      make_tag_a_i1, make_tag_a_i2, make_tag_a_i4, make_tag_a_i8, make_tag_a_r4, make_tag_a_r8
   end interface cairn_tag
   ! The object's tag `name` equals value (numbers compare by value).
   interface cairn_tag_equals
@@ -762,17 +838,79 @@ contains
     if (present(rank)) rank_of = int(rank, c_int)
   end function rank_of
 
-  subroutine put_bytes(store, key, p, n, ierr)
+  ! zero_copy: cairn_put_zero_copy instead of cairn_put.
+  subroutine put_bytes(store, key, p, n, ierr, tags, zero_copy)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     type(c_ptr), intent(in) :: p
     integer(c_size_t), intent(in) :: n
     integer, intent(out), optional :: ierr
-    if (no_size(int(n, int64), "cairn_put('" // key // "')", ierr)) return
-    if (nul_in(key, "cairn_put", ierr)) return
-    call check(c_put(store%ptr, cstr(key), p, n, c_null_ptr, 0_c_size_t), &
-               "cairn_put('" // key // "')", ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    logical, intent(in), optional :: zero_copy
+    type(c_tag), allocatable, target :: ct(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer(c_size_t) :: nt
+    character(len=:), allocatable :: fn
+    fn = "cairn_put"
+    if (present(zero_copy)) then
+      if (zero_copy) fn = "cairn_put_zero_copy"
+    end if
+    if (no_size(int(n, int64), fn // "('" // key // "')", ierr)) return
+    if (nul_in(key, fn, ierr)) return
+    call tags_to_c(tags, ct, buf, nt)
+    if (fn == "cairn_put") then
+      call check(c_put(store%ptr, cstr(key), p, n, c_loc(ct), nt), &
+                 fn // "('" // key // "')", ierr)
+    else
+      call check(c_put_zero_copy(store%ptr, cstr(key), p, n, c_loc(ct), nt), &
+                 fn // "('" // key // "')", ierr)
+    end if
   end subroutine put_bytes
+
+  ! The optional tags as C sees them: nt (size(tags), 0 when absent) in
+  ! ct (never empty, so that c_loc(ct) is valid), their strings in buf;
+  ! both must outlive the C call.
+  subroutine tags_to_c(tags, ct, buf, nt)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    type(c_tag), allocatable, intent(out) :: ct(:)
+    character(kind=c_char), allocatable, target, intent(inout) :: buf(:)
+    integer(c_size_t), intent(out) :: nt
+    integer :: k, n, pos
+    n = 1
+    k = 0
+    if (present(tags)) then
+      k = size(tags)
+      do pos = 1, k
+        n = n + tag_bytes(tags(pos))
+      end do
+    end if
+    if (allocated(buf)) deallocate(buf)
+    allocate(ct(max(k, 1)), buf(n))
+    nt = int(k, c_size_t)
+    pos = 1
+    do n = 1, k
+      call tag_to_c(tags(n), buf, pos, ct(n))
+    end do
+  end subroutine tags_to_c
+
+  subroutine get_range_bytes(store, key, offset, p, n, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(in) :: offset
+    type(c_ptr), intent(in) :: p
+    integer(c_size_t), intent(in) :: n
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    if (no_size(int(n, int64), "cairn_get_range('" // key // "')", ierr)) return
+    if (nul_in(key, "cairn_get_range", ierr)) return
+    if (offset < 0) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_range('" // key // "'): InvalidArgument: offset " // &
+                itoa(offset) // " is negative", ierr)
+      return
+    end if
+    call check(c_get_range(store%ptr, cstr(key), rank_of(rank), offset, p, int(n, c_int64_t)), &
+               "cairn_get_range('" // key // "')", ierr)
+  end subroutine get_range_bytes
 
   subroutine get_bytes(store, key, p, n, rank, ierr)
     type(cairn_store), intent(in) :: store
@@ -1154,6 +1292,90 @@ contains
     call set_tag(store, key, name, t, ierr)
   end subroutine set_tag_str
 
+  subroutine set_tag_i1(store, key, name, value, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int8), intent(in) :: value
+    integer, intent(out), optional :: ierr
+    call set_tag_t(store, key, make_tag_i1(name, value), ierr)
+  end subroutine set_tag_i1
+
+  subroutine set_tag_i2(store, key, name, value, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int16), intent(in) :: value
+    integer, intent(out), optional :: ierr
+    call set_tag_t(store, key, make_tag_i2(name, value), ierr)
+  end subroutine set_tag_i2
+
+  subroutine set_tag_r4(store, key, name, value, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    real(real32), intent(in) :: value
+    integer, intent(out), optional :: ierr
+    call set_tag_t(store, key, make_tag_r4(name, value), ierr)
+  end subroutine set_tag_r4
+
+  subroutine set_tag_t(store, key, tag, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    type(cairn_tag), intent(in) :: tag
+    integer, intent(out), optional :: ierr
+    type(c_tag), allocatable, target :: ct(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer(c_size_t) :: nt
+    if (nul_in(key, "cairn_set_tag", ierr)) return
+    call tags_to_c([tag], ct, buf, nt)
+    call check(c_set_tag(store%ptr, cstr(key), ct(1)), "cairn_set_tag('" // key // "', '" // tag_name(tag) // "')", &
+               ierr)
+  end subroutine set_tag_t
+
+  function tag_name(t) result(n)
+    type(cairn_tag), intent(in) :: t
+    character(len=:), allocatable :: n
+    n = ""
+    if (allocated(t%name)) n = t%name
+  end function tag_name
+
+  ! Local. Replaces all tags of key in the caller's namespace by `tags`
+  ! (an empty array removes them all); the value is not rewritten. Pending
+  ! until the next commit. CAIRN_NOT_FOUND without such an object;
+  ! CAIRN_INVALID_ARGUMENT for an empty or repeated tag name.
+  subroutine cairn_set_tags(store, key, tags, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    type(cairn_tag), intent(in) :: tags(:)
+    integer, intent(out), optional :: ierr
+    type(c_tag), allocatable, target :: ct(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer(c_size_t) :: nt
+    if (nul_in(key, "cairn_set_tags", ierr)) return
+    call tags_to_c(tags, ct, buf, nt)
+    call check(c_set_tags(store%ptr, cstr(key), c_loc(ct), nt), &
+               "cairn_set_tags('" // key // "')", ierr)
+  end subroutine cairn_set_tags
+
+  ! Local. The type of tag `name` of key (namespace `rank`, default own):
+  ! CAIRN_TAG_INT8 .. CAIRN_TAG_BYTES, or ior(CAIRN_TAG_ARRAY, element
+  ! type) for an array tag. CAIRN_NOT_FOUND without such a tag (type 0).
+  subroutine cairn_tag_type(store, key, name, type, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer, intent(out) :: type
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    type(c_tag) :: t
+    integer :: rc
+    type = 0
+    call get_tag(store, key, name, rank, t, rc)
+    if (rc /= CAIRN_OK) then
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    type = t%type
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine cairn_tag_type
+
   ! Reads tag `name` of key into t (a copy); rc as check() gives it.
   subroutine get_tag(store, key, name, rank, t, rc, s)
     type(cairn_store), intent(in) :: store
@@ -1176,12 +1398,15 @@ contains
     call c_free(p)
   end subroutine get_tag
 
-  subroutine get_tag_int(store, key, name, value, rank, ierr)
+  ! An integer tag's value, refused (value 0) unless it lies in [lo, hi],
+  ! the range of the caller's kind.
+  subroutine get_tag_int(store, key, name, value, rank, ierr, lo, hi)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer(int64), intent(out) :: value
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: lo, hi
     type(c_tag) :: t
     integer :: rc
     value = 0
@@ -1191,11 +1416,71 @@ contains
     else if (t%type < 1 .or. t%type > 8) then
       call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_tag('" // key // "', '" // name // &
                 "'): not an integer tag", ierr)
+    else if (t%type == 8 .and. t%i < 0) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_tag('" // key // "', '" // name // &
+                "'): the uint64 value does not fit integer(int64)", ierr)
+    else if (present(lo) .and. present(hi) .and. (t%i < lo .or. t%i > hi)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_tag('" // key // "', '" // name // "'): the value " // &
+                itoa(t%i) // " does not fit the integer kind given (" // itoa(lo) // " .. " // itoa(hi) // ")", ierr)
     else
       value = t%i
       if (present(ierr)) ierr = CAIRN_OK
     end if
   end subroutine get_tag_int
+
+  subroutine get_tag_i1(store, key, name, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int8), intent(out) :: value
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    integer(int64) :: v
+    call get_tag_int(store, key, name, v, rank, ierr, int(-huge(value), int64) - 1, int(huge(value), int64))
+    value = int(v, int8)
+  end subroutine get_tag_i1
+
+  subroutine get_tag_i2(store, key, name, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int16), intent(out) :: value
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    integer(int64) :: v
+    call get_tag_int(store, key, name, v, rank, ierr, int(-huge(value), int64) - 1, int(huge(value), int64))
+    value = int(v, int16)
+  end subroutine get_tag_i2
+
+  subroutine get_tag_r4(store, key, name, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    real(real32), intent(out) :: value
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    real(real64) :: v
+    call get_tag_r8(store, key, name, v, rank, ierr)
+    value = real(v, real32)
+  end subroutine get_tag_r4
+
+  ! The payload of an array or bytes tag whose type is one of `types`
+  ! (rc CAIRN_OK), else rc and the message set.
+  subroutine get_tag_payload(store, key, name, rank, types, what, bytes, rc)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer, intent(in), optional :: rank
+    integer(c_int), intent(in) :: types(:)
+    character(*), intent(in) :: what
+    character(len=:), allocatable, intent(out) :: bytes
+    integer, intent(out) :: rc
+    type(c_tag) :: t
+    bytes = ""
+    call get_tag(store, key, name, rank, t, rc, bytes)
+    if (rc /= CAIRN_OK) return
+    if (.not. any(types == t%type)) then
+      bytes = ""
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_tag('" // key // "', '" // name // "'): not " // what // &
+                " (its type is " // itoa(int(t%type, int64)) // "; see cairn_tag_type)", rc)
+    end if
+  end subroutine get_tag_payload
 
   subroutine get_tag_i4(store, key, name, value, rank, ierr)
     type(cairn_store), intent(in) :: store
@@ -1204,7 +1489,7 @@ contains
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
     integer(int64) :: v
-    call get_tag_int(store, key, name, v, rank, ierr)
+    call get_tag_int(store, key, name, v, rank, ierr, int(-huge(value), int64) - 1, int(huge(value), int64))
     value = int(v, c_int32_t)
   end subroutine get_tag_i4
 
@@ -1238,6 +1523,120 @@ contains
     end if
   end subroutine get_tag_r8
 
+  subroutine get_tag_a_i1(store, key, name, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int8), allocatable, intent(out) :: value(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    character(len=:), allocatable :: b
+    integer :: rc
+    call get_tag_payload(store, key, name, rank, [TAG_RAW, ior(TAG_ARRAY, TAG_INT8), ior(TAG_ARRAY, 5_c_int)], &
+                         "bytes or an int8/uint8 array tag", b, rc)
+    if (rc /= CAIRN_OK) then
+      allocate(value(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    value = transfer(b, [0_int8], len(b) / (storage_size(0_int8) / 8))
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine get_tag_a_i1
+
+  subroutine get_tag_a_i2(store, key, name, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int16), allocatable, intent(out) :: value(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    character(len=:), allocatable :: b
+    integer :: rc
+    call get_tag_payload(store, key, name, rank, [ior(TAG_ARRAY, TAG_INT16)], &
+                         "an int16 array tag", b, rc)
+    if (rc /= CAIRN_OK) then
+      allocate(value(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    value = transfer(b, [0_int16], len(b) / (storage_size(0_int16) / 8))
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine get_tag_a_i2
+
+  subroutine get_tag_a_i4(store, key, name, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int32), allocatable, intent(out) :: value(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    character(len=:), allocatable :: b
+    integer :: rc
+    call get_tag_payload(store, key, name, rank, [ior(TAG_ARRAY, TAG_INT32)], &
+                         "an int32 array tag", b, rc)
+    if (rc /= CAIRN_OK) then
+      allocate(value(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    value = transfer(b, [0_int32], len(b) / (storage_size(0_int32) / 8))
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine get_tag_a_i4
+
+  subroutine get_tag_a_i8(store, key, name, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int64), allocatable, intent(out) :: value(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    character(len=:), allocatable :: b
+    integer :: rc
+    call get_tag_payload(store, key, name, rank, [ior(TAG_ARRAY, TAG_INT64)], &
+                         "an int64 array tag", b, rc)
+    if (rc /= CAIRN_OK) then
+      allocate(value(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    value = transfer(b, [0_int64], len(b) / (storage_size(0_int64) / 8))
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine get_tag_a_i8
+
+  subroutine get_tag_a_r4(store, key, name, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    real(real32), allocatable, intent(out) :: value(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    character(len=:), allocatable :: b
+    integer :: rc
+    call get_tag_payload(store, key, name, rank, [ior(TAG_ARRAY, TAG_FLOAT32)], &
+                         "a float32 array tag", b, rc)
+    if (rc /= CAIRN_OK) then
+      allocate(value(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    value = transfer(b, [0.0_real32], len(b) / (storage_size(0.0_real32) / 8))
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine get_tag_a_r4
+
+  subroutine get_tag_a_r8(store, key, name, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    real(real64), allocatable, intent(out) :: value(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    character(len=:), allocatable :: b
+    integer :: rc
+    call get_tag_payload(store, key, name, rank, [ior(TAG_ARRAY, TAG_FLOAT64)], &
+                         "a float64 array tag", b, rc)
+    if (rc /= CAIRN_OK) then
+      allocate(value(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    value = transfer(b, [0.0_real64], len(b) / (storage_size(0.0_real64) / 8))
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine get_tag_a_r8
+
   subroutine get_tag_str(store, key, name, value, rank, ierr)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
@@ -1263,13 +1662,43 @@ contains
   ! 15) through assumed rank, a non-contiguous section copied in or out by
   ! the compiler (the contiguous attribute) ---
 
-  subroutine put_i1(store, key, value, ierr)
+  subroutine put_i1(store, key, value, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int8), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags)
   end subroutine put_i1
+
+  subroutine gr_i1(store, key, offset, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(in) :: offset
+    integer(int8), intent(inout), target, contiguous :: value(..)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    call get_range_bytes(store, key, offset, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), &
+                         rank, ierr)
+  end subroutine gr_i1
+
+  subroutine zc_i1(store, key, value, ierr, tags)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int8), pointer, intent(in) :: value(..)
+    integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    if (.not. associated(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the pointer is not associated", ierr)
+    else if (.not. is_contiguous(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the array is not contiguous (a strided section); use cairn_put, which copies it", ierr)
+    else
+      call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags, &
+                     .true.)
+    end if
+  end subroutine zc_i1
 
   subroutine get_i1(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
@@ -1280,13 +1709,43 @@ contains
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
   end subroutine get_i1
 
-  subroutine put_i2(store, key, value, ierr)
+  subroutine put_i2(store, key, value, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int16), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags)
   end subroutine put_i2
+
+  subroutine gr_i2(store, key, offset, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(in) :: offset
+    integer(int16), intent(inout), target, contiguous :: value(..)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    call get_range_bytes(store, key, offset, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), &
+                         rank, ierr)
+  end subroutine gr_i2
+
+  subroutine zc_i2(store, key, value, ierr, tags)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int16), pointer, intent(in) :: value(..)
+    integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    if (.not. associated(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the pointer is not associated", ierr)
+    else if (.not. is_contiguous(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the array is not contiguous (a strided section); use cairn_put, which copies it", ierr)
+    else
+      call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags, &
+                     .true.)
+    end if
+  end subroutine zc_i2
 
   subroutine get_i2(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
@@ -1297,13 +1756,43 @@ contains
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
   end subroutine get_i2
 
-  subroutine put_i4(store, key, value, ierr)
+  subroutine put_i4(store, key, value, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int32), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags)
   end subroutine put_i4
+
+  subroutine gr_i4(store, key, offset, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(in) :: offset
+    integer(int32), intent(inout), target, contiguous :: value(..)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    call get_range_bytes(store, key, offset, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), &
+                         rank, ierr)
+  end subroutine gr_i4
+
+  subroutine zc_i4(store, key, value, ierr, tags)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int32), pointer, intent(in) :: value(..)
+    integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    if (.not. associated(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the pointer is not associated", ierr)
+    else if (.not. is_contiguous(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the array is not contiguous (a strided section); use cairn_put, which copies it", ierr)
+    else
+      call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags, &
+                     .true.)
+    end if
+  end subroutine zc_i4
 
   subroutine get_i4(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
@@ -1314,13 +1803,43 @@ contains
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
   end subroutine get_i4
 
-  subroutine put_i8(store, key, value, ierr)
+  subroutine put_i8(store, key, value, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int64), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags)
   end subroutine put_i8
+
+  subroutine gr_i8(store, key, offset, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(in) :: offset
+    integer(int64), intent(inout), target, contiguous :: value(..)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    call get_range_bytes(store, key, offset, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), &
+                         rank, ierr)
+  end subroutine gr_i8
+
+  subroutine zc_i8(store, key, value, ierr, tags)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), pointer, intent(in) :: value(..)
+    integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    if (.not. associated(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the pointer is not associated", ierr)
+    else if (.not. is_contiguous(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the array is not contiguous (a strided section); use cairn_put, which copies it", ierr)
+    else
+      call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags, &
+                     .true.)
+    end if
+  end subroutine zc_i8
 
   subroutine get_i8(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
@@ -1331,13 +1850,43 @@ contains
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
   end subroutine get_i8
 
-  subroutine put_r4(store, key, value, ierr)
+  subroutine put_r4(store, key, value, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     real(real32), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags)
   end subroutine put_r4
+
+  subroutine gr_r4(store, key, offset, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(in) :: offset
+    real(real32), intent(inout), target, contiguous :: value(..)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    call get_range_bytes(store, key, offset, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), &
+                         rank, ierr)
+  end subroutine gr_r4
+
+  subroutine zc_r4(store, key, value, ierr, tags)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    real(real32), pointer, intent(in) :: value(..)
+    integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    if (.not. associated(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the pointer is not associated", ierr)
+    else if (.not. is_contiguous(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the array is not contiguous (a strided section); use cairn_put, which copies it", ierr)
+    else
+      call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags, &
+                     .true.)
+    end if
+  end subroutine zc_r4
 
   subroutine get_r4(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
@@ -1348,13 +1897,43 @@ contains
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
   end subroutine get_r4
 
-  subroutine put_r8(store, key, value, ierr)
+  subroutine put_r8(store, key, value, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     real(real64), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags)
   end subroutine put_r8
+
+  subroutine gr_r8(store, key, offset, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(in) :: offset
+    real(real64), intent(inout), target, contiguous :: value(..)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    call get_range_bytes(store, key, offset, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), &
+                         rank, ierr)
+  end subroutine gr_r8
+
+  subroutine zc_r8(store, key, value, ierr, tags)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    real(real64), pointer, intent(in) :: value(..)
+    integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    if (.not. associated(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the pointer is not associated", ierr)
+    else if (.not. is_contiguous(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the array is not contiguous (a strided section); use cairn_put, which copies it", ierr)
+    else
+      call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags, &
+                     .true.)
+    end if
+  end subroutine zc_r8
 
   subroutine get_r8(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
@@ -1482,6 +2061,97 @@ contains
     t%type = TAG_STRING
     t%text = value
   end function make_tag_str
+
+  function make_tag_i1(name, value) result(t)
+    character(*), intent(in) :: name
+    integer(int8), intent(in) :: value
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = TAG_INT8
+    t%i = value
+  end function make_tag_i1
+
+  function make_tag_i2(name, value) result(t)
+    character(*), intent(in) :: name
+    integer(int16), intent(in) :: value
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = TAG_INT16
+    t%i = value
+  end function make_tag_i2
+
+  function make_tag_r4(name, value) result(t)
+    character(*), intent(in) :: name
+    real(real32), intent(in) :: value
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = TAG_FLOAT32
+    t%d = value
+  end function make_tag_r4
+
+  ! A bytes tag (CAIRN_TAG_BYTES) holding b.
+  function cairn_bytes_tag(name, b) result(t)
+    character(*), intent(in) :: name
+    integer(int8), intent(in), target, contiguous :: b(:)
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = TAG_RAW
+    t%text = fstr(c_loc(b), size(b, kind=c_size_t))
+  end function cairn_bytes_tag
+
+  function make_tag_a_i1(name, value) result(t)
+    character(*), intent(in) :: name
+    integer(int8), intent(in), target, contiguous :: value(:)
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = ior(TAG_ARRAY, TAG_INT8)
+    t%text = fstr(c_loc(value), size(value, kind=c_size_t) * (storage_size(value) / 8))
+  end function make_tag_a_i1
+
+  function make_tag_a_i2(name, value) result(t)
+    character(*), intent(in) :: name
+    integer(int16), intent(in), target, contiguous :: value(:)
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = ior(TAG_ARRAY, TAG_INT16)
+    t%text = fstr(c_loc(value), size(value, kind=c_size_t) * (storage_size(value) / 8))
+  end function make_tag_a_i2
+
+  function make_tag_a_i4(name, value) result(t)
+    character(*), intent(in) :: name
+    integer(int32), intent(in), target, contiguous :: value(:)
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = ior(TAG_ARRAY, TAG_INT32)
+    t%text = fstr(c_loc(value), size(value, kind=c_size_t) * (storage_size(value) / 8))
+  end function make_tag_a_i4
+
+  function make_tag_a_i8(name, value) result(t)
+    character(*), intent(in) :: name
+    integer(int64), intent(in), target, contiguous :: value(:)
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = ior(TAG_ARRAY, TAG_INT64)
+    t%text = fstr(c_loc(value), size(value, kind=c_size_t) * (storage_size(value) / 8))
+  end function make_tag_a_i8
+
+  function make_tag_a_r4(name, value) result(t)
+    character(*), intent(in) :: name
+    real(real32), intent(in), target, contiguous :: value(:)
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = ior(TAG_ARRAY, TAG_FLOAT32)
+    t%text = fstr(c_loc(value), size(value, kind=c_size_t) * (storage_size(value) / 8))
+  end function make_tag_a_r4
+
+  function make_tag_a_r8(name, value) result(t)
+    character(*), intent(in) :: name
+    real(real64), intent(in), target, contiguous :: value(:)
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = ior(TAG_ARRAY, TAG_FLOAT64)
+    t%text = fstr(c_loc(value), size(value, kind=c_size_t) * (storage_size(value) / 8))
+  end function make_tag_a_r8
 
   ! The object has a tag `name`.
   function cairn_tag_exists(name) result(c)
@@ -1689,14 +2359,20 @@ contains
   ! --- streams ---
 
   ! Local. Opens a stream that becomes object `key` of the caller's
-  ! namespace when closed (pending for the next commit).
-  subroutine cairn_stream_open_write(store, key, stream, ierr)
+  ! namespace, with the optional tags, when closed (pending for the next
+  ! commit).
+  subroutine cairn_stream_open_write(store, key, stream, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     type(cairn_stream), intent(out) :: stream
     integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    type(c_tag), allocatable, target :: ct(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer(c_size_t) :: nt
     if (nul_in(key, "cairn_stream_open_write", ierr)) return
-    call check(c_stream_open_write(store%ptr, cstr(key), c_null_ptr, 0_c_size_t, stream%ptr), &
+    call tags_to_c(tags, ct, buf, nt)
+    call check(c_stream_open_write(store%ptr, cstr(key), c_loc(ct), nt, stream%ptr), &
                "cairn_stream_open_write('" // key // "')", ierr)
   end subroutine cairn_stream_open_write
 

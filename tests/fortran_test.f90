@@ -6,7 +6,9 @@
 ! in Fortran order (irregular blocks, a rank with none at 3 ranks and
 ! more, sub-boxes across blocks, both index kinds), with their info, list,
 ! tags, blocks with statistics, queries and delete, the checksum grain of array puts, errors
-! through ierr, and cairn_open's options (require_writer_lock). Prints
+! through ierr, cairn_open's options (require_writer_lock ...), tags on
+! puts and streams, tags of every kind and their types, partial reads
+! (cairn_get_range), cairn_set_tags and zero-copy puts. Prints
 ! each failed check's number and exits non-zero on any rank's failure.
 program fortran_test
   use mpi
@@ -43,6 +45,7 @@ program fortran_test
   call grain()
   call writer_lock()
   call open_options()
+  call tags_ranges_zero_copy()
 
   ! A read-only reopen sees the arrays as committed.
   call cairn_open(st, trim(dir), MPI_COMM_WORLD, read_only=.true.)
@@ -53,7 +56,7 @@ program fortran_test
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) then
     call execute_command_line("rm -rf '" // trim(dir) // "' '" // trim(dir) // "-grain' '" // &
-                              trim(dir) // "-nolock' '" // trim(dir) // "-opts'")
+                              trim(dir) // "-nolock' '" // trim(dir) // "-opts' '" // trim(dir) // "-tags'")
     if (anybad /= 0) then
       print '(a)', "fortran_test: FAILED"
     else
@@ -450,6 +453,124 @@ contains
     call check(r == 1 .and. all(y == [(real(i + 1000 * rank, real64), i = 1, 1000)]), 323)
     call cairn_close(os)
   end subroutine open_options
+
+  ! In a store of its own (staging on, so zero-copy puts do not copy):
+  ! tags given to cairn_put and cairn_stream_open_write; cairn_get_range
+  ! (own and another rank's namespace, errors); tags of every kind the
+  ! module writes (int8, int16, real32, bytes, arrays) with their types
+  ! (cairn_tag_type) read back exactly, and the kinds that do not fit
+  ! refused; cairn_set_tags; cairn_put_zero_copy of a contiguous target
+  ! (held until the asynchronous commit ended) and its refusal of a
+  ! strided section.
+  subroutine tags_ranges_zero_copy()
+    type(cairn_store) :: ts
+    type(cairn_stream) :: sw
+    type(cairn_async) :: h
+    real(real64) :: x(100), y(5)
+    real(real64), target :: z(64)
+    real(real64), pointer :: zp(:)
+    integer(int8) :: b1
+    integer(int16) :: b2
+    integer(int32) :: v4
+    real(real32) :: f4
+    integer :: ty
+    integer(int8), allocatable :: raw(:)
+    real(real64), allocatable :: ra(:)
+    integer(int32), allocatable :: ia(:)
+    character(len=:), allocatable :: txt, names(:)
+    integer(int64) :: r
+    call cairn_open(ts, trim(dir) // "-tags", MPI_COMM_WORLD, staging_bytes=2_int64**20)
+    x = [(real(i + 1000 * rank, real64), i = 1, 100)]
+    call cairn_put(ts, "x", x, tags=[cairn_tag("step", 5), cairn_tag("units", "K")])
+    call cairn_stream_open_write(ts, "log", sw, tags=[cairn_tag("kind", "log")])
+    call cairn_stream_write(sw, x(1:10))
+    call cairn_stream_close(sw)
+    call cairn_commit(ts, r)
+    call cairn_get_tag(ts, "x", "step", v4, rank=peer)
+    call cairn_get_tag(ts, "x", "units", txt)
+    call check(v4 == 5 .and. txt == "K", 340)
+    call cairn_get_tag(ts, "log", "kind", txt, rank=peer)
+    call check(txt == "log", 341)
+    ! Partial reads: bytes 80.. are elements 11..15.
+    y = 0
+    call cairn_get_range(ts, "x", 80_int64, y)
+    call check(all(y == x(11:15)), 342)
+    call cairn_get_range(ts, "x", 8_int64 * 95, y, rank=peer)
+    call check(all(y == [(real(i + 1000 * peer, real64), i = 96, 100)]), 343)
+    call cairn_get_range(ts, "x", 8_int64 * 96, y, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 344)
+    call cairn_get_range(ts, "x", -8_int64, y, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "negative") > 0, 345)
+    call cairn_get_range(ts, "absent", 0_int64, y, ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND, 346)
+
+    ! Tags of every kind, and their types.
+    call cairn_set_tag(ts, "x", "i1", -5_int8)
+    call cairn_set_tag(ts, "x", "i2", 300_int16)
+    call cairn_set_tag(ts, "x", "r4", 0.5_real32)
+    call cairn_set_tag(ts, "x", cairn_bytes_tag("raw", [0_int8, -1_int8, 7_int8]))
+    call cairn_set_tag(ts, "x", cairn_tag("arr", [1.5_real64, -2.0_real64]))
+    call cairn_set_tag(ts, "x", cairn_tag("iarr", [7_int32, 8_int32, 9_int32]))
+    call cairn_commit(ts, r)
+    call cairn_tag_type(ts, "x", "i1", ty, rank=peer)
+    call check(ty == CAIRN_TAG_INT8, 347)
+    call cairn_tag_type(ts, "x", "i2", ty)
+    call check(ty == CAIRN_TAG_INT16, 348)
+    call cairn_tag_type(ts, "x", "r4", ty)
+    call check(ty == CAIRN_TAG_FLOAT32, 349)
+    call cairn_tag_type(ts, "x", "raw", ty)
+    call check(ty == CAIRN_TAG_BYTES, 350)
+    call cairn_tag_type(ts, "x", "arr", ty)
+    call check(ty == ior(CAIRN_TAG_ARRAY, CAIRN_TAG_FLOAT64), 351)
+    call cairn_tag_type(ts, "x", "units", ty)
+    call check(ty == CAIRN_TAG_STRING, 352)
+    call cairn_tag_type(ts, "x", "nope", ty, ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND .and. ty == 0, 353)
+    call cairn_get_tag(ts, "x", "i1", b1, rank=peer)
+    call cairn_get_tag(ts, "x", "i2", b2, rank=peer)
+    call cairn_get_tag(ts, "x", "r4", f4, rank=peer)
+    call check(b1 == -5 .and. b2 == 300 .and. f4 == 0.5, 354)
+    call cairn_get_tag(ts, "x", "raw", raw, rank=peer)
+    call check(size(raw) == 3, 355)
+    if (size(raw) == 3) call check(all(raw == [0_int8, -1_int8, 7_int8]), 356)
+    call cairn_get_tag(ts, "x", "arr", ra)
+    call check(size(ra) == 2, 357)
+    if (size(ra) == 2) call check(all(ra == [1.5_real64, -2.0_real64]), 358)
+    call cairn_get_tag(ts, "x", "iarr", ia)
+    call check(size(ia) == 3, 359)
+    if (size(ia) == 3) call check(all(ia == [7, 8, 9]), 360)
+    ! What does not fit the kind asked for is refused.
+    call cairn_get_tag(ts, "x", "i2", b1, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "does not fit") > 0, 361)
+    call cairn_get_tag(ts, "x", "arr", ia, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. size(ia) == 0, 362)
+    call cairn_get_tag(ts, "x", "raw", v4, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 363)
+
+    ! All tags replaced at once.
+    call cairn_set_tags(ts, "x", [cairn_tag("only", 1_int64)])
+    call cairn_set_tags(ts, "absent", [cairn_tag("only", 1_int64)], ierr)
+    call check(ierr == CAIRN_NOT_FOUND, 364)
+    call cairn_commit(ts, r)
+    call cairn_tag_names(ts, "x", names, rank=peer)
+    call check(size(names) == 1, 365)
+    if (size(names) == 1) call check(names(1) == "only", 366)
+
+    ! Zero-copy puts: the array is held until the commit ended.
+    z = [(real(i * 3 + rank, real64), i = 1, 64)]
+    call cairn_put_zero_copy(ts, "z", z, tags=[cairn_tag("zc", 1)])
+    zp => z(1:64:2)
+    call cairn_put_zero_copy(ts, "zs", zp, ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "contiguous") > 0, 367)
+    call cairn_commit_async(ts, h)
+    call cairn_async_wait(h, r)
+    z = 0
+    call cairn_get(ts, "z", z, rank=peer)
+    call check(all(z == [(real(i * 3 + peer, real64), i = 1, 64)]), 368)
+    call cairn_get_size(ts, "zs", r, ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND, 369)
+    call cairn_close(ts)
+  end subroutine tags_ranges_zero_copy
 
   ! Columns [c0, c0 + nc) of the NX x NY grid that `r` puts: rank 0 three,
   ! rank 1 none (unless last), rank r >= 2 one, the last rank the rest.
