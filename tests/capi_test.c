@@ -4,8 +4,9 @@
  * reopening; reading tags back, listing keys with sizes and tags, queries
  * (own namespace, another rank's, collective), revisions with their writer
  * counts, pin/unpin/drop, the codes and their names, and the opt-out of
- * the writer lock (require_writer_lock). Exits non-zero on any
- * rank's failure. */
+ * the writer lock (require_writer_lock), the I/O counters (cairn_stats)
+ * and an asynchronous commit's revision and state before its wait. Exits
+ * non-zero on any rank's failure. */
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -286,12 +287,31 @@ int main(int argc, char** argv) {
   CHECK(cairn_put(s, "small", "hello", 5, NULL, 0) == CAIRN_OK);
   CHECK(cairn_flush(s) == CAIRN_OK);
 
+  cairn_io_stats_t io0;
+  memset(&io0, 0xff, sizeof io0);
+  CHECK(cairn_stats(s, &io0, sizeof io0) == CAIRN_OK);
   cairn_async_t* h = NULL;
   CHECK(cairn_commit_async(s, &h) == CAIRN_OK);
+  /* The revision it makes is known before it finished. */
+  CHECK(cairn_async_revision(h) == 1 && cairn_async_revision(NULL) == 0 && cairn_async_committed(NULL) == 0);
   int done = 0;
   long spins = 0;
   while (h && !done && spins++ < 100000000L) CHECK(cairn_async_test(h, &done) == CAIRN_OK);
   CHECK(done == 1);
+  CHECK(cairn_async_committed(h) == 1 && cairn_async_revision(h) == 1);
+  /* The counters: the 300 000 bytes of the stream were written (put with
+   * staging, by the background writer) and synced (cairn_flush). */
+  cairn_io_stats_t io;
+  memset(&io, 0xff, sizeof io);
+  CHECK(cairn_stats(s, &io, sizeof io) == CAIRN_OK);
+  CHECK(io.write_bytes >= N && io.write_bytes != UINT64_MAX && io.write_requests >= 1);
+  CHECK(io.fsyncs >= io0.fsyncs && io.fsyncs >= 1 && io.opens >= 1 && io.staging_stalls == 0);
+  CHECK(io.writeback_requests != UINT64_MAX && io.index_tables_streamed != UINT64_MAX);
+  /* An older cairn.h's smaller struct: only its members are written. */
+  memset(&io, 0xff, sizeof io);
+  CHECK(cairn_stats(s, &io, offsetof(cairn_io_stats_t, writeback_requests)) == CAIRN_OK);
+  CHECK(io.write_bytes >= N && io.writeback_requests == UINT64_MAX);
+  CHECK(cairn_stats(s, &io, 12) == CAIRN_INVALID_ARGUMENT && cairn_stats(NULL, &io, sizeof io) == CAIRN_INVALID_ARGUMENT);
   uint64_t rev = 0;
   if (h) CHECK(cairn_async_wait(h, &rev) == CAIRN_OK && rev == 1);
   cairn_async_free(h);
@@ -318,6 +338,9 @@ int main(int argc, char** argv) {
   CHECK(cairn_stream_write(r, buf, 1) == CAIRN_INVALID_ARGUMENT);
   CHECK(cairn_stream_close(r) == CAIRN_OK);
   CHECK(cairn_stream_open_read(s, "absent", -1, &r) == CAIRN_NOT_FOUND);
+  cairn_io_stats_t rio;
+  CHECK(cairn_stats(s, &rio, sizeof rio) == CAIRN_OK && rio.read_bytes >= 100 * 4000 && rio.read_requests >= 1 &&
+        rio.write_bytes == 0);
   check_bad_ranks(s, cairn_size(s));
   CHECK(cairn_close(s) == CAIRN_OK);
 

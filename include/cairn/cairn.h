@@ -224,9 +224,47 @@ int cairn_async_test(cairn_async_t* handle, int* done);
 int cairn_async_wait(cairn_async_t* handle, uint64_t* revision);
 /* Frees a handle (the commit goes on; the store's close waits for it). */
 void cairn_async_free(cairn_async_t* handle);
+/* Local, never blocks, moves nothing on. The revision number the commit
+ * makes, known as soon as cairn_commit_async returned (0 for a NULL
+ * handle); AsyncCommit::revision. */
+uint64_t cairn_async_revision(const cairn_async_t* handle);
+/* Local, never blocks, moves nothing on: 1 once the commit has finished
+ * and its revision is committed (durable), else 0 (still running, failed,
+ * or a NULL handle); AsyncCommit::committed. cairn_async_test moves it on. */
+int cairn_async_committed(const cairn_async_t* handle);
 /* Local write barrier: what this rank put is written and fsynced, without
  * a revision (see cairn::Store::Flush). */
 int cairn_flush(cairn_store_t* store);
+
+/* ---- I/O counters (cairn::IoStats, include/cairn/store.h) ---- */
+
+/* What this rank's handle did through the store since it opened. Metadata
+ * operations are file-system calls that touch the namespace or force
+ * durability. Members are only ever appended (all uint64_t). */
+typedef struct {
+  uint64_t read_requests, read_bytes, write_requests, write_bytes;
+  uint64_t opens;    /* open() calls, creating or not */
+  uint64_t creates;  /* of which created a file */
+  uint64_t mkdirs;
+  uint64_t stats;    /* stat/fstat */
+  uint64_t fsyncs;   /* fsync/fdatasync, files and directories */
+  uint64_t renames, unlinks, truncates;
+  /* Background writes (staging_bytes > 0): how often, and for how long in
+   * total, a put waited because the staging memory was full. */
+  uint64_t staging_stalls, staging_stall_ns;
+  /* Commits: index bytes rank 0 received (0 elsewhere); namespaces whose
+   * table was reused unchanged; tables written in pieces without a copy. */
+  uint64_t index_bytes_gathered, index_tables_reused, index_tables_streamed;
+  /* Early writeback requests (writeback_bytes). */
+  uint64_t writeback_requests;
+} cairn_io_stats_t;
+
+/* Local. Fills the first stats_size bytes of *stats (pass
+ * sizeof(cairn_io_stats_t): a program built against an older cairn.h gets
+ * the members it knows) with this rank's counters (Store::stats).
+ * CAIRN_INVALID_ARGUMENT for a NULL argument or a stats_size that is 0 or
+ * not a multiple of 8 (nothing written). */
+int cairn_stats(const cairn_store_t* store, cairn_io_stats_t* stats, size_t stats_size);
 
 /* ---- Streams (see include/cairn/stream.h) ---- */
 

@@ -311,6 +311,39 @@ int cairn_async_wait(cairn_async_t* h, uint64_t* revision) {
 
 void cairn_async_free(cairn_async_t* h) { delete h; }
 
+uint64_t cairn_async_revision(const cairn_async_t* h) { return h ? h->handle.revision() : 0; }
+
+int cairn_async_committed(const cairn_async_t* h) { return h && h->handle.committed() ? 1 : 0; }
+
+int cairn_stats(const cairn_store_t* s, cairn_io_stats_t* stats, size_t stats_size) {
+  if (!s || !stats) return Invalid("cairn_stats: NULL argument");
+  if (stats_size == 0 || stats_size % 8 != 0)
+    return Invalid(("cairn_stats: stats_size " + std::to_string(stats_size) +
+                    " is not sizeof(cairn_io_stats_t) of a cairn.h (a multiple of 8)").c_str());
+  cairn::IoStats st = s->store->stats();
+  cairn_io_stats_t o;
+  o.read_requests = st.read_requests;
+  o.read_bytes = st.read_bytes;
+  o.write_requests = st.write_requests;
+  o.write_bytes = st.write_bytes;
+  o.opens = st.opens;
+  o.creates = st.creates;
+  o.mkdirs = st.mkdirs;
+  o.stats = st.stats;
+  o.fsyncs = st.fsyncs;
+  o.renames = st.renames;
+  o.unlinks = st.unlinks;
+  o.truncates = st.truncates;
+  o.staging_stalls = st.staging_stalls;
+  o.staging_stall_ns = st.staging_stall_ns;
+  o.index_bytes_gathered = st.index_bytes_gathered;
+  o.index_tables_reused = st.index_tables_reused;
+  o.index_tables_streamed = st.index_tables_streamed;
+  o.writeback_requests = st.writeback_requests;
+  std::memcpy(stats, &o, stats_size < sizeof o ? stats_size : sizeof o);
+  return CAIRN_OK;
+}
+
 int cairn_flush(cairn_store_t* s) {
   if (!s) return Invalid("cairn_flush: NULL store");
   return Code(s->store->Flush());
