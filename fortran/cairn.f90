@@ -90,7 +90,26 @@ module cairn
       cairn_put, cairn_get, cairn_get_size, cairn_delete, cairn_commit, cairn_flush, &
       cairn_pin, cairn_unpin, cairn_drop, cairn_set_tag, cairn_get_tag, cairn_delete_tag, cairn_keys, &
       cairn_revisions, cairn_revision_ranks, cairn_last_error, cairn_version, &
-      cairn_get_range, cairn_put_zero_copy, cairn_set_tags, cairn_tag_type, cairn_bytes_tag
+      cairn_get_range, cairn_put_zero_copy, cairn_set_tags, cairn_tag_type, cairn_bytes_tag, &
+      cairn_multi_get, cairn_read_into
+
+  ! One read of cairn_multi_get, made by cairn_read_into(key, x).
+  type, public :: cairn_read
+    private
+    character(len=:), allocatable :: key
+    type(c_ptr) :: data = c_null_ptr
+    integer(c_int64_t) :: capacity = 0
+    logical :: usable = .false.
+  end type cairn_read
+  ! cairn_read_into(key, x): read key's value into x, an array of any rank
+  ! (or a scalar) of integer(int8 .. int64) or real(real32/64). x is a
+  ! pointer dummy: the actual argument must be a variable with TARGET or
+  ! POINTER (the compiler refuses an expression), contiguous (else the
+  ! cairn_multi_get is refused), and it must exist until cairn_multi_get
+  ! returns.
+  interface cairn_read_into
+    module procedure ri_i1, ri_i2, ri_i4, ri_i8, ri_r4, ri_r8
+  end interface cairn_read_into
 
   ! Tag types (cairn_tag_type's answer; the values of cairn.h's
   ! CAIRN_TAG_*): an array tag is ior(CAIRN_TAG_ARRAY, element type).
@@ -183,6 +202,11 @@ module cairn
     integer(c_int) :: flags
     integer(c_int64_t) :: checksum_grain
   end type c_array_put_options
+  type, bind(C) :: c_read
+    type(c_ptr) :: key, data
+    integer(c_int64_t) :: capacity, size
+    integer(c_int) :: code
+  end type c_read
   type, bind(C) :: c_revinfo
     integer(c_int64_t) :: revision, parent, time_ns
     integer(c_int32_t) :: ranks
@@ -282,6 +306,14 @@ module cairn
       type(c_ptr), value :: tags
       integer(c_size_t), value :: ntags
       integer(c_int) :: c_set_tags
+    end function
+    function c_multi_get(store, rank, reads, n) bind(C, name="cairn_multi_get")
+      import :: c_ptr, c_int, c_size_t, c_read
+      type(c_ptr), value :: store
+      integer(c_int), value :: rank
+      type(c_read), intent(inout) :: reads(*)
+      integer(c_size_t), value :: n
+      integer(c_int) :: c_multi_get
     end function
     function c_get_size(store, key, rank, size) bind(C, name="cairn_get_size")
       import :: c_ptr, c_char, c_int, c_int64_t
@@ -1943,6 +1975,141 @@ contains
     integer, intent(out), optional :: ierr
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
   end subroutine get_r8
+
+  ! Local. Reads the values of reads(:) (cairn_read_into(key, x) each) of
+  ! namespace `rank` (default own) in one call: their byte ranges are
+  ! sorted and merged into few large reads, each value read and verified
+  ! straight into its array. A value no larger than its array fills its
+  ! first bytes (sizes(k) gives each value's size in bytes); a larger one
+  ! is CAIRN_INVALID_ARGUMENT for that read and its array is untouched;
+  ! where a read failed (corruption, I/O error) the first sizes(k) bytes
+  ! of its array are zeroed. codes(k) gets each read's code; ierr the
+  ! first failed one (CAIRN_OK if none). Refused as a whole, nothing
+  ! read (every code CAIRN_INVALID_ARGUMENT): a strided array, a key with
+  ! char(0), arrays that overlap (the same array twice), a rank that names
+  ! no namespace.
+  subroutine cairn_multi_get(store, reads, sizes, codes, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    type(cairn_read), intent(in) :: reads(:)
+    integer(int64), allocatable, intent(out), optional :: sizes(:)
+    integer, allocatable, intent(out), optional :: codes(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    type(c_read), allocatable :: cr(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer :: k, n, pos, rc
+    n = size(reads)
+    if (present(sizes)) then
+      allocate(sizes(n))
+      sizes = 0
+    end if
+    if (present(codes)) then
+      allocate(codes(n))
+      codes = CAIRN_INVALID_ARGUMENT
+    end if
+    do k = 1, n
+      if (.not. reads(k)%usable) then
+        call fail(CAIRN_INVALID_ARGUMENT, "cairn_multi_get: InvalidArgument: read " // itoa(int(k, int64)) // &
+                  " ('" // reads(k)%key // "') is not a contiguous array (a strided section, or an " // &
+                  "unassociated pointer); nothing was read", ierr)
+        return
+      end if
+      if (nul_in(reads(k)%key, "cairn_multi_get", ierr)) return
+    end do
+    pos = 1
+    do k = 1, n
+      pos = pos + len(reads(k)%key) + 1
+    end do
+    allocate(cr(max(n, 1)), buf(pos))
+    pos = 1
+    do k = 1, n
+      call put_str(buf, pos, reads(k)%key, cr(k)%key)
+      cr(k)%data = reads(k)%data
+      cr(k)%capacity = reads(k)%capacity
+      cr(k)%size = 0
+      cr(k)%code = 0
+    end do
+    call check(c_multi_get(store%ptr, rank_of(rank), cr, int(n, c_size_t)), "cairn_multi_get", rc)
+    if (present(sizes)) sizes = cr(1:n)%size
+    if (present(codes)) codes = cr(1:n)%code
+    if (rc /= CAIRN_OK) then
+      call fail(rc, last_msg, ierr)
+    else if (present(ierr)) then
+      ierr = CAIRN_OK
+    end if
+  end subroutine cairn_multi_get
+
+  function ri_i1(key, x) result(r)
+    character(*), intent(in) :: key
+    integer(int8), pointer, intent(in) :: x(..)
+    type(cairn_read) :: r
+    r%key = key
+    if (.not. associated(x)) return
+    if (.not. is_contiguous(x)) return
+    r%usable = .true.
+    r%data = c_loc(x)
+    r%capacity = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function ri_i1
+
+  function ri_i2(key, x) result(r)
+    character(*), intent(in) :: key
+    integer(int16), pointer, intent(in) :: x(..)
+    type(cairn_read) :: r
+    r%key = key
+    if (.not. associated(x)) return
+    if (.not. is_contiguous(x)) return
+    r%usable = .true.
+    r%data = c_loc(x)
+    r%capacity = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function ri_i2
+
+  function ri_i4(key, x) result(r)
+    character(*), intent(in) :: key
+    integer(int32), pointer, intent(in) :: x(..)
+    type(cairn_read) :: r
+    r%key = key
+    if (.not. associated(x)) return
+    if (.not. is_contiguous(x)) return
+    r%usable = .true.
+    r%data = c_loc(x)
+    r%capacity = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function ri_i4
+
+  function ri_i8(key, x) result(r)
+    character(*), intent(in) :: key
+    integer(int64), pointer, intent(in) :: x(..)
+    type(cairn_read) :: r
+    r%key = key
+    if (.not. associated(x)) return
+    if (.not. is_contiguous(x)) return
+    r%usable = .true.
+    r%data = c_loc(x)
+    r%capacity = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function ri_i8
+
+  function ri_r4(key, x) result(r)
+    character(*), intent(in) :: key
+    real(real32), pointer, intent(in) :: x(..)
+    type(cairn_read) :: r
+    r%key = key
+    if (.not. associated(x)) return
+    if (.not. is_contiguous(x)) return
+    r%usable = .true.
+    r%data = c_loc(x)
+    r%capacity = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function ri_r4
+
+  function ri_r8(key, x) result(r)
+    character(*), intent(in) :: key
+    real(real64), pointer, intent(in) :: x(..)
+    type(cairn_read) :: r
+    r%key = key
+    if (.not. associated(x)) return
+    if (.not. is_contiguous(x)) return
+    r%usable = .true.
+    r%data = c_loc(x)
+    r%capacity = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function ri_r8
 
   ! --- strings for C: tags and conditions ---
 

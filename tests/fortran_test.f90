@@ -8,7 +8,8 @@
 ! tags, blocks with statistics, queries and delete, the checksum grain of array puts, errors
 ! through ierr, cairn_open's options (require_writer_lock ...), tags on
 ! puts and streams, tags of every kind and their types, partial reads
-! (cairn_get_range), cairn_set_tags and zero-copy puts. Prints
+! (cairn_get_range), cairn_set_tags, zero-copy puts and batch reads
+! (cairn_multi_get). Prints
 ! each failed check's number and exits non-zero on any rank's failure.
 program fortran_test
   use mpi
@@ -461,7 +462,7 @@ contains
   ! (cairn_tag_type) read back exactly, and the kinds that do not fit
   ! refused; cairn_set_tags; cairn_put_zero_copy of a contiguous target
   ! (held until the asynchronous commit ended) and its refusal of a
-  ! strided section.
+  ! strided section; cairn_multi_get.
   subroutine tags_ranges_zero_copy()
     type(cairn_store) :: ts
     type(cairn_stream) :: sw
@@ -469,6 +470,9 @@ contains
     real(real64) :: x(100), y(5)
     real(real64), target :: z(64)
     real(real64), pointer :: zp(:)
+    real(real64), target :: ma(100), mb(64), mc(3), md(2)
+    integer(int64), allocatable :: sizes(:)
+    integer, allocatable :: codes(:)
     integer(int8) :: b1
     integer(int16) :: b2
     integer(int32) :: v4
@@ -569,6 +573,30 @@ contains
     call check(all(z == [(real(i * 3 + peer, real64), i = 1, 64)]), 368)
     call cairn_get_size(ts, "zs", r, ierr=ierr)
     call check(ierr == CAIRN_NOT_FOUND, 369)
+
+    ! Batch reads of another rank's values: each into its array, a value
+    ! larger than its array and an absent key failing alone.
+    ma = 0
+    mb = 0
+    md = -7
+    call cairn_multi_get(ts, [cairn_read_into("x", ma), cairn_read_into("z", mb), cairn_read_into("log", mc), &
+                              cairn_read_into("absent", md)], sizes, codes, rank=peer, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. size(codes) == 4 .and. size(sizes) == 4, 370)
+    if (size(codes) == 4) then
+      call check(all(codes == [CAIRN_OK, CAIRN_OK, CAIRN_INVALID_ARGUMENT, CAIRN_NOT_FOUND]), 371)
+      call check(all(sizes(1:3) == [800, 512, 80]), 372)
+    end if
+    call check(all(ma == [(real(i + 1000 * peer, real64), i = 1, 100)]), 373)
+    call check(all(mb == [(real(i * 3 + peer, real64), i = 1, 64)]) .and. all(md == -7), 374)
+    call cairn_multi_get(ts, [cairn_read_into("z", mb)], ierr=ierr)
+    call check(ierr == CAIRN_OK .and. all(mb == [(real(i * 3 + rank, real64), i = 1, 64)]), 375)
+    ! Refused as a whole: a strided section, the same array twice.
+    mb = 0
+    call cairn_multi_get(ts, [cairn_read_into("x", ma), cairn_read_into("z", zp)], codes=codes, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "contiguous") > 0, 376)
+    call check(all(codes == CAIRN_INVALID_ARGUMENT), 377)
+    call cairn_multi_get(ts, [cairn_read_into("z", mb), cairn_read_into("z", mb)], codes=codes, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. all(codes == CAIRN_INVALID_ARGUMENT) .and. all(mb == 0), 378)
     call cairn_close(ts)
   end subroutine tags_ranges_zero_copy
 
