@@ -91,7 +91,18 @@ module cairn
       cairn_pin, cairn_unpin, cairn_drop, cairn_set_tag, cairn_get_tag, cairn_delete_tag, cairn_keys, &
       cairn_revisions, cairn_revision_ranks, cairn_last_error, cairn_version, &
       cairn_get_range, cairn_put_zero_copy, cairn_set_tags, cairn_tag_type, cairn_bytes_tag, &
-      cairn_multi_get, cairn_read_into
+      cairn_multi_get, cairn_read_into, cairn_code_name, cairn_dtype_size, cairn_dtype_name, cairn_stats, &
+      cairn_async_revision, cairn_async_committed
+
+  ! This rank's I/O counters (cairn_stats; cairn_io_stats_t, cairn::IoStats).
+  type, public, bind(C) :: cairn_io_stats
+    integer(c_int64_t) :: read_requests = 0, read_bytes = 0, write_requests = 0, write_bytes = 0
+    integer(c_int64_t) :: opens = 0, creates = 0, mkdirs = 0, stats = 0, fsyncs = 0
+    integer(c_int64_t) :: renames = 0, unlinks = 0, truncates = 0
+    integer(c_int64_t) :: staging_stalls = 0, staging_stall_ns = 0
+    integer(c_int64_t) :: index_bytes_gathered = 0, index_tables_reused = 0, index_tables_streamed = 0
+    integer(c_int64_t) :: writeback_requests = 0
+  end type cairn_io_stats
 
   ! One read of cairn_multi_get, made by cairn_read_into(key, x).
   type, public :: cairn_read
@@ -314,6 +325,38 @@ module cairn
       type(c_read), intent(inout) :: reads(*)
       integer(c_size_t), value :: n
       integer(c_int) :: c_multi_get
+    end function
+    function c_code_name(code) bind(C, name="cairn_code_name")
+      import :: c_ptr, c_int
+      integer(c_int), value :: code
+      type(c_ptr) :: c_code_name
+    end function
+    function c_dtype_size(dtype) bind(C, name="cairn_dtype_size")
+      import :: c_int, c_size_t
+      integer(c_int), value :: dtype
+      integer(c_size_t) :: c_dtype_size
+    end function
+    function c_dtype_name(dtype) bind(C, name="cairn_dtype_name")
+      import :: c_ptr, c_int
+      integer(c_int), value :: dtype
+      type(c_ptr) :: c_dtype_name
+    end function
+    function c_stats(store, stats, size) bind(C, name="cairn_stats")
+      import :: c_ptr, c_int, c_size_t, cairn_io_stats
+      type(c_ptr), value :: store
+      type(cairn_io_stats), intent(inout) :: stats
+      integer(c_size_t), value :: size
+      integer(c_int) :: c_stats
+    end function
+    function c_async_revision(handle) bind(C, name="cairn_async_revision")
+      import :: c_ptr, c_int64_t
+      type(c_ptr), value :: handle
+      integer(c_int64_t) :: c_async_revision
+    end function
+    function c_async_committed(handle) bind(C, name="cairn_async_committed")
+      import :: c_ptr, c_int
+      type(c_ptr), value :: handle
+      integer(c_int) :: c_async_committed
     end function
     function c_get_size(store, key, rank, size) bind(C, name="cairn_get_size")
       import :: c_ptr, c_char, c_int, c_int64_t
@@ -1202,13 +1245,19 @@ contains
   end subroutine cairn_revision_ranks
 
   ! Local. The retained revisions, oldest first, and (optional) how many
-  ! ranks wrote each and the bytes of each one's index tables.
-  subroutine cairn_revisions(store, revisions, ranks, ierr, index_bytes)
+  ! ranks wrote each and the bytes of each one's index tables; parents
+  ! (0: none), times_ns (commit time, ns since the Unix epoch), objects
+  ! and value_bytes (over all namespaces, the store's own array objects
+  ! included) and pinned, as cairn_revision_info_t has them.
+  subroutine cairn_revisions(store, revisions, ranks, ierr, index_bytes, parents, times_ns, objects, value_bytes, &
+                             pinned)
     type(cairn_store), intent(in) :: store
     integer(int64), allocatable, intent(out) :: revisions(:)
     integer, allocatable, intent(out), optional :: ranks(:)
     integer, intent(out), optional :: ierr
-    integer(int64), allocatable, intent(out), optional :: index_bytes(:)
+    integer(int64), allocatable, intent(out), optional :: index_bytes(:), parents(:), times_ns(:), objects(:), &
+        value_bytes(:)
+    logical, allocatable, intent(out), optional :: pinned(:)
     type(c_ptr) :: p
     integer(c_size_t) :: n
     type(c_revinfo), pointer :: r(:)
@@ -1221,24 +1270,37 @@ contains
     allocate(revisions(n))
     if (present(ranks)) allocate(ranks(n))
     if (present(index_bytes)) allocate(index_bytes(n))
+    if (present(parents)) allocate(parents(n))
+    if (present(times_ns)) allocate(times_ns(n))
+    if (present(objects)) allocate(objects(n))
+    if (present(value_bytes)) allocate(value_bytes(n))
+    if (present(pinned)) allocate(pinned(n))
     if (n > 0) then
       call c_f_pointer(p, r, [n])
       revisions = r%revision
       if (present(ranks)) ranks = int(r%ranks)
       if (present(index_bytes)) index_bytes = r%index_bytes
+      if (present(parents)) parents = r%parent
+      if (present(times_ns)) times_ns = r%time_ns
+      if (present(objects)) objects = r%objects
+      if (present(value_bytes)) value_bytes = r%value_bytes
+      if (present(pinned)) pinned = r%pinned /= 0
     end if
     call c_free(p)
     if (present(ierr)) ierr = CAIRN_OK
   end subroutine cairn_revisions
 
   ! Local. The keys of namespace `rank` (default own) in key order, padded
-  ! to the longest; sizes (optional) gets their value sizes in bytes.
-  subroutine cairn_keys(store, keys, sizes, rank, ierr)
+  ! to the longest; sizes (optional) gets their value sizes in bytes,
+  ! inlined whether each value is stored inline in the index (its tags:
+  ! cairn_tag_names).
+  subroutine cairn_keys(store, keys, sizes, rank, ierr, inlined)
     type(cairn_store), intent(in) :: store
     character(len=:), allocatable, intent(out) :: keys(:)
     integer(int64), allocatable, intent(out), optional :: sizes(:)
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, allocatable, intent(out), optional :: inlined(:)
     type(c_ptr) :: p
     integer(c_size_t) :: n, longest
     type(c_object), pointer :: o(:)
@@ -1256,9 +1318,11 @@ contains
     end if
     allocate(character(len=longest) :: keys(n))
     if (present(sizes)) allocate(sizes(n))
+    if (present(inlined)) allocate(inlined(n))
     do k = 1, int(n)
       keys(k) = fstr(o(k)%key, o(k)%key_len)
       if (present(sizes)) sizes(k) = o(k)%size
+      if (present(inlined)) inlined(k) = o(k)%inlined /= 0
     end do
     call c_free(p)
     if (present(ierr)) ierr = CAIRN_OK
@@ -2111,6 +2175,54 @@ contains
     r%capacity = size(x, kind=c_int64_t) * (storage_size(x) / 8)
   end function ri_r8
 
+  ! The name of a code: "OK", "NotFound", "Corruption", "InvalidArgument",
+  ! "IOError", "NotSupported", "Aborted"; "Unknown" for anything else.
+  function cairn_code_name(code) result(name)
+    integer, intent(in) :: code
+    character(len=:), allocatable :: name
+    type(c_ptr) :: p
+    p = c_code_name(int(code, c_int))
+    name = fstr(p, c_strlen(p))
+  end function cairn_code_name
+
+  ! Bytes per element of an array dtype (CAIRN_INT8 .. CAIRN_FLOAT64; 0
+  ! for any other code).
+  integer function cairn_dtype_size(dtype)
+    integer, intent(in) :: dtype
+    cairn_dtype_size = int(c_dtype_size(int(dtype, c_int)))
+  end function cairn_dtype_size
+
+  ! The NumPy name of an array dtype ("int8" ... "float64"; "?" else).
+  function cairn_dtype_name(dtype) result(name)
+    integer, intent(in) :: dtype
+    character(len=:), allocatable :: name
+    type(c_ptr) :: p
+    p = c_dtype_name(int(dtype, c_int))
+    name = fstr(p, c_strlen(p))
+  end function cairn_dtype_name
+
+  ! Local. This rank's I/O counters since the store was opened.
+  subroutine cairn_stats(store, stats, ierr)
+    type(cairn_store), intent(in) :: store
+    type(cairn_io_stats), intent(out) :: stats
+    integer, intent(out), optional :: ierr
+    call check(c_stats(store%ptr, stats, int(storage_size(stats) / 8, c_size_t)), "cairn_stats", ierr)
+  end subroutine cairn_stats
+
+  ! Local, never blocks: the revision number the asynchronous commit makes
+  ! (known as soon as cairn_commit_async returned; 0 for no commit).
+  integer(int64) function cairn_async_revision(handle)
+    type(cairn_async), intent(in) :: handle
+    cairn_async_revision = c_async_revision(handle%ptr)
+  end function cairn_async_revision
+
+  ! Local, never blocks: .true. once the commit has finished and its
+  ! revision is committed (cairn_async_test moves it on).
+  logical function cairn_async_committed(handle)
+    type(cairn_async), intent(in) :: handle
+    cairn_async_committed = c_async_committed(handle%ptr) /= 0
+  end function cairn_async_committed
+
   ! --- strings for C: tags and conditions ---
 
   ! Bytes a tag's strings take in a C buffer (NUL-terminated).
@@ -2784,14 +2896,20 @@ contains
   end subroutine get_array_c
 
   ! Local. The array's element type (CAIRN_INT8 ... CAIRN_FLOAT64), its
-  ! global shape in Fortran order, and how many blocks it has.
-  subroutine cairn_array_info(store, name, dtype, shape, blocks, ierr)
+  ! global shape in Fortran order, how many blocks it has, whether they
+  ! form a regular grid (stored in O(1)), and the names of its tags.
+  subroutine cairn_array_info(store, name, dtype, shape, blocks, ierr, regular, tag_names)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer, intent(out), optional :: dtype
     integer(int64), allocatable, intent(out), optional :: shape(:)
     integer(int64), intent(out), optional :: blocks
     integer, intent(out), optional :: ierr
+    logical, intent(out), optional :: regular
+    character(len=:), allocatable, intent(out), optional :: tag_names(:)
+    type(c_tag), pointer :: t(:)
+    integer(c_size_t), allocatable :: lens(:)
+    integer :: k
     type(c_ptr) :: p
     type(c_array_info), pointer :: info
     integer(c_int64_t), pointer :: sh(:)
@@ -2799,6 +2917,7 @@ contains
     call check(c_array_info_c(store%ptr, cstr(name), 0_c_int, p), "cairn_array_info('" // name // "')", rc)
     if (rc /= CAIRN_OK) then
       if (present(shape)) allocate(shape(0))
+      if (present(tag_names)) allocate(character(len=0) :: tag_names(0))
       call fail(rc, last_msg, ierr)
       return
     end if
@@ -2807,6 +2926,19 @@ contains
     if (present(dtype)) dtype = info%dtype
     if (present(shape)) shape = sh(info%ndims:1:-1)
     if (present(blocks)) blocks = info%block_count
+    if (present(regular)) regular = info%regular /= 0
+    if (present(tag_names)) then
+      if (info%ntags == 0) then
+        allocate(character(len=0) :: tag_names(0))
+      else
+        call c_f_pointer(info%tags, t, [info%ntags])
+        allocate(lens(info%ntags))
+        do k = 1, int(info%ntags)
+          lens(k) = c_strlen(t(k)%name)
+        end do
+        call to_strings(t%name, lens, tag_names)
+      end if
+    end if
     call c_free(p)
     if (present(ierr)) ierr = CAIRN_OK
   end subroutine cairn_array_info

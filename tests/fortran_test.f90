@@ -471,8 +471,10 @@ contains
     real(real64), target :: z(64)
     real(real64), pointer :: zp(:)
     real(real64), target :: ma(100), mb(64), mc(3), md(2)
-    integer(int64), allocatable :: sizes(:)
+    integer(int64), allocatable :: sizes(:), revs(:), par(:), tns(:), objs(:), vb(:)
     integer, allocatable :: codes(:)
+    logical, allocatable :: inl(:), pin(:)
+    type(cairn_io_stats) :: io
     integer(int8) :: b1
     integer(int16) :: b2
     integer(int32) :: v4
@@ -567,7 +569,9 @@ contains
     call cairn_put_zero_copy(ts, "zs", zp, ierr)
     call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "contiguous") > 0, 367)
     call cairn_commit_async(ts, h)
+    call check(cairn_async_revision(h) == 4, 379)
     call cairn_async_wait(h, r)
+    call check(r == 4, 380)
     z = 0
     call cairn_get(ts, "z", z, rank=peer)
     call check(all(z == [(real(i * 3 + peer, real64), i = 1, 64)]), 368)
@@ -597,6 +601,20 @@ contains
     call check(all(codes == CAIRN_INVALID_ARGUMENT), 377)
     call cairn_multi_get(ts, [cairn_read_into("z", mb), cairn_read_into("z", mb)], codes=codes, ierr=ierr)
     call check(ierr == CAIRN_INVALID_ARGUMENT .and. all(codes == CAIRN_INVALID_ARGUMENT) .and. all(mb == 0), 378)
+    ! The helpers and the fuller listings.
+    call check(cairn_code_name(CAIRN_NOT_FOUND) == "NotFound" .and. cairn_code_name(-42) == "Unknown", 381)
+    call check(cairn_dtype_size(CAIRN_INT16) == 2 .and. cairn_dtype_size(0) == 0 .and. &
+               cairn_dtype_name(CAIRN_FLOAT32) == "float32", 382)
+    call cairn_stats(ts, io)
+    ! Every value here is inline: rank 0 writes the index tables and the manifest.
+    if (rank == 0) call check(io%write_bytes > 800 .and. io%fsyncs >= 4, 383)
+    call cairn_keys(ts, names, sizes, inlined=inl)
+    call check(size(inl) == 3, 384)
+    if (size(inl) == 3) call check(names(3) == "z" .and. .not. inl(3) .eqv. (sizes(3) > 2048), 385)
+    call cairn_revisions(ts, revs, parents=par, times_ns=tns, objects=objs, value_bytes=vb, pinned=pin)
+    call check(size(revs) == 4 .and. size(pin) == 4, 386)
+    if (size(revs) == 4) call check(par(4) == 3 .and. tns(4) >= tns(1) .and. tns(1) > 0 .and. &
+                                    objs(4) == 3 * nranks .and. vb(4) > 0 .and. .not. any(pin), 387)
     call cairn_close(ts)
   end subroutine tags_ranges_zero_copy
 
@@ -630,6 +648,7 @@ contains
     integer, allocatable :: br(:)
     logical, allocatable :: hs(:)
     real(real64), allocatable :: lo(:), hi(:)
+    logical :: reg
     integer(int64) :: blocks
     integer(int8) :: i1(NX, NY)
     character(len=:), allocatable :: names(:)
@@ -689,6 +708,11 @@ contains
     call check(ierr == CAIRN_NOT_FOUND .and. size(br) == 0, 334)
     call cairn_array_info(st, "i2", dtype=dt)
     call check(dt == CAIRN_INT16, 66)
+    call cairn_array_info(st, "g8", tag_names=names, regular=reg)
+    call check(size(names) == 2, 335)
+    if (size(names) == 2) call check(names(1) == "units" .and. names(2) == "step", 336)
+    call cairn_array_info(st, "cube", regular=reg)
+    call check(reg, 337)
     call cairn_array_info(st, "absent", dtype=dt, ierr=ierr)
     call check(ierr == CAIRN_NOT_FOUND, 67)
     call cairn_list_arrays(st, names)
