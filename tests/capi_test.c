@@ -5,7 +5,8 @@
  * (own namespace, another rank's, collective), revisions with their writer
  * counts, pin/unpin/drop, the codes and their names, and the opt-out of
  * the writer lock (require_writer_lock), the I/O counters (cairn_stats)
- * and an asynchronous commit's revision and state before its wait. Exits
+ * an asynchronous commit's revision and state before its wait, a shared
+ * object with tags and reads of a stream at an offset. Exits
  * non-zero on any rank's failure. */
 #include <mpi.h>
 #include <stddef.h>
@@ -117,7 +118,7 @@ static void check_metadata(cairn_store_t* s, int rank, int size) {
   if (revs && nrevs == 2) {
     CHECK(revs[0].revision == 1 && revs[1].revision == 2 && revs[1].parent == 1);
     CHECK(revs[0].ranks == (uint32_t)size && revs[1].ranks == (uint32_t)size);
-    CHECK(revs[1].objects == 2 * (uint64_t)size && revs[0].pinned == 0);
+    CHECK(revs[1].objects == 2 * (uint64_t)size + 1 && revs[0].pinned == 0); /* + the shared "config" */
   }
   cairn_free(revs);
   uint32_t writers = 0;
@@ -285,6 +286,10 @@ int main(int argc, char** argv) {
   CHECK(cairn_stream_size(w, &size) == CAIRN_OK && size == N);
   CHECK(cairn_stream_close(w) == CAIRN_OK);
   CHECK(cairn_put(s, "small", "hello", 5, NULL, 0) == CAIRN_OK);
+  /* A shared object with tags (rank 0 only). */
+  cairn_tag_t stag = {"units", CAIRN_TAG_STRING, 0, 0, 0, "K", 1};
+  if (rank == 0) CHECK(cairn_put_shared_tags(s, "config", "abc", 3, &stag, 1) == CAIRN_OK);
+  else CHECK(cairn_put_shared_tags(s, "config", "abc", 3, &stag, 1) == CAIRN_INVALID_ARGUMENT);
   CHECK(cairn_flush(s) == CAIRN_OK);
 
   cairn_io_stats_t io0;
@@ -316,6 +321,11 @@ int main(int argc, char** argv) {
   if (h) CHECK(cairn_async_wait(h, &rev) == CAIRN_OK && rev == 1);
   cairn_async_free(h);
   CHECK(cairn_revision(s) == 1);
+  cairn_tag_t* st = NULL;
+  size_t nst = 0;
+  CHECK(cairn_get_tags(s, "config", CAIRN_RANK_SHARED, &st, &nst) == CAIRN_OK && nst == 1 && st &&
+        strcmp(st[0].name, "units") == 0 && strcmp((const char*)st[0].data, "K") == 0);
+  cairn_free(st);
   check_metadata(s, rank, cairn_size(s));
   CHECK(cairn_revision(s) == 2);
   CHECK(cairn_close(s) == CAIRN_OK);
@@ -336,6 +346,17 @@ int main(int argc, char** argv) {
     CHECK(memcmp(buf, ref + off, got) == 0);
   }
   CHECK(cairn_stream_write(r, buf, 1) == CAIRN_INVALID_ARGUMENT);
+  /* Reads at an offset leave the position where it was. */
+  uint64_t at = 0;
+  CHECK(cairn_stream_seek(r, 1234, CAIRN_SEEK_SET) == CAIRN_OK);
+  for (int i = 0; i < 20 && r; i++) {
+    size_t off = ((size_t)i * 104729) % (N - sizeof buf);
+    memset(buf, 0, sizeof buf);
+    CHECK(cairn_stream_read_at(r, off, buf, sizeof buf) == CAIRN_OK && memcmp(buf, ref + off, sizeof buf) == 0);
+  }
+  CHECK(cairn_stream_tell(r, &at) == CAIRN_OK && at == 1234);
+  CHECK(cairn_stream_read_at(r, N - 10, buf, 11) == CAIRN_INVALID_ARGUMENT);
+  CHECK(cairn_stream_read_at(r, N - 10, buf, 10) == CAIRN_OK && memcmp(buf, ref + N - 10, 10) == 0);
   CHECK(cairn_stream_close(r) == CAIRN_OK);
   CHECK(cairn_stream_open_read(s, "absent", -1, &r) == CAIRN_NOT_FOUND);
   cairn_io_stats_t rio;

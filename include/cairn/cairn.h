@@ -131,6 +131,11 @@ const char* cairn_last_error(void);
 int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cairn_store_t** store);
 /* The same with a Fortran communicator handle (MPI_Fint). */
 int cairn_open_f(const char* path, MPI_Fint comm, const cairn_options_t* opts, cairn_store_t** store);
+/* Local. Opens the store for this process alone (one rank: cairn_rank 0,
+ * cairn_size 1), whether or not MPI is initialized: no MPI call is made if
+ * it is not (a serial tool or test needs no MPI_Init). The collective
+ * calls are then local. See the single-process Store::Open. */
+int cairn_open_local(const char* path, const cairn_options_t* opts, cairn_store_t** store);
 /* Collective. Closes and frees the store; pending changes are discarded.
  * Its streams still open stay valid handles, but every call on them then
  * fails with CAIRN_INVALID_ARGUMENT ("store ... is closed"; a writer's data
@@ -194,6 +199,10 @@ typedef struct {
 int cairn_multi_get(cairn_store_t* store, int rank, cairn_read_t* reads, size_t n);
 /* Rank 0 only: stores a shared object. */
 int cairn_put_shared(cairn_store_t* store, const char* key, const void* value, size_t len);
+/* Rank 0 only: cairn_put_shared with ntags tags (read them with
+ * cairn_get_tags(..., CAIRN_RANK_SHARED, ...)). */
+int cairn_put_shared_tags(cairn_store_t* store, const char* key, const void* value, size_t len,
+                          const cairn_tag_t* tags, size_t ntags);
 /* Collective: reads a shared object into buf (capacity cap); *size gets its size. */
 int cairn_get_shared(cairn_store_t* store, const char* key, void* buf, size_t cap,
                      uint64_t* size);
@@ -283,6 +292,10 @@ int cairn_stream_open_read(cairn_store_t* store, const char* key, int rank, cair
 int cairn_stream_write(cairn_stream_t* stream, const void* data, size_t len);
 /* Reads up to len bytes from the position; *got < len only at the end. */
 int cairn_stream_read(cairn_stream_t* stream, void* buf, size_t len, size_t* got);
+/* Readers: reads exactly len bytes at offset into buf without moving the
+ * position (StreamReader::ReadAt); CAIRN_INVALID_ARGUMENT if the range
+ * passes the end (nothing read) or the stream is a writer. */
+int cairn_stream_read_at(cairn_stream_t* stream, uint64_t offset, void* buf, size_t len);
 /* Moves the position (whence: CAIRN_SEEK_SET, _CUR or _END). A reader
  * cannot pass the end; a writer can (the gap reads as zeros). */
 int cairn_stream_seek(cairn_stream_t* stream, int64_t offset, int whence);

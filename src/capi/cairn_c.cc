@@ -161,6 +161,23 @@ int cairn_open_f(const char* path, MPI_Fint comm, const cairn_options_t* opts, c
   return cairn_open(path, MPI_Comm_f2c(comm), opts, store);
 }
 
+int cairn_open_local(const char* path, const cairn_options_t* opts, cairn_store_t** store) {
+  if (!path || !store) return Invalid("cairn_open_local: path and store must not be NULL");
+  *store = nullptr;
+  cairn_options_t known;
+  if (opts) {
+    int rc = KnownPart(opts, &known, cairn_options_init, "cairn_open_local", "cairn_options_init",
+                       {offsetof(cairn_options_t, require_writer_lock)});
+    if (rc != CAIRN_OK) return rc;
+    opts = &known;
+  }
+  auto h = std::make_unique<cairn_store>();
+  h->read_only = opts && opts->read_only;
+  int rc = Code(cairn::Store::Open(ToOptions(opts), path, &h->store));
+  if (rc == CAIRN_OK) *store = h.release();
+  return rc;
+}
+
 int cairn_close(cairn_store_t* store) {
   if (!store) return CAIRN_OK;
   int rc = Code(store->store->Close());
@@ -264,6 +281,15 @@ int cairn_multi_get(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n) {
 int cairn_put_shared(cairn_store_t* s, const char* key, const void* value, size_t len) {
   if (!s || !key || (!value && len)) return Invalid("cairn_put_shared: NULL argument");
   return Code(s->store->PutShared(key, std::string_view(static_cast<const char*>(value), len)));
+}
+
+int cairn_put_shared_tags(cairn_store_t* s, const char* key, const void* value, size_t len,
+                          const cairn_tag_t* tags, size_t ntags) {
+  if (!s || !key || (!value && len)) return Invalid("cairn_put_shared_tags: NULL argument");
+  cairn::TagList tl;
+  if (ntags && (!tags || !ToTags(tags, ntags, &tl)))
+    return Invalid("cairn_put_shared_tags: bad tag (NULL name or unknown type)");
+  return Code(s->store->PutShared(key, std::string_view(static_cast<const char*>(value), len), tl));
 }
 
 int cairn_get_shared(cairn_store_t* s, const char* key, void* buf, size_t cap, uint64_t* size) {
@@ -384,6 +410,12 @@ int cairn_stream_read(cairn_stream_t* st, void* buf, size_t len, size_t* got) {
   if (!st || (!buf && len) || !got) return Invalid("cairn_stream_read: NULL argument");
   if (!st->r) return Invalid("cairn_stream_read: stream is open for writing");
   return Code(st->r->Read(buf, len, got));
+}
+
+int cairn_stream_read_at(cairn_stream_t* st, uint64_t offset, void* buf, size_t len) {
+  if (!st || (!buf && len)) return Invalid("cairn_stream_read_at: NULL argument");
+  if (!st->r) return Invalid("cairn_stream_read_at: stream is open for writing");
+  return Code(st->r->ReadAt(offset, buf, len));
 }
 
 int cairn_stream_seek(cairn_stream_t* st, int64_t offset, int whence) {
