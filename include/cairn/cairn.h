@@ -197,6 +197,25 @@ typedef struct {
  * overlapping buffers, a rank that names no namespace) reads nothing and sets
  * every read's code to its error. n = 0 does nothing and returns CAIRN_OK. */
 int cairn_multi_get(cairn_store_t* store, int rank, cairn_read_t* reads, size_t n);
+/* How cairn_multi_get merges byte ranges into reads (cairn::ReadOptions);
+ * cairn_read_options_init fills the defaults. Members are only ever
+ * appended. */
+typedef struct {
+  /* sizeof(cairn_read_options_t) as the caller was compiled, set by
+   * cairn_read_options_init (as cairn_options_t::struct_size). */
+  size_t struct_size;
+  uint64_t gap_limit;            /* merge ranges at most this far apart (4 MiB) */
+  uint64_t max_block;            /* no merged read larger than this (64 MiB) */
+  double max_read_amplification; /* nor reading more than this x the bytes asked
+                                    for in it (2; < 1: only ranges that touch) */
+} cairn_read_options_t;
+/* Any thread. Fills opts with the defaults. */
+void cairn_read_options_init(cairn_read_options_t* opts);
+/* Local. cairn_multi_get with read options (opts NULL: the defaults); the
+ * same results, and CAIRN_INVALID_ARGUMENT for every read when opts is not
+ * filled by cairn_read_options_init. */
+int cairn_multi_get_opts(cairn_store_t* store, int rank, cairn_read_t* reads, size_t n,
+                         const cairn_read_options_t* opts);
 /* Rank 0 only: stores a shared object. */
 int cairn_put_shared(cairn_store_t* store, const char* key, const void* value, size_t len);
 /* Rank 0 only: cairn_put_shared with ntags tags (read them with

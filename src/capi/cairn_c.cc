@@ -244,9 +244,27 @@ int cairn_get(cairn_store_t* s, const char* key, int rank, void* buf, size_t cap
   return Code(s->store->GetRange(key, 0, buf, *size, ro));
 }
 
+void cairn_read_options_init(cairn_read_options_t* o) {
+  if (!o) return;
+  cairn::ReadOptions d;
+  o->struct_size = sizeof(cairn_read_options_t);
+  o->gap_limit = d.gap_limit;
+  o->max_block = d.max_block;
+  o->max_read_amplification = d.max_read_amplification;
+}
+
 int cairn_multi_get(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n) {
+  return cairn_multi_get_opts(s, rank, reads, n, nullptr);
+}
+
+int cairn_multi_get_opts(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n,
+                         const cairn_read_options_t* opts) {
   if (!s || (!reads && n)) return Invalid("cairn_multi_get: NULL argument");
+  cairn_read_options_t known;
+  cairn_read_options_init(&known);
   int refused = CAIRN_OK;  // then every read is marked refused
+  if (opts)
+    refused = KnownPart(opts, &known, cairn_read_options_init, "cairn_multi_get_opts", "cairn_read_options_init");
   for (size_t i = 0; i < n && refused == CAIRN_OK; i++)
     if (!reads[i].key || (!reads[i].data && reads[i].capacity))
       refused = Invalid(("cairn_multi_get: read " + std::to_string(i) + " has a NULL key or buffer").c_str());
@@ -268,6 +286,9 @@ int cairn_multi_get(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n) {
   std::vector<cairn::Status> sts;
   cairn::ReadOptions ro;
   ro.rank = rank;
+  ro.gap_limit = known.gap_limit;
+  ro.max_block = known.max_block;
+  ro.max_read_amplification = known.max_read_amplification;
   cairn::Status first = s->store->MultiGet(keys, &bufs, &sts, ro);
   for (size_t i = 0; i < n; i++) {
     reads[i].size = bufs[i].size;
