@@ -174,6 +174,8 @@ module cairn
   ! strings; allocatable rank-1 arrays for array tags of exactly their
   ! element type, and integer(int8), allocatable :: b(:) for bytes tags
   ! (and int8/uint8 array tags). cairn_tag_type says which type a tag has.
+  ! With array=.true., key names a global array and its tags are read
+  ! (cairn_array_info(..., tag_names=) lists them).
   interface cairn_get_tag
     module procedure get_tag_i4, get_tag_i8, get_tag_r8, get_tag_str, get_tag_i1, get_tag_i2, get_tag_r4, &
       get_tag_a_i1, get_tag_a_i2, get_tag_a_i4, get_tag_a_i8, get_tag_a_r4, get_tag_a_r8
@@ -1454,16 +1456,18 @@ contains
   ! Local. The type of tag `name` of key (namespace `rank`, default own):
   ! CAIRN_TAG_INT8 .. CAIRN_TAG_BYTES, or ior(CAIRN_TAG_ARRAY, element
   ! type) for an array tag. CAIRN_NOT_FOUND without such a tag (type 0).
-  subroutine cairn_tag_type(store, key, name, type, rank, ierr)
+  ! With array=.true., key names a global array (its tags).
+  subroutine cairn_tag_type(store, key, name, type, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer, intent(out) :: type
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     type(c_tag) :: t
     integer :: rc
     type = 0
-    call get_tag(store, key, name, rank, t, rc)
+    call get_tag(store, key, name, rank, t, rc, array=array)
     if (rc /= CAIRN_OK) then
       call fail(rc, last_msg, ierr)
       return
@@ -1473,16 +1477,50 @@ contains
   end subroutine cairn_tag_type
 
   ! Reads tag `name` of key into t (a copy); rc as check() gives it.
-  subroutine get_tag(store, key, name, rank, t, rc, s)
+  ! array: key names a global array (cairn_array_info's tags), not an object.
+  subroutine get_tag(store, key, name, rank, t, rc, s, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer, intent(in), optional :: rank
     type(c_tag), intent(out) :: t
     integer, intent(out) :: rc
     character(len=:), allocatable, intent(out), optional :: s
+    logical, intent(in), optional :: array
     type(c_ptr) :: p
-    type(c_tag), pointer :: tp
+    type(c_tag), pointer :: tp, all(:)
+    type(c_array_info), pointer :: info
+    integer :: k
     if (nul_in(key, "cairn_get_tag", rc)) return
+    if (present(array)) then
+      if (array) then
+        call check(c_array_info_c(store%ptr, cstr(key), 0_c_int, p), "cairn_get_tag(array '" // key // "', '" // &
+                   name // "')", rc)
+        if (rc /= CAIRN_OK) return
+        call c_f_pointer(p, info)
+        nullify(tp)
+        if (info%ntags > 0) then
+          call c_f_pointer(info%tags, all, [info%ntags])
+          do k = 1, int(info%ntags)
+            if (fstr(all(k)%name, c_strlen(all(k)%name)) == name) then
+              tp => all(k)
+              exit
+            end if
+          end do
+        end if
+        if (.not. associated(tp)) then
+          call c_free(p)
+          call fail(CAIRN_NOT_FOUND, "cairn_get_tag(array '" // key // "', '" // name // "'): NotFound: array '" // &
+                    key // "' has no tag '" // name // "'", rc)
+          return
+        end if
+        t = tp
+        if (present(s)) s = fstr(tp%data, tp%len)
+        t%data = c_null_ptr
+        t%name = c_null_ptr
+        call c_free(p)
+        return
+      end if
+    end if
     call check(c_get_tag(store%ptr, cstr(key), rank_of(rank), cstr(name), p), &
                "cairn_get_tag('" // key // "', '" // name // "')", rc)
     if (rc /= CAIRN_OK) return
@@ -1496,17 +1534,18 @@ contains
 
   ! An integer tag's value, refused (value 0) unless it lies in [lo, hi],
   ! the range of the caller's kind.
-  subroutine get_tag_int(store, key, name, value, rank, ierr, lo, hi)
+  subroutine get_tag_int(store, key, name, value, rank, ierr, lo, hi, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer(int64), intent(out) :: value
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: lo, hi
+    logical, intent(in), optional :: array
     type(c_tag) :: t
     integer :: rc
     value = 0
-    call get_tag(store, key, name, rank, t, rc)
+    call get_tag(store, key, name, rank, t, rc, array=array)
     if (rc /= CAIRN_OK) then
       call fail(rc, last_msg, ierr)
     else if (t%type < 1 .or. t%type > 8) then
@@ -1524,42 +1563,45 @@ contains
     end if
   end subroutine get_tag_int
 
-  subroutine get_tag_i1(store, key, name, value, rank, ierr)
+  subroutine get_tag_i1(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer(int8), intent(out) :: value
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     integer(int64) :: v
-    call get_tag_int(store, key, name, v, rank, ierr, int(-huge(value), int64) - 1, int(huge(value), int64))
+    call get_tag_int(store, key, name, v, rank, ierr, int(-huge(value), int64) - 1, int(huge(value), int64), array)
     value = int(v, int8)
   end subroutine get_tag_i1
 
-  subroutine get_tag_i2(store, key, name, value, rank, ierr)
+  subroutine get_tag_i2(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer(int16), intent(out) :: value
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     integer(int64) :: v
-    call get_tag_int(store, key, name, v, rank, ierr, int(-huge(value), int64) - 1, int(huge(value), int64))
+    call get_tag_int(store, key, name, v, rank, ierr, int(-huge(value), int64) - 1, int(huge(value), int64), array)
     value = int(v, int16)
   end subroutine get_tag_i2
 
-  subroutine get_tag_r4(store, key, name, value, rank, ierr)
+  subroutine get_tag_r4(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     real(real32), intent(out) :: value
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     real(real64) :: v
-    call get_tag_r8(store, key, name, v, rank, ierr)
+    call get_tag_r8(store, key, name, v, rank, ierr, array)
     value = real(v, real32)
   end subroutine get_tag_r4
 
   ! The payload of an array or bytes tag whose type is one of `types`
   ! (rc CAIRN_OK), else rc and the message set.
-  subroutine get_tag_payload(store, key, name, rank, types, what, bytes, rc)
+  subroutine get_tag_payload(store, key, name, rank, types, what, bytes, rc, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer, intent(in), optional :: rank
@@ -1567,9 +1609,10 @@ contains
     character(*), intent(in) :: what
     character(len=:), allocatable, intent(out) :: bytes
     integer, intent(out) :: rc
+    logical, intent(in), optional :: array
     type(c_tag) :: t
     bytes = ""
-    call get_tag(store, key, name, rank, t, rc, bytes)
+    call get_tag(store, key, name, rank, t, rc, bytes, array)
     if (rc /= CAIRN_OK) return
     if (.not. any(types == t%type)) then
       bytes = ""
@@ -1578,36 +1621,39 @@ contains
     end if
   end subroutine get_tag_payload
 
-  subroutine get_tag_i4(store, key, name, value, rank, ierr)
+  subroutine get_tag_i4(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer(c_int32_t), intent(out) :: value
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     integer(int64) :: v
-    call get_tag_int(store, key, name, v, rank, ierr, int(-huge(value), int64) - 1, int(huge(value), int64))
+    call get_tag_int(store, key, name, v, rank, ierr, int(-huge(value), int64) - 1, int(huge(value), int64), array)
     value = int(v, c_int32_t)
   end subroutine get_tag_i4
 
-  subroutine get_tag_i8(store, key, name, value, rank, ierr)
+  subroutine get_tag_i8(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer(c_int64_t), intent(out) :: value
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
-    call get_tag_int(store, key, name, value, rank, ierr)
+    logical, intent(in), optional :: array
+    call get_tag_int(store, key, name, value, rank, ierr, array=array)
   end subroutine get_tag_i8
 
-  subroutine get_tag_r8(store, key, name, value, rank, ierr)
+  subroutine get_tag_r8(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     real(c_double), intent(out) :: value
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     type(c_tag) :: t
     integer :: rc
     value = 0
-    call get_tag(store, key, name, rank, t, rc)
+    call get_tag(store, key, name, rank, t, rc, array=array)
     if (rc /= CAIRN_OK) then
       call fail(rc, last_msg, ierr)
     else if (t%type < 1 .or. t%type > 10) then
@@ -1619,16 +1665,17 @@ contains
     end if
   end subroutine get_tag_r8
 
-  subroutine get_tag_a_i1(store, key, name, value, rank, ierr)
+  subroutine get_tag_a_i1(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer(int8), allocatable, intent(out) :: value(:)
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     character(len=:), allocatable :: b
     integer :: rc
     call get_tag_payload(store, key, name, rank, [TAG_RAW, ior(TAG_ARRAY, TAG_INT8), ior(TAG_ARRAY, 5_c_int)], &
-                         "bytes or an int8/uint8 array tag", b, rc)
+                         "bytes or an int8/uint8 array tag", b, rc, array)
     if (rc /= CAIRN_OK) then
       allocate(value(0))
       call fail(rc, last_msg, ierr)
@@ -1638,16 +1685,17 @@ contains
     if (present(ierr)) ierr = CAIRN_OK
   end subroutine get_tag_a_i1
 
-  subroutine get_tag_a_i2(store, key, name, value, rank, ierr)
+  subroutine get_tag_a_i2(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer(int16), allocatable, intent(out) :: value(:)
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     character(len=:), allocatable :: b
     integer :: rc
     call get_tag_payload(store, key, name, rank, [ior(TAG_ARRAY, TAG_INT16)], &
-                         "an int16 array tag", b, rc)
+                         "an int16 array tag", b, rc, array)
     if (rc /= CAIRN_OK) then
       allocate(value(0))
       call fail(rc, last_msg, ierr)
@@ -1657,16 +1705,17 @@ contains
     if (present(ierr)) ierr = CAIRN_OK
   end subroutine get_tag_a_i2
 
-  subroutine get_tag_a_i4(store, key, name, value, rank, ierr)
+  subroutine get_tag_a_i4(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer(int32), allocatable, intent(out) :: value(:)
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     character(len=:), allocatable :: b
     integer :: rc
     call get_tag_payload(store, key, name, rank, [ior(TAG_ARRAY, TAG_INT32)], &
-                         "an int32 array tag", b, rc)
+                         "an int32 array tag", b, rc, array)
     if (rc /= CAIRN_OK) then
       allocate(value(0))
       call fail(rc, last_msg, ierr)
@@ -1676,16 +1725,17 @@ contains
     if (present(ierr)) ierr = CAIRN_OK
   end subroutine get_tag_a_i4
 
-  subroutine get_tag_a_i8(store, key, name, value, rank, ierr)
+  subroutine get_tag_a_i8(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer(int64), allocatable, intent(out) :: value(:)
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     character(len=:), allocatable :: b
     integer :: rc
     call get_tag_payload(store, key, name, rank, [ior(TAG_ARRAY, TAG_INT64)], &
-                         "an int64 array tag", b, rc)
+                         "an int64 array tag", b, rc, array)
     if (rc /= CAIRN_OK) then
       allocate(value(0))
       call fail(rc, last_msg, ierr)
@@ -1695,16 +1745,17 @@ contains
     if (present(ierr)) ierr = CAIRN_OK
   end subroutine get_tag_a_i8
 
-  subroutine get_tag_a_r4(store, key, name, value, rank, ierr)
+  subroutine get_tag_a_r4(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     real(real32), allocatable, intent(out) :: value(:)
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     character(len=:), allocatable :: b
     integer :: rc
     call get_tag_payload(store, key, name, rank, [ior(TAG_ARRAY, TAG_FLOAT32)], &
-                         "a float32 array tag", b, rc)
+                         "a float32 array tag", b, rc, array)
     if (rc /= CAIRN_OK) then
       allocate(value(0))
       call fail(rc, last_msg, ierr)
@@ -1714,16 +1765,17 @@ contains
     if (present(ierr)) ierr = CAIRN_OK
   end subroutine get_tag_a_r4
 
-  subroutine get_tag_a_r8(store, key, name, value, rank, ierr)
+  subroutine get_tag_a_r8(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     real(real64), allocatable, intent(out) :: value(:)
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     character(len=:), allocatable :: b
     integer :: rc
     call get_tag_payload(store, key, name, rank, [ior(TAG_ARRAY, TAG_FLOAT64)], &
-                         "a float64 array tag", b, rc)
+                         "a float64 array tag", b, rc, array)
     if (rc /= CAIRN_OK) then
       allocate(value(0))
       call fail(rc, last_msg, ierr)
@@ -1733,16 +1785,17 @@ contains
     if (present(ierr)) ierr = CAIRN_OK
   end subroutine get_tag_a_r8
 
-  subroutine get_tag_str(store, key, name, value, rank, ierr)
+  subroutine get_tag_str(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     character(len=:), allocatable, intent(out) :: value
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     type(c_tag) :: t
     integer :: rc
     value = ""
-    call get_tag(store, key, name, rank, t, rc, value)
+    call get_tag(store, key, name, rank, t, rc, value, array)
     if (rc /= CAIRN_OK) then
       call fail(rc, last_msg, ierr)
     else if (t%type /= TAG_STRING) then

@@ -649,6 +649,9 @@ contains
     logical, allocatable :: hs(:)
     real(real64), allocatable :: lo(:), hi(:)
     logical :: reg
+    character(len=:), allocatable :: txt
+    integer(int32) :: v4
+    integer :: ty
     integer(int64) :: blocks
     integer(int8) :: i1(NX, NY)
     character(len=:), allocatable :: names(:)
@@ -713,6 +716,18 @@ contains
     if (size(names) == 2) call check(names(1) == "units" .and. names(2) == "step", 336)
     call cairn_array_info(st, "cube", regular=reg)
     call check(reg, 337)
+    ! An array's tag values (array=.true.: the key names a global array).
+    call cairn_get_tag(st, "g8", "units", txt, array=.true.)
+    call cairn_get_tag(st, "g8", "step", v4, array=.true.)
+    call check(txt == "K" .and. v4 == 7, 338)
+    call cairn_tag_type(st, "g8", "step", ty, array=.true.)
+    call check(ty == CAIRN_TAG_INT32, 339)
+    call cairn_get_tag(st, "g8", "nope", txt, array=.true., ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND .and. index(cairn_last_error(), "has no tag 'nope'") > 0, 388)
+    call cairn_get_tag(st, "absent", "units", txt, array=.true., ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND, 389)
+    call cairn_get_tag(st, "g8", "units", txt, ierr=ierr)   ! an object "g8": none
+    call check(ierr == CAIRN_NOT_FOUND, 390)
     call cairn_array_info(st, "absent", dtype=dt, ierr=ierr)
     call check(ierr == CAIRN_NOT_FOUND, 67)
     call cairn_list_arrays(st, names)
