@@ -544,6 +544,49 @@ int cairn_put_array_opts(cairn_store_t* store, const char* name, int dtype, int 
  * is read then). */
 int cairn_get_array(cairn_store_t* store, const char* name, int ndims, const uint64_t* start,
                     const uint64_t* count, void* out, size_t cap, int flags);
+/* Options of cairn_get_array_opts (cairn::ArrayReadOptions);
+ * cairn_array_read_options_init fills the defaults. Members are only ever
+ * appended. */
+typedef struct {
+  /* sizeof(cairn_array_read_options_t) as the caller was compiled, set by
+   * cairn_array_read_options_init (as cairn_options_t::struct_size). */
+  size_t struct_size;
+  /* As cairn_get_array's flags: CAIRN_ROW_MAJOR (0, the default) or
+   * CAIRN_COLUMN_MAJOR. */
+  int flags;
+  /* Byte runs of one block whose gap is at most this many bytes are read
+   * in one request, the gap read and discarded. Default 65536. */
+  uint64_t gap_limit;
+} cairn_array_read_options_t;
+
+/* Any thread. Fills opts with the defaults. */
+void cairn_array_read_options_init(cairn_array_read_options_t* opts);
+/* Local. cairn_get_array with options (opts NULL: the defaults); the same
+ * errors, and CAIRN_INVALID_ARGUMENT for opts not filled by
+ * cairn_array_read_options_init. */
+int cairn_get_array_opts(cairn_store_t* store, const char* name, int ndims, const uint64_t* start,
+                         const uint64_t* count, void* out, size_t cap, const cairn_array_read_options_t* opts);
+
+/* What this handle's array reads did since it opened
+ * (cairn::ArrayReadStats): the planning cost and the bytes moved. Members
+ * are only ever appended (all uint64_t). */
+typedef struct {
+  uint64_t calls;
+  uint64_t blocks_examined; /* blocks the overlap index looked at */
+  uint64_t blocks_read;     /* blocks that overlapped a box */
+  uint64_t runs;            /* contiguous byte runs planned */
+  uint64_t requests;        /* read calls to the file system (inline blocks: one per run) */
+  uint64_t bytes_wanted;    /* bytes of the boxes that blocks cover */
+  uint64_t bytes_read;      /* bytes read: whole checksum grains, and gaps joining them */
+  uint64_t index_nodes;     /* nodes of the irregular blocks' overlap tree tested */
+  uint64_t blocks_decoded;  /* blocks whose chunk list was decoded */
+} cairn_array_read_stats_t;
+
+/* Local. Fills the first stats_size bytes of *stats (pass
+ * sizeof(cairn_array_read_stats_t)) as cairn_stats does
+ * (Store::array_read_stats). */
+int cairn_array_read_stats(const cairn_store_t* store, cairn_array_read_stats_t* stats, size_t stats_size);
+
 /* Local. The array `name` is absent from the next revision. CAIRN_NOT_FOUND
  * if the store's revision has none and none was put since. */
 int cairn_delete_array(cairn_store_t* store, const char* name);
