@@ -92,7 +92,20 @@ module cairn
       cairn_revisions, cairn_revision_ranks, cairn_last_error, cairn_version, &
       cairn_get_range, cairn_put_zero_copy, cairn_set_tags, cairn_tag_type, cairn_bytes_tag, &
       cairn_multi_get, cairn_read_into, cairn_code_name, cairn_dtype_size, cairn_dtype_name, cairn_stats, &
-      cairn_async_revision, cairn_async_committed
+      cairn_async_revision, cairn_async_committed, cairn_stream_read_at, cairn_array_read_stats
+
+  ! What this handle's array reads did (cairn_array_read_stats;
+  ! cairn_array_read_stats_t, cairn::ArrayReadStats).
+  type, public, bind(C) :: cairn_array_read_stats_t
+    integer(c_int64_t) :: calls = 0, blocks_examined = 0, blocks_read = 0, runs = 0, requests = 0
+    integer(c_int64_t) :: bytes_wanted = 0, bytes_read = 0, index_nodes = 0, blocks_decoded = 0
+  end type cairn_array_read_stats_t
+  ! Readers: reads size(data) elements' bytes at byte `offset` (int64) of
+  ! the stream into data (any kind and rank) without moving the position;
+  ! past the end is CAIRN_INVALID_ARGUMENT.
+  interface cairn_stream_read_at
+    module procedure sra_i1, sra_i2, sra_i4, sra_i8, sra_r4, sra_r8
+  end interface cairn_stream_read_at
 
   ! This rank's I/O counters (cairn_stats; cairn_io_stats_t, cairn::IoStats).
   type, public, bind(C) :: cairn_io_stats
@@ -220,6 +233,16 @@ module cairn
     integer(c_int64_t) :: capacity, size
     integer(c_int) :: code
   end type c_read
+  type, bind(C) :: c_read_options
+    integer(c_size_t) :: struct_size
+    integer(c_int64_t) :: gap_limit, max_block
+    real(c_double) :: max_read_amplification
+  end type c_read_options
+  type, bind(C) :: c_array_read_options
+    integer(c_size_t) :: struct_size
+    integer(c_int) :: flags
+    integer(c_int64_t) :: gap_limit
+  end type c_array_read_options
   type, bind(C) :: c_revinfo
     integer(c_int64_t) :: revision, parent, time_ns
     integer(c_int32_t) :: ranks
@@ -327,6 +350,59 @@ module cairn
       type(c_read), intent(inout) :: reads(*)
       integer(c_size_t), value :: n
       integer(c_int) :: c_multi_get
+    end function
+    function c_put_shared_tags(store, key, value, len, tags, ntags) bind(C, name="cairn_put_shared_tags")
+      import :: c_ptr, c_char, c_int, c_size_t
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: key(*)
+      type(c_ptr), value :: value
+      integer(c_size_t), value :: len
+      type(c_ptr), value :: tags
+      integer(c_size_t), value :: ntags
+      integer(c_int) :: c_put_shared_tags
+    end function
+    function c_stream_read_at(stream, offset, buf, len) bind(C, name="cairn_stream_read_at")
+      import :: c_ptr, c_int, c_int64_t, c_size_t
+      type(c_ptr), value :: stream
+      integer(c_int64_t), value :: offset
+      type(c_ptr), value :: buf
+      integer(c_size_t), value :: len
+      integer(c_int) :: c_stream_read_at
+    end function
+    function c_multi_get_opts(store, rank, reads, n, opts) bind(C, name="cairn_multi_get_opts")
+      import :: c_ptr, c_int, c_size_t, c_read, c_read_options
+      type(c_ptr), value :: store
+      integer(c_int), value :: rank
+      type(c_read), intent(inout) :: reads(*)
+      integer(c_size_t), value :: n
+      type(c_read_options), intent(in) :: opts
+      integer(c_int) :: c_multi_get_opts
+    end function
+    subroutine c_read_options_init(o) bind(C, name="cairn_read_options_init")
+      import :: c_read_options
+      type(c_read_options), intent(out) :: o
+    end subroutine
+    function c_get_array_opts(store, name, ndims, start, count, out, cap, opts) bind(C, name="cairn_get_array_opts")
+      import :: c_ptr, c_char, c_int, c_int64_t, c_size_t, c_array_read_options
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), value :: ndims
+      integer(c_int64_t), intent(in) :: start(*), count(*)
+      type(c_ptr), value :: out
+      integer(c_size_t), value :: cap
+      type(c_array_read_options), intent(in) :: opts
+      integer(c_int) :: c_get_array_opts
+    end function
+    subroutine c_array_read_options_init(o) bind(C, name="cairn_array_read_options_init")
+      import :: c_array_read_options
+      type(c_array_read_options), intent(out) :: o
+    end subroutine
+    function c_array_read_stats(store, stats, size) bind(C, name="cairn_array_read_stats")
+      import :: c_ptr, c_int, c_size_t, cairn_array_read_stats_t
+      type(c_ptr), value :: store
+      type(cairn_array_read_stats_t), intent(inout) :: stats
+      integer(c_size_t), value :: size
+      integer(c_int) :: c_array_read_stats
     end function
     function c_code_name(code) bind(C, name="cairn_code_name")
       import :: c_ptr, c_int
@@ -544,7 +620,8 @@ module cairn
       sr_r4, &
       sr_r8
   end interface cairn_stream_read
-  ! Rank 0 only: stores a shared object (any kind, any rank of array).
+  ! Rank 0 only: stores a shared object (any kind, any rank of array), with
+  ! the optional tags=[...] (read them with rank=CAIRN_RANK_SHARED).
   interface cairn_put_shared
     module procedure ps_i1, &
       ps_i2, &
@@ -577,7 +654,8 @@ module cairn
       pa_r8_4, &
       pa_r8_8
   end interface cairn_put_array
-  ! Local: reads the box of size shape(data) at `start` of a global array.
+  ! Local: reads the box of size shape(data) at `start` of a global array
+  ! (optional gap_limit, integer(int64): ArrayReadOptions::gap_limit).
   interface cairn_get_array
     module procedure ga_i1_4, &
       ga_i1_8, &
@@ -2104,14 +2182,19 @@ contains
   ! first failed one (CAIRN_OK if none). Refused as a whole, nothing
   ! read (every code CAIRN_INVALID_ARGUMENT): a strided array, a key with
   ! char(0), arrays that overlap (the same array twice), a rank that names
-  ! no namespace.
-  subroutine cairn_multi_get(store, reads, sizes, codes, rank, ierr)
+  ! no namespace. gap_limit, max_block (bytes; negative counts as 0) and
+  ! max_read_amplification tune how the ranges are merged
+  ! (cairn::ReadOptions; cairn_multi_get_opts).
+  subroutine cairn_multi_get(store, reads, sizes, codes, rank, ierr, gap_limit, max_block, max_read_amplification)
     type(cairn_store), intent(in) :: store
     type(cairn_read), intent(in) :: reads(:)
     integer(int64), allocatable, intent(out), optional :: sizes(:)
     integer, allocatable, intent(out), optional :: codes(:)
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit, max_block
+    real(real64), intent(in), optional :: max_read_amplification
+    type(c_read_options) :: ro
     type(c_read), allocatable :: cr(:)
     character(kind=c_char), allocatable, target :: buf(:)
     integer :: k, n, pos, rc
@@ -2146,7 +2229,11 @@ contains
       cr(k)%size = 0
       cr(k)%code = 0
     end do
-    call check(c_multi_get(store%ptr, rank_of(rank), cr, int(n, c_size_t)), "cairn_multi_get", rc)
+    call c_read_options_init(ro)
+    if (present(gap_limit)) ro%gap_limit = max(gap_limit, 0_int64)
+    if (present(max_block)) ro%max_block = max(max_block, 0_int64)
+    if (present(max_read_amplification)) ro%max_read_amplification = max_read_amplification
+    call check(c_multi_get_opts(store%ptr, rank_of(rank), cr, int(n, c_size_t), ro), "cairn_multi_get", rc)
     if (present(sizes)) sizes = cr(1:n)%size
     if (present(codes)) codes = cr(1:n)%code
     if (rc /= CAIRN_OK) then
@@ -2838,16 +2925,45 @@ contains
 
   ! --- shared objects ---
 
-  subroutine put_shared_bytes(store, key, p, n, ierr)
+  subroutine put_shared_bytes(store, key, p, n, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     type(c_ptr), intent(in) :: p
     integer(c_size_t), intent(in) :: n
     integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    type(c_tag), allocatable, target :: ct(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer(c_size_t) :: nt
     if (no_size(int(n, int64), "cairn_put_shared('" // key // "')", ierr)) return
     if (nul_in(key, "cairn_put_shared", ierr)) return
-    call check(c_put_shared(store%ptr, cstr(key), p, n), "cairn_put_shared('" // key // "')", ierr)
+    call tags_to_c(tags, ct, buf, nt)
+    call check(c_put_shared_tags(store%ptr, cstr(key), p, n, c_loc(ct), nt), "cairn_put_shared('" // key // "')", ierr)
   end subroutine put_shared_bytes
+
+  subroutine stream_read_at_bytes(stream, offset, p, n, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in) :: offset
+    type(c_ptr), intent(in) :: p
+    integer(c_size_t), intent(in) :: n
+    integer, intent(out), optional :: ierr
+    if (no_size(int(n, int64), "cairn_stream_read_at", ierr)) return
+    if (offset < 0) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_stream_read_at: InvalidArgument: offset " // itoa(offset) // &
+                " is negative", ierr)
+      return
+    end if
+    call check(c_stream_read_at(stream%ptr, offset, p, n), "cairn_stream_read_at", ierr)
+  end subroutine stream_read_at_bytes
+
+  ! Local. This handle's array read counters since the store was opened.
+  subroutine cairn_array_read_stats(store, stats, ierr)
+    type(cairn_store), intent(in) :: store
+    type(cairn_array_read_stats_t), intent(out) :: stats
+    integer, intent(out), optional :: ierr
+    call check(c_array_read_stats(store%ptr, stats, int(storage_size(stats) / 8, c_size_t)), &
+               "cairn_array_read_stats", ierr)
+  end subroutine cairn_array_read_stats
 
   subroutine get_shared_bytes(store, key, p, n, ierr)
     type(cairn_store), intent(in) :: store
@@ -2931,21 +3047,33 @@ contains
                                 p, opts, ct, int(k, c_size_t)), "cairn_put_array('" // name // "')", ierr)
   end subroutine put_array_c
 
-  subroutine get_array_c(store, name, start, count, p, cap, ierr)
+  subroutine get_array_c(store, name, start, count, p, cap, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: start(:), count(:)
     type(c_ptr), intent(in) :: p
     integer(c_size_t), intent(in) :: cap
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
+    type(c_array_read_options) :: ro
     if (size(start) /= size(count)) then
       call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_array('" // name // "'): start has " // &
                 itoa(size(start, kind=int64)) // " dimensions, the data " // itoa(size(count, kind=int64)), ierr)
       return
     end if
     if (no_size(minval([count, int(cap, int64), 0_int64]), "cairn_get_array('" // name // "')", ierr)) return
-    call check(c_get_array(store%ptr, cstr(name), size(count, kind=c_int), start, count, p, cap, &
-                           FLAG_COLUMN_MAJOR), "cairn_get_array('" // name // "')", ierr)
+    call c_array_read_options_init(ro)
+    ro%flags = FLAG_COLUMN_MAJOR
+    if (present(gap_limit)) then
+      if (gap_limit < 0) then
+        call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_array('" // name // "'): InvalidArgument: gap_limit " // &
+                  itoa(gap_limit) // " is negative", ierr)
+        return
+      end if
+      ro%gap_limit = gap_limit
+    end if
+    call check(c_get_array_opts(store%ptr, cstr(name), size(count, kind=c_int), start, count, p, cap, ro), &
+               "cairn_get_array('" // name // "')", ierr)
   end subroutine get_array_c
 
   ! Local. The array's element type (CAIRN_INT8 ... CAIRN_FLOAT64), its
@@ -3135,13 +3263,22 @@ contains
     call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
   end subroutine sr_i1
 
-  subroutine ps_i1(store, key, data, ierr)
+  subroutine ps_i1(store, key, data, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int8), intent(in), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
-    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr, tags)
   end subroutine ps_i1
+
+  subroutine sra_i1(stream, offset, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in) :: offset
+    integer(int8), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_read_at_bytes(stream, offset, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sra_i1
 
   subroutine gs_i1(store, key, data, ierr)
     type(cairn_store), intent(in) :: store
@@ -3164,14 +3301,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i1_4
 
-  subroutine ga_i1_4(store, name, start, data, ierr)
+  subroutine ga_i1_4(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: start(:)
     integer(int8), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i1_4
 
   subroutine pa_i1_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3187,14 +3325,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i1_8
 
-  subroutine ga_i1_8(store, name, start, data, ierr)
+  subroutine ga_i1_8(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: start(:)
     integer(int8), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i1_8
 
   subroutine sw_i2(stream, data, ierr)
@@ -3212,13 +3351,22 @@ contains
     call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
   end subroutine sr_i2
 
-  subroutine ps_i2(store, key, data, ierr)
+  subroutine ps_i2(store, key, data, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int16), intent(in), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
-    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr, tags)
   end subroutine ps_i2
+
+  subroutine sra_i2(stream, offset, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in) :: offset
+    integer(int16), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_read_at_bytes(stream, offset, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sra_i2
 
   subroutine gs_i2(store, key, data, ierr)
     type(cairn_store), intent(in) :: store
@@ -3241,14 +3389,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i2_4
 
-  subroutine ga_i2_4(store, name, start, data, ierr)
+  subroutine ga_i2_4(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: start(:)
     integer(int16), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i2_4
 
   subroutine pa_i2_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3264,14 +3413,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i2_8
 
-  subroutine ga_i2_8(store, name, start, data, ierr)
+  subroutine ga_i2_8(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: start(:)
     integer(int16), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i2_8
 
   subroutine sw_i4(stream, data, ierr)
@@ -3289,13 +3439,22 @@ contains
     call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
   end subroutine sr_i4
 
-  subroutine ps_i4(store, key, data, ierr)
+  subroutine ps_i4(store, key, data, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int32), intent(in), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
-    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr, tags)
   end subroutine ps_i4
+
+  subroutine sra_i4(stream, offset, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in) :: offset
+    integer(int32), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_read_at_bytes(stream, offset, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sra_i4
 
   subroutine gs_i4(store, key, data, ierr)
     type(cairn_store), intent(in) :: store
@@ -3318,14 +3477,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i4_4
 
-  subroutine ga_i4_4(store, name, start, data, ierr)
+  subroutine ga_i4_4(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: start(:)
     integer(int32), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i4_4
 
   subroutine pa_i4_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3341,14 +3501,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i4_8
 
-  subroutine ga_i4_8(store, name, start, data, ierr)
+  subroutine ga_i4_8(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: start(:)
     integer(int32), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i4_8
 
   subroutine sw_i8(stream, data, ierr)
@@ -3366,13 +3527,22 @@ contains
     call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
   end subroutine sr_i8
 
-  subroutine ps_i8(store, key, data, ierr)
+  subroutine ps_i8(store, key, data, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int64), intent(in), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
-    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr, tags)
   end subroutine ps_i8
+
+  subroutine sra_i8(stream, offset, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in) :: offset
+    integer(int64), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_read_at_bytes(stream, offset, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sra_i8
 
   subroutine gs_i8(store, key, data, ierr)
     type(cairn_store), intent(in) :: store
@@ -3395,14 +3565,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i8_4
 
-  subroutine ga_i8_4(store, name, start, data, ierr)
+  subroutine ga_i8_4(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: start(:)
     integer(int64), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i8_4
 
   subroutine pa_i8_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3418,14 +3589,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i8_8
 
-  subroutine ga_i8_8(store, name, start, data, ierr)
+  subroutine ga_i8_8(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: start(:)
     integer(int64), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i8_8
 
   subroutine sw_r4(stream, data, ierr)
@@ -3443,13 +3615,22 @@ contains
     call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
   end subroutine sr_r4
 
-  subroutine ps_r4(store, key, data, ierr)
+  subroutine ps_r4(store, key, data, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     real(real32), intent(in), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
-    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr, tags)
   end subroutine ps_r4
+
+  subroutine sra_r4(stream, offset, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in) :: offset
+    real(real32), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_read_at_bytes(stream, offset, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sra_r4
 
   subroutine gs_r4(store, key, data, ierr)
     type(cairn_store), intent(in) :: store
@@ -3472,14 +3653,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_r4_4
 
-  subroutine ga_r4_4(store, name, start, data, ierr)
+  subroutine ga_r4_4(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: start(:)
     real(real32), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_r4_4
 
   subroutine pa_r4_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3495,14 +3677,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_r4_8
 
-  subroutine ga_r4_8(store, name, start, data, ierr)
+  subroutine ga_r4_8(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: start(:)
     real(real32), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_r4_8
 
   subroutine sw_r8(stream, data, ierr)
@@ -3520,13 +3703,22 @@ contains
     call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
   end subroutine sr_r8
 
-  subroutine ps_r8(store, key, data, ierr)
+  subroutine ps_r8(store, key, data, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     real(real64), intent(in), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
-    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr, tags)
   end subroutine ps_r8
+
+  subroutine sra_r8(stream, offset, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in) :: offset
+    real(real64), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_read_at_bytes(stream, offset, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sra_r8
 
   subroutine gs_r8(store, key, data, ierr)
     type(cairn_store), intent(in) :: store
@@ -3549,14 +3741,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_r8_4
 
-  subroutine ga_r8_4(store, name, start, data, ierr)
+  subroutine ga_r8_4(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: start(:)
     real(real64), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_r8_4
 
   subroutine pa_r8_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3572,14 +3765,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_r8_8
 
-  subroutine ga_r8_8(store, name, start, data, ierr)
+  subroutine ga_r8_8(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: start(:)
     real(real64), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_r8_8
 
 end module cairn

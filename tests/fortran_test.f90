@@ -465,7 +465,7 @@ contains
   ! strided section; cairn_multi_get.
   subroutine tags_ranges_zero_copy()
     type(cairn_store) :: ts
-    type(cairn_stream) :: sw
+    type(cairn_stream) :: sw, sr
     type(cairn_async) :: h
     real(real64) :: x(100), y(5)
     real(real64), target :: z(64)
@@ -615,6 +615,26 @@ contains
     call check(size(revs) == 4 .and. size(pin) == 4, 386)
     if (size(revs) == 4) call check(par(4) == 3 .and. tns(4) >= tns(1) .and. tns(1) > 0 .and. &
                                     objs(4) == 3 * nranks .and. vb(4) > 0 .and. .not. any(pin), 387)
+
+    ! A shared object with tags; reads of a stream at an offset; the read
+    ! options of cairn_multi_get.
+    if (rank == 0) call cairn_put_shared(ts, "cfg", [1, 2, 3], tags=[cairn_tag("units", "K")])
+    call cairn_commit(ts, r)
+    call cairn_get_tag(ts, "cfg", "units", txt, rank=CAIRN_RANK_SHARED)
+    call check(txt == "K", 391)
+    call cairn_stream_open_read(ts, "log", sr, rank=peer)
+    y = 0
+    call cairn_stream_read_at(sr, 16_int64, y(1:3))
+    call check(all(y(1:3) == [(real(i + 1000 * peer, real64), i = 3, 5)]) .and. cairn_stream_tell(sr) == 0, 392)
+    call cairn_stream_read_at(sr, 72_int64, y(1:2), ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 393)
+    call cairn_stream_read_at(sr, -8_int64, y(1:1), ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "negative") > 0, 394)
+    call cairn_stream_close(sr)
+    ma = 0
+    call cairn_multi_get(ts, [cairn_read_into("x", ma)], rank=peer, gap_limit=0_int64, max_block=4096_int64, &
+                         max_read_amplification=1.0_real64, ierr=ierr)
+    call check(ierr == CAIRN_OK .and. all(ma == [(real(i + 1000 * peer, real64), i = 1, 100)]), 395)
     call cairn_close(ts)
   end subroutine tags_ranges_zero_copy
 
@@ -649,6 +669,8 @@ contains
     logical, allocatable :: hs(:)
     real(real64), allocatable :: lo(:), hi(:)
     logical :: reg
+    real(real64) :: g2(NX, NY)
+    type(cairn_array_read_stats_t) :: as0, as1
     character(len=:), allocatable :: txt
     integer(int32) :: v4
     integer :: ty
@@ -716,6 +738,14 @@ contains
     if (size(names) == 2) call check(names(1) == "units" .and. names(2) == "step", 336)
     call cairn_array_info(st, "cube", regular=reg)
     call check(reg, 337)
+    ! The gap limit of an array read, and the array read counters.
+    call cairn_array_read_stats(st, as0)
+    g2 = 0
+    call cairn_get_array(st, "g8", [0, 0], g2, gap_limit=0_int64)
+    call cairn_array_read_stats(st, as1)
+    call check(all(g2 == g) .and. as1%calls == as0%calls + 1 .and. as1%bytes_wanted - as0%bytes_wanted == 8 * NX * NY, 396)
+    call cairn_get_array(st, "g8", [0, 0], g2, gap_limit=-1_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 397)
     ! An array's tag values (array=.true.: the key names a global array).
     call cairn_get_tag(st, "g8", "units", txt, array=.true.)
     call cairn_get_tag(st, "g8", "step", v4, array=.true.)
