@@ -45,6 +45,11 @@
 !   if (rank == 0) call cairn_put_shared(st, "config", params)
 !   call cairn_get_shared(st, "config", params)        ! collective
 !
+! Tags: tags=[cairn_tag("step", 5), cairn_tag("units", "K")] on cairn_put,
+! cairn_put_zero_copy, cairn_stream_open_write and cairn_put_array;
+! cairn_set_tag/cairn_set_tags, cairn_tag_type, cairn_get_tag (any kind).
+! cairn_get_range(st, key, offset_bytes, part) reads part of a value.
+!
 ! Queries take an array of conditions:
 !   call cairn_query(st, [cairn_tag_equals("units", "K"), &
 !                         cairn_tag_between("step", 10, 20)], keys, rank=2)
@@ -59,6 +64,7 @@
 !                        tags=[cairn_tag("units", "K")])
 !   call cairn_get_array(st, "u", [0, 0], whole)    ! whole(nx, ny)
 !   call cairn_array_info(st, "u", dtype=dt, shape=sh, blocks=nb)
+!   call cairn_array_blocks(st, "u", start=s0, count=c, minimum=lo, maximum=hi)
 ! A C program reads what Fortran wrote as u(nx, ny) as u[ny][nx].
 ! Options of cairn_put_array: statistics=.true. records each block's minimum
 ! and maximum; checksum_grain=G (integer(int64)) checksums the block in
@@ -83,26 +89,109 @@ module cairn
   public :: cairn_open, cairn_close, cairn_rank, cairn_size, cairn_revision, &
       cairn_put, cairn_get, cairn_get_size, cairn_delete, cairn_commit, cairn_flush, &
       cairn_pin, cairn_unpin, cairn_drop, cairn_set_tag, cairn_get_tag, cairn_delete_tag, cairn_keys, &
-      cairn_revisions, cairn_revision_ranks, cairn_last_error, cairn_version
+      cairn_revisions, cairn_revision_ranks, cairn_last_error, cairn_version, &
+      cairn_get_range, cairn_put_zero_copy, cairn_set_tags, cairn_tag_type, cairn_bytes_tag, &
+      cairn_multi_get, cairn_read_into, cairn_code_name, cairn_dtype_size, cairn_dtype_name, cairn_stats, &
+      cairn_async_revision, cairn_async_committed, cairn_stream_read_at, cairn_array_read_stats
+
+  ! What this handle's array reads did (cairn_array_read_stats;
+  ! cairn_array_read_stats_t, cairn::ArrayReadStats).
+  type, public, bind(C) :: cairn_array_read_stats_t
+    integer(c_int64_t) :: calls = 0, blocks_examined = 0, blocks_read = 0, runs = 0, requests = 0
+    integer(c_int64_t) :: bytes_wanted = 0, bytes_read = 0, index_nodes = 0, blocks_decoded = 0
+  end type cairn_array_read_stats_t
+  ! Readers: reads size(data) elements' bytes at byte `offset` (int64) of
+  ! the stream into data (any kind and rank) without moving the position;
+  ! past the end is CAIRN_INVALID_ARGUMENT.
+  interface cairn_stream_read_at
+    module procedure sra_i1, sra_i2, sra_i4, sra_i8, sra_r4, sra_r8
+  end interface cairn_stream_read_at
+
+  ! This rank's I/O counters (cairn_stats; cairn_io_stats_t, cairn::IoStats).
+  type, public, bind(C) :: cairn_io_stats
+    integer(c_int64_t) :: read_requests = 0, read_bytes = 0, write_requests = 0, write_bytes = 0
+    integer(c_int64_t) :: opens = 0, creates = 0, mkdirs = 0, stats = 0, fsyncs = 0
+    integer(c_int64_t) :: renames = 0, unlinks = 0, truncates = 0
+    integer(c_int64_t) :: staging_stalls = 0, staging_stall_ns = 0
+    integer(c_int64_t) :: index_bytes_gathered = 0, index_tables_reused = 0, index_tables_streamed = 0
+    integer(c_int64_t) :: writeback_requests = 0
+  end type cairn_io_stats
+
+  ! One read of cairn_multi_get, made by cairn_read_into(key, x).
+  type, public :: cairn_read
+    private
+    character(len=:), allocatable :: key
+    type(c_ptr) :: data = c_null_ptr
+    integer(c_int64_t) :: capacity = 0
+    logical :: usable = .false.
+  end type cairn_read
+  ! cairn_read_into(key, x): read key's value into x, an array of any rank
+  ! (or a scalar) of integer(int8 .. int64) or real(real32/64). x is a
+  ! pointer dummy: the actual argument must be a variable with TARGET or
+  ! POINTER (the compiler refuses an expression), contiguous (else the
+  ! cairn_multi_get is refused), and it must exist until cairn_multi_get
+  ! returns.
+  interface cairn_read_into
+    module procedure ri_i1, ri_i2, ri_i4, ri_i8, ri_r4, ri_r8
+  end interface cairn_read_into
+
+  ! Tag types (cairn_tag_type's answer; the values of cairn.h's
+  ! CAIRN_TAG_*): an array tag is ior(CAIRN_TAG_ARRAY, element type).
+  integer, parameter, public :: CAIRN_TAG_INT8 = 1, CAIRN_TAG_INT16 = 2, CAIRN_TAG_INT32 = 3, &
+      CAIRN_TAG_INT64 = 4, CAIRN_TAG_UINT8 = 5, CAIRN_TAG_UINT16 = 6, CAIRN_TAG_UINT32 = 7, &
+      CAIRN_TAG_UINT64 = 8, CAIRN_TAG_FLOAT32 = 9, CAIRN_TAG_FLOAT64 = 10, CAIRN_TAG_STRING = 11, &
+      CAIRN_TAG_BYTES = 12, CAIRN_TAG_ARRAY = 64
 
   ! Stores an array of any rank (or a scalar) of integer(int8 .. int64) or
-  ! real(real32/real64) under key in the caller's namespace (local).
+  ! real(real32/real64) under key in the caller's namespace (local), with
+  ! the optional tags=[cairn_tag(...), ...].
   interface cairn_put
     module procedure put_i1, put_i2, put_i4, put_i8, put_r4, put_r8
   end interface cairn_put
+  ! Reads size(value) elements' bytes at byte `offset` (integer(int64),
+  ! 0-based) of key's value (namespace `rank`, default own) into an array
+  ! of any rank (or a scalar) of any kind: a part of a large value, only
+  ! the chunks it touches read and verified (local). Past the value's end
+  ! is CAIRN_INVALID_ARGUMENT.
+  interface cairn_get_range
+    module procedure gr_i1, gr_i2, gr_i4, gr_i8, gr_r4, gr_r8
+  end interface cairn_get_range
+  ! cairn_put without a copy (local): with staging_bytes > 0 the library
+  ! reads the caller's array in the background until the commit that
+  ! includes it has finished (cairn_commit, cairn_async_wait, cairn_flush
+  ! returned, or cairn_async_test said done). The dummy is a pointer, so
+  ! the actual argument must be a variable with the TARGET or POINTER
+  ! attribute (the compiler refuses an expression, which would be a
+  ! temporary), and it must be contiguous (else CAIRN_INVALID_ARGUMENT,
+  ! nothing stored). The caller must not change, deallocate or leave the
+  ! scope of it before then; bytes changed earlier read as
+  ! CAIRN_CORRUPTION, never as data. Without staging it is cairn_put.
+  interface cairn_put_zero_copy
+    module procedure zc_i1, zc_i2, zc_i4, zc_i8, zc_r4, zc_r8
+  end interface cairn_put_zero_copy
   ! Reads key's whole value (of namespace `rank`, default own) into an
   ! array of any rank (or a scalar) of exactly its size in bytes (local).
   interface cairn_get
     module procedure get_i1, get_i2, get_i4, get_i8, get_r4, get_r8
   end interface cairn_get
-  ! Sets one tag of key: integer(4), integer(8), real(8) or character(*).
+  ! Sets one tag of key: cairn_set_tag(st, key, name, value) with value
+  ! integer(int8/16/32/64), real(real32/64) or character(*), or
+  ! cairn_set_tag(st, key, tag) with any cairn_tag (arrays, bytes).
   interface cairn_set_tag
-    module procedure set_tag_i4, set_tag_i8, set_tag_r8, set_tag_str
+    module procedure set_tag_i4, set_tag_i8, set_tag_r8, set_tag_str, set_tag_i1, set_tag_i2, set_tag_r4, &
+      set_tag_t
   end interface cairn_set_tag
-  ! Reads one tag of key (namespace `rank`): integer(4)/(8) for integer
-  ! tags, real(8) for any number, character(:), allocatable for strings.
+  ! Reads one tag of key (namespace `rank`): integer(int8/16/32/64) for
+  ! integer tags (CAIRN_INVALID_ARGUMENT if the value does not fit the
+  ! kind), real(real32/64) for any number, character(:), allocatable for
+  ! strings; allocatable rank-1 arrays for array tags of exactly their
+  ! element type, and integer(int8), allocatable :: b(:) for bytes tags
+  ! (and int8/uint8 array tags). cairn_tag_type says which type a tag has.
+  ! With array=.true., key names a global array and its tags are read
+  ! (cairn_array_info(..., tag_names=) lists them).
   interface cairn_get_tag
-    module procedure get_tag_i4, get_tag_i8, get_tag_r8, get_tag_str
+    module procedure get_tag_i4, get_tag_i8, get_tag_r8, get_tag_str, get_tag_i1, get_tag_i2, get_tag_r4, &
+      get_tag_a_i1, get_tag_a_i2, get_tag_a_i4, get_tag_a_i8, get_tag_a_r4, get_tag_a_r8
   end interface cairn_get_tag
 
   ! The C structs this module reads (cairn.h).
@@ -115,6 +204,7 @@ module cairn
     integer(c_int64_t) :: staging_bytes, keep_revisions
     real(c_double) :: collective_timeout_s
     integer(c_int64_t) :: writeback_bytes
+    integer(c_int) :: require_writer_lock
   end type c_options
   type, bind(C) :: c_tag
     type(c_ptr) :: name = c_null_ptr
@@ -138,6 +228,21 @@ module cairn
     integer(c_int) :: flags
     integer(c_int64_t) :: checksum_grain
   end type c_array_put_options
+  type, bind(C) :: c_read
+    type(c_ptr) :: key, data
+    integer(c_int64_t) :: capacity, size
+    integer(c_int) :: code
+  end type c_read
+  type, bind(C) :: c_read_options
+    integer(c_size_t) :: struct_size
+    integer(c_int64_t) :: gap_limit, max_block
+    real(c_double) :: max_read_amplification
+  end type c_read_options
+  type, bind(C) :: c_array_read_options
+    integer(c_size_t) :: struct_size
+    integer(c_int) :: flags
+    integer(c_int64_t) :: gap_limit
+  end type c_array_read_options
   type, bind(C) :: c_revinfo
     integer(c_int64_t) :: revision, parent, time_ns
     integer(c_int32_t) :: ranks
@@ -145,7 +250,8 @@ module cairn
     integer(c_int) :: pinned
   end type c_revinfo
 
-  integer(c_int), parameter :: TAG_INT32 = 3, TAG_INT64 = 4, TAG_FLOAT64 = 10, TAG_STRING = 11
+  integer(c_int), parameter :: TAG_INT32 = 3, TAG_INT64 = 4, TAG_FLOAT64 = 10, TAG_STRING = 11, &
+      TAG_INT8 = 1, TAG_INT16 = 2, TAG_FLOAT32 = 9, TAG_RAW = 12, TAG_ARRAY = 64
 
   interface
     subroutine c_options_init(o) bind(C, name="cairn_options_init")
@@ -208,6 +314,127 @@ module cairn
       integer(c_size_t), value :: cap
       integer(c_int64_t), intent(out) :: size
       integer(c_int) :: c_get
+    end function
+    function c_get_range(store, key, rank, offset, buf, len) bind(C, name="cairn_get_range")
+      import :: c_ptr, c_char, c_int, c_int64_t
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: key(*)
+      integer(c_int), value :: rank
+      integer(c_int64_t), value :: offset
+      type(c_ptr), value :: buf
+      integer(c_int64_t), value :: len
+      integer(c_int) :: c_get_range
+    end function
+    function c_put_zero_copy(store, key, value, len, tags, ntags) bind(C, name="cairn_put_zero_copy")
+      import :: c_ptr, c_char, c_size_t, c_int
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: key(*)
+      type(c_ptr), value :: value
+      integer(c_size_t), value :: len
+      type(c_ptr), value :: tags
+      integer(c_size_t), value :: ntags
+      integer(c_int) :: c_put_zero_copy
+    end function
+    function c_set_tags(store, key, tags, ntags) bind(C, name="cairn_set_tags")
+      import :: c_ptr, c_char, c_size_t, c_int
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: key(*)
+      type(c_ptr), value :: tags
+      integer(c_size_t), value :: ntags
+      integer(c_int) :: c_set_tags
+    end function
+    function c_multi_get(store, rank, reads, n) bind(C, name="cairn_multi_get")
+      import :: c_ptr, c_int, c_size_t, c_read
+      type(c_ptr), value :: store
+      integer(c_int), value :: rank
+      type(c_read), intent(inout) :: reads(*)
+      integer(c_size_t), value :: n
+      integer(c_int) :: c_multi_get
+    end function
+    function c_put_shared_tags(store, key, value, len, tags, ntags) bind(C, name="cairn_put_shared_tags")
+      import :: c_ptr, c_char, c_int, c_size_t
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: key(*)
+      type(c_ptr), value :: value
+      integer(c_size_t), value :: len
+      type(c_ptr), value :: tags
+      integer(c_size_t), value :: ntags
+      integer(c_int) :: c_put_shared_tags
+    end function
+    function c_stream_read_at(stream, offset, buf, len) bind(C, name="cairn_stream_read_at")
+      import :: c_ptr, c_int, c_int64_t, c_size_t
+      type(c_ptr), value :: stream
+      integer(c_int64_t), value :: offset
+      type(c_ptr), value :: buf
+      integer(c_size_t), value :: len
+      integer(c_int) :: c_stream_read_at
+    end function
+    function c_multi_get_opts(store, rank, reads, n, opts) bind(C, name="cairn_multi_get_opts")
+      import :: c_ptr, c_int, c_size_t, c_read, c_read_options
+      type(c_ptr), value :: store
+      integer(c_int), value :: rank
+      type(c_read), intent(inout) :: reads(*)
+      integer(c_size_t), value :: n
+      type(c_read_options), intent(in) :: opts
+      integer(c_int) :: c_multi_get_opts
+    end function
+    subroutine c_read_options_init(o) bind(C, name="cairn_read_options_init")
+      import :: c_read_options
+      type(c_read_options), intent(out) :: o
+    end subroutine
+    function c_get_array_opts(store, name, ndims, start, count, out, cap, opts) bind(C, name="cairn_get_array_opts")
+      import :: c_ptr, c_char, c_int, c_int64_t, c_size_t, c_array_read_options
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), value :: ndims
+      integer(c_int64_t), intent(in) :: start(*), count(*)
+      type(c_ptr), value :: out
+      integer(c_size_t), value :: cap
+      type(c_array_read_options), intent(in) :: opts
+      integer(c_int) :: c_get_array_opts
+    end function
+    subroutine c_array_read_options_init(o) bind(C, name="cairn_array_read_options_init")
+      import :: c_array_read_options
+      type(c_array_read_options), intent(out) :: o
+    end subroutine
+    function c_array_read_stats(store, stats, size) bind(C, name="cairn_array_read_stats")
+      import :: c_ptr, c_int, c_size_t, cairn_array_read_stats_t
+      type(c_ptr), value :: store
+      type(cairn_array_read_stats_t), intent(inout) :: stats
+      integer(c_size_t), value :: size
+      integer(c_int) :: c_array_read_stats
+    end function
+    function c_code_name(code) bind(C, name="cairn_code_name")
+      import :: c_ptr, c_int
+      integer(c_int), value :: code
+      type(c_ptr) :: c_code_name
+    end function
+    function c_dtype_size(dtype) bind(C, name="cairn_dtype_size")
+      import :: c_int, c_size_t
+      integer(c_int), value :: dtype
+      integer(c_size_t) :: c_dtype_size
+    end function
+    function c_dtype_name(dtype) bind(C, name="cairn_dtype_name")
+      import :: c_ptr, c_int
+      integer(c_int), value :: dtype
+      type(c_ptr) :: c_dtype_name
+    end function
+    function c_stats(store, stats, size) bind(C, name="cairn_stats")
+      import :: c_ptr, c_int, c_size_t, cairn_io_stats
+      type(c_ptr), value :: store
+      type(cairn_io_stats), intent(inout) :: stats
+      integer(c_size_t), value :: size
+      integer(c_int) :: c_stats
+    end function
+    function c_async_revision(handle) bind(C, name="cairn_async_revision")
+      import :: c_ptr, c_int64_t
+      type(c_ptr), value :: handle
+      integer(c_int64_t) :: c_async_revision
+    end function
+    function c_async_committed(handle) bind(C, name="cairn_async_committed")
+      import :: c_ptr, c_int
+      type(c_ptr), value :: handle
+      integer(c_int) :: c_async_committed
     end function
     function c_get_size(store, key, rank, size) bind(C, name="cairn_get_size")
       import :: c_ptr, c_char, c_int, c_int64_t
@@ -346,15 +573,19 @@ module cairn
       cairn_stream_open_write, cairn_stream_open_read, cairn_stream_write, cairn_stream_read, &
       cairn_stream_seek, cairn_stream_tell, cairn_stream_size, cairn_stream_flush, cairn_stream_close, &
       cairn_commit_async, cairn_async_test, cairn_async_wait, cairn_put_shared, cairn_get_shared, &
-      cairn_put_array, cairn_get_array, cairn_delete_array, cairn_array_info, cairn_list_arrays, &
+      cairn_put_array, cairn_get_array, cairn_delete_array, cairn_array_info, cairn_array_blocks, cairn_list_arrays, &
       cairn_query_arrays
 
-  ! cairn_tag(name, value): a tag of an array.
+  ! cairn_tag(name, value): a tag (of cairn_put, cairn_put_array,
+  ! cairn_stream_open_write, cairn_set_tag(s)); value integer(int8 ..
+  ! int64), real(real32/64) or character(*), or a rank-1 array of those
+  ! numbers (an array tag). cairn_bytes_tag(name, b) makes a bytes tag.
   interface cairn_tag
     module procedure make_tag_i4, &
       make_tag_i8, &
       make_tag_r8, &
-      make_tag_str
+      make_tag_str, make_tag_i1, make_tag_i2, make_tag_r4, &
+      make_tag_a_i1, make_tag_a_i2, make_tag_a_i4, make_tag_a_i8, make_tag_a_r4, make_tag_a_r8
   end interface cairn_tag
   ! The object's tag `name` equals value (numbers compare by value).
   interface cairn_tag_equals
@@ -389,7 +620,8 @@ module cairn
       sr_r4, &
       sr_r8
   end interface cairn_stream_read
-  ! Rank 0 only: stores a shared object (any kind, any rank of array).
+  ! Rank 0 only: stores a shared object (any kind, any rank of array), with
+  ! the optional tags=[...] (read them with rank=CAIRN_RANK_SHARED).
   interface cairn_put_shared
     module procedure ps_i1, &
       ps_i2, &
@@ -422,7 +654,8 @@ module cairn
       pa_r8_4, &
       pa_r8_8
   end interface cairn_put_array
-  ! Local: reads the box of size shape(data) at `start` of a global array.
+  ! Local: reads the box of size shape(data) at `start` of a global array
+  ! (optional gap_limit, integer(int64): ArrayReadOptions::gap_limit).
   interface cairn_get_array
     module procedure ga_i1_4, &
       ga_i1_8, &
@@ -463,6 +696,13 @@ module cairn
     type(c_ptr) :: name
     integer(c_size_t) :: name_len
   end type c_name
+  ! cairn_array_block_info_t.
+  type, bind(C) :: c_block_info
+    integer(c_int) :: rank, ndims
+    type(c_ptr) :: start, count
+    integer(c_int) :: has_statistics
+    real(c_double) :: min, max
+  end type c_block_info
 
   integer(c_int), parameter :: FLAG_COLUMN_MAJOR = 1, FLAG_STATISTICS = 256
 
@@ -640,6 +880,14 @@ module cairn
       type(c_ptr), intent(out) :: info
       integer(c_int) :: c_array_info_c
     end function
+    function c_array_blocks(store, name, blocks, n) bind(C, name="cairn_array_blocks")
+      import :: c_ptr, c_char, c_int, c_size_t
+      type(c_ptr), value :: store
+      character(kind=c_char), intent(in) :: name(*)
+      type(c_ptr), intent(out) :: blocks
+      integer(c_size_t), intent(out) :: n
+      integer(c_int) :: c_array_blocks
+    end function
     function c_list_arrays(store, arrays, n) bind(C, name="cairn_list_arrays")
       import :: c_ptr, c_int, c_size_t
       type(c_ptr), value :: store
@@ -745,17 +993,79 @@ contains
     if (present(rank)) rank_of = int(rank, c_int)
   end function rank_of
 
-  subroutine put_bytes(store, key, p, n, ierr)
+  ! zero_copy: cairn_put_zero_copy instead of cairn_put.
+  subroutine put_bytes(store, key, p, n, ierr, tags, zero_copy)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     type(c_ptr), intent(in) :: p
     integer(c_size_t), intent(in) :: n
     integer, intent(out), optional :: ierr
-    if (no_size(int(n, int64), "cairn_put('" // key // "')", ierr)) return
-    if (nul_in(key, "cairn_put", ierr)) return
-    call check(c_put(store%ptr, cstr(key), p, n, c_null_ptr, 0_c_size_t), &
-               "cairn_put('" // key // "')", ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    logical, intent(in), optional :: zero_copy
+    type(c_tag), allocatable, target :: ct(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer(c_size_t) :: nt
+    character(len=:), allocatable :: fn
+    fn = "cairn_put"
+    if (present(zero_copy)) then
+      if (zero_copy) fn = "cairn_put_zero_copy"
+    end if
+    if (no_size(int(n, int64), fn // "('" // key // "')", ierr)) return
+    if (nul_in(key, fn, ierr)) return
+    call tags_to_c(tags, ct, buf, nt)
+    if (fn == "cairn_put") then
+      call check(c_put(store%ptr, cstr(key), p, n, c_loc(ct), nt), &
+                 fn // "('" // key // "')", ierr)
+    else
+      call check(c_put_zero_copy(store%ptr, cstr(key), p, n, c_loc(ct), nt), &
+                 fn // "('" // key // "')", ierr)
+    end if
   end subroutine put_bytes
+
+  ! The optional tags as C sees them: nt (size(tags), 0 when absent) in
+  ! ct (never empty, so that c_loc(ct) is valid), their strings in buf;
+  ! both must outlive the C call.
+  subroutine tags_to_c(tags, ct, buf, nt)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    type(c_tag), allocatable, intent(out) :: ct(:)
+    character(kind=c_char), allocatable, target, intent(inout) :: buf(:)
+    integer(c_size_t), intent(out) :: nt
+    integer :: k, n, pos
+    n = 1
+    k = 0
+    if (present(tags)) then
+      k = size(tags)
+      do pos = 1, k
+        n = n + tag_bytes(tags(pos))
+      end do
+    end if
+    if (allocated(buf)) deallocate(buf)
+    allocate(ct(max(k, 1)), buf(n))
+    nt = int(k, c_size_t)
+    pos = 1
+    do n = 1, k
+      call tag_to_c(tags(n), buf, pos, ct(n))
+    end do
+  end subroutine tags_to_c
+
+  subroutine get_range_bytes(store, key, offset, p, n, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(in) :: offset
+    type(c_ptr), intent(in) :: p
+    integer(c_size_t), intent(in) :: n
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    if (no_size(int(n, int64), "cairn_get_range('" // key // "')", ierr)) return
+    if (nul_in(key, "cairn_get_range", ierr)) return
+    if (offset < 0) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_range('" // key // "'): InvalidArgument: offset " // &
+                itoa(offset) // " is negative", ierr)
+      return
+    end if
+    call check(c_get_range(store%ptr, cstr(key), rank_of(rank), offset, p, int(n, c_int64_t)), &
+               "cairn_get_range('" // key // "')", ierr)
+  end subroutine get_range_bytes
 
   subroutine get_bytes(store, key, p, n, rank, ierr)
     type(cairn_store), intent(in) :: store
@@ -820,16 +1130,41 @@ contains
   end function cairn_version
 
   ! Collective. Opens (creating if missing, unless read_only) the store at
-  ! `path` over the communicator `comm` (an integer handle). read_only:
-  ! open without writing; revision: open that revision (default newest);
-  ! keep_revisions: keep only the newest N (0: all).
-  subroutine cairn_open(store, path, comm, read_only, revision, keep_revisions, ierr)
+  ! `path` over the communicator `comm` (an integer handle). Every option
+  ! is an optional keyword argument with the meaning and default of its
+  ! namesake in include/cairn/options.h (cairn::Options); every rank passes
+  ! the same values (the local tuning options chunk_size,
+  ! write_buffer_size, inline_value_limit and writeback_bytes may differ).
+  !   read_only: open without writing (then create_if_missing defaults to
+  !     .false.); revision: open that revision (default newest);
+  !     keep_revisions: keep only the newest N (0: all);
+  !   require_writer_lock (default .true.): .false. lets a read-write open
+  !     on a file system that cannot lock (CAIRN_NOT_SUPPORTED otherwise)
+  !     write unprotected, with a warning; no other job may then write it;
+  !   create_if_missing (.true.; .false.: a restart that needs the store
+  !     gets CAIRN_NOT_FOUND), error_if_exists (.false.), sync (.true.);
+  !   integer(int64) sizes in bytes: staging_bytes (0; > 0 lets
+  !     cairn_commit_async overlap the writes with compute), extent_size,
+  !     chunk_size, write_buffer_size, writeback_bytes, inline_value_limit,
+  !     compact_index_limit; integer: subfiles (0: chosen by file system);
+  !     real(real64): collective_timeout_s (0: wait forever).
+  ! A negative size is CAIRN_INVALID_ARGUMENT (nothing opened); other bad
+  ! values are refused by the library with a message naming the option.
+  subroutine cairn_open(store, path, comm, read_only, revision, keep_revisions, ierr, require_writer_lock, &
+                        create_if_missing, error_if_exists, sync, staging_bytes, extent_size, chunk_size, &
+                        write_buffer_size, writeback_bytes, inline_value_limit, compact_index_limit, subfiles, &
+                        collective_timeout_s)
     type(cairn_store), intent(out) :: store
     character(*), intent(in) :: path
     integer, intent(in) :: comm
     logical, intent(in), optional :: read_only
     integer(int64), intent(in), optional :: revision, keep_revisions
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: require_writer_lock, create_if_missing, error_if_exists, sync
+    integer(int64), intent(in), optional :: staging_bytes, extent_size, chunk_size, write_buffer_size, &
+        writeback_bytes, inline_value_limit, compact_index_limit
+    integer, intent(in), optional :: subfiles
+    real(real64), intent(in), optional :: collective_timeout_s
     type(c_options) :: o
     call c_options_init(o)
     if (present(read_only)) then
@@ -840,7 +1175,39 @@ contains
     end if
     if (present(revision)) o%revision = revision
     if (present(keep_revisions)) o%keep_revisions = keep_revisions
+    if (present(require_writer_lock)) o%require_writer_lock = merge(1_c_int, 0_c_int, require_writer_lock)
+    if (present(create_if_missing)) o%create_if_missing = merge(1_c_int, 0_c_int, create_if_missing)
+    if (present(error_if_exists)) o%error_if_exists = merge(1_c_int, 0_c_int, error_if_exists)
+    if (present(sync)) o%sync = merge(1_c_int, 0_c_int, sync)
+    if (.not. size_opt(staging_bytes, "staging_bytes", o%staging_bytes)) return
+    if (.not. size_opt(extent_size, "extent_size", o%extent_size)) return
+    if (.not. size_opt(chunk_size, "chunk_size", o%chunk_size)) return
+    if (.not. size_opt(writeback_bytes, "writeback_bytes", o%writeback_bytes)) return
+    if (.not. size_opt(write_buffer_size, "write_buffer_size", o%write_buffer_size)) return
+    if (.not. size_opt(inline_value_limit, "inline_value_limit", o%inline_value_limit)) return
+    if (.not. size_opt(compact_index_limit, "compact_index_limit", o%compact_index_limit)) return
+    if (present(subfiles)) o%subfiles = int(subfiles, c_int)
+    if (present(collective_timeout_s)) o%collective_timeout_s = collective_timeout_s
     call check(c_open_f(cstr(path), int(comm, c_int), o, store%ptr), "cairn_open('" // path // "')", ierr)
+
+  contains
+
+    ! Copies a size option into the C struct (c_size_t and c_int64_t have
+    ! the same kind here); .false. (the error reported) if it is negative.
+    logical function size_opt(v, name, dest) result(ok)
+      integer(int64), intent(in), optional :: v
+      character(*), intent(in) :: name
+      integer(c_int64_t), intent(inout) :: dest
+      ok = .true.
+      if (.not. present(v)) return
+      ok = v >= 0
+      if (ok) then
+        dest = v
+      else
+        call fail(CAIRN_INVALID_ARGUMENT, "cairn_open('" // path // "'): InvalidArgument: " // name // &
+                  " is " // itoa(v) // ", a size must be >= 0", ierr)
+      end if
+    end function size_opt
   end subroutine cairn_open
 
   ! Collective. Closes the store (pending changes are discarded).
@@ -958,13 +1325,19 @@ contains
   end subroutine cairn_revision_ranks
 
   ! Local. The retained revisions, oldest first, and (optional) how many
-  ! ranks wrote each and the bytes of each one's index tables.
-  subroutine cairn_revisions(store, revisions, ranks, ierr, index_bytes)
+  ! ranks wrote each and the bytes of each one's index tables; parents
+  ! (0: none), times_ns (commit time, ns since the Unix epoch), objects
+  ! and value_bytes (over all namespaces, the store's own array objects
+  ! included) and pinned, as cairn_revision_info_t has them.
+  subroutine cairn_revisions(store, revisions, ranks, ierr, index_bytes, parents, times_ns, objects, value_bytes, &
+                             pinned)
     type(cairn_store), intent(in) :: store
     integer(int64), allocatable, intent(out) :: revisions(:)
     integer, allocatable, intent(out), optional :: ranks(:)
     integer, intent(out), optional :: ierr
-    integer(int64), allocatable, intent(out), optional :: index_bytes(:)
+    integer(int64), allocatable, intent(out), optional :: index_bytes(:), parents(:), times_ns(:), objects(:), &
+        value_bytes(:)
+    logical, allocatable, intent(out), optional :: pinned(:)
     type(c_ptr) :: p
     integer(c_size_t) :: n
     type(c_revinfo), pointer :: r(:)
@@ -977,24 +1350,37 @@ contains
     allocate(revisions(n))
     if (present(ranks)) allocate(ranks(n))
     if (present(index_bytes)) allocate(index_bytes(n))
+    if (present(parents)) allocate(parents(n))
+    if (present(times_ns)) allocate(times_ns(n))
+    if (present(objects)) allocate(objects(n))
+    if (present(value_bytes)) allocate(value_bytes(n))
+    if (present(pinned)) allocate(pinned(n))
     if (n > 0) then
       call c_f_pointer(p, r, [n])
       revisions = r%revision
       if (present(ranks)) ranks = int(r%ranks)
       if (present(index_bytes)) index_bytes = r%index_bytes
+      if (present(parents)) parents = r%parent
+      if (present(times_ns)) times_ns = r%time_ns
+      if (present(objects)) objects = r%objects
+      if (present(value_bytes)) value_bytes = r%value_bytes
+      if (present(pinned)) pinned = r%pinned /= 0
     end if
     call c_free(p)
     if (present(ierr)) ierr = CAIRN_OK
   end subroutine cairn_revisions
 
   ! Local. The keys of namespace `rank` (default own) in key order, padded
-  ! to the longest; sizes (optional) gets their value sizes in bytes.
-  subroutine cairn_keys(store, keys, sizes, rank, ierr)
+  ! to the longest; sizes (optional) gets their value sizes in bytes,
+  ! inlined whether each value is stored inline in the index (its tags:
+  ! cairn_tag_names).
+  subroutine cairn_keys(store, keys, sizes, rank, ierr, inlined)
     type(cairn_store), intent(in) :: store
     character(len=:), allocatable, intent(out) :: keys(:)
     integer(int64), allocatable, intent(out), optional :: sizes(:)
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, allocatable, intent(out), optional :: inlined(:)
     type(c_ptr) :: p
     integer(c_size_t) :: n, longest
     type(c_object), pointer :: o(:)
@@ -1012,9 +1398,11 @@ contains
     end if
     allocate(character(len=longest) :: keys(n))
     if (present(sizes)) allocate(sizes(n))
+    if (present(inlined)) allocate(inlined(n))
     do k = 1, int(n)
       keys(k) = fstr(o(k)%key, o(k)%key_len)
       if (present(sizes)) sizes(k) = o(k)%size
+      if (present(inlined)) inlined(k) = o(k)%inlined /= 0
     end do
     call c_free(p)
     if (present(ierr)) ierr = CAIRN_OK
@@ -1080,17 +1468,137 @@ contains
     call set_tag(store, key, name, t, ierr)
   end subroutine set_tag_str
 
+  subroutine set_tag_i1(store, key, name, value, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int8), intent(in) :: value
+    integer, intent(out), optional :: ierr
+    call set_tag_t(store, key, make_tag_i1(name, value), ierr)
+  end subroutine set_tag_i1
+
+  subroutine set_tag_i2(store, key, name, value, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int16), intent(in) :: value
+    integer, intent(out), optional :: ierr
+    call set_tag_t(store, key, make_tag_i2(name, value), ierr)
+  end subroutine set_tag_i2
+
+  subroutine set_tag_r4(store, key, name, value, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    real(real32), intent(in) :: value
+    integer, intent(out), optional :: ierr
+    call set_tag_t(store, key, make_tag_r4(name, value), ierr)
+  end subroutine set_tag_r4
+
+  subroutine set_tag_t(store, key, tag, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    type(cairn_tag), intent(in) :: tag
+    integer, intent(out), optional :: ierr
+    type(c_tag), allocatable, target :: ct(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer(c_size_t) :: nt
+    if (nul_in(key, "cairn_set_tag", ierr)) return
+    call tags_to_c([tag], ct, buf, nt)
+    call check(c_set_tag(store%ptr, cstr(key), ct(1)), "cairn_set_tag('" // key // "', '" // tag_name(tag) // "')", &
+               ierr)
+  end subroutine set_tag_t
+
+  function tag_name(t) result(n)
+    type(cairn_tag), intent(in) :: t
+    character(len=:), allocatable :: n
+    n = ""
+    if (allocated(t%name)) n = t%name
+  end function tag_name
+
+  ! Local. Replaces all tags of key in the caller's namespace by `tags`
+  ! (an empty array removes them all); the value is not rewritten. Pending
+  ! until the next commit. CAIRN_NOT_FOUND without such an object;
+  ! CAIRN_INVALID_ARGUMENT for an empty or repeated tag name.
+  subroutine cairn_set_tags(store, key, tags, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    type(cairn_tag), intent(in) :: tags(:)
+    integer, intent(out), optional :: ierr
+    type(c_tag), allocatable, target :: ct(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer(c_size_t) :: nt
+    if (nul_in(key, "cairn_set_tags", ierr)) return
+    call tags_to_c(tags, ct, buf, nt)
+    call check(c_set_tags(store%ptr, cstr(key), c_loc(ct), nt), &
+               "cairn_set_tags('" // key // "')", ierr)
+  end subroutine cairn_set_tags
+
+  ! Local. The type of tag `name` of key (namespace `rank`, default own):
+  ! CAIRN_TAG_INT8 .. CAIRN_TAG_BYTES, or ior(CAIRN_TAG_ARRAY, element
+  ! type) for an array tag. CAIRN_NOT_FOUND without such a tag (type 0).
+  ! With array=.true., key names a global array (its tags).
+  subroutine cairn_tag_type(store, key, name, type, rank, ierr, array)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer, intent(out) :: type
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
+    type(c_tag) :: t
+    integer :: rc
+    type = 0
+    call get_tag(store, key, name, rank, t, rc, array=array)
+    if (rc /= CAIRN_OK) then
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    type = t%type
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine cairn_tag_type
+
   ! Reads tag `name` of key into t (a copy); rc as check() gives it.
-  subroutine get_tag(store, key, name, rank, t, rc, s)
+  ! array: key names a global array (cairn_array_info's tags), not an object.
+  subroutine get_tag(store, key, name, rank, t, rc, s, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer, intent(in), optional :: rank
     type(c_tag), intent(out) :: t
     integer, intent(out) :: rc
     character(len=:), allocatable, intent(out), optional :: s
+    logical, intent(in), optional :: array
     type(c_ptr) :: p
-    type(c_tag), pointer :: tp
+    type(c_tag), pointer :: tp, all(:)
+    type(c_array_info), pointer :: info
+    integer :: k
     if (nul_in(key, "cairn_get_tag", rc)) return
+    if (present(array)) then
+      if (array) then
+        call check(c_array_info_c(store%ptr, cstr(key), 0_c_int, p), "cairn_get_tag(array '" // key // "', '" // &
+                   name // "')", rc)
+        if (rc /= CAIRN_OK) return
+        call c_f_pointer(p, info)
+        nullify(tp)
+        if (info%ntags > 0) then
+          call c_f_pointer(info%tags, all, [info%ntags])
+          do k = 1, int(info%ntags)
+            if (fstr(all(k)%name, c_strlen(all(k)%name)) == name) then
+              tp => all(k)
+              exit
+            end if
+          end do
+        end if
+        if (.not. associated(tp)) then
+          call c_free(p)
+          call fail(CAIRN_NOT_FOUND, "cairn_get_tag(array '" // key // "', '" // name // "'): NotFound: array '" // &
+                    key // "' has no tag '" // name // "'", rc)
+          return
+        end if
+        t = tp
+        if (present(s)) s = fstr(tp%data, tp%len)
+        t%data = c_null_ptr
+        t%name = c_null_ptr
+        call c_free(p)
+        return
+      end if
+    end if
     call check(c_get_tag(store%ptr, cstr(key), rank_of(rank), cstr(name), p), &
                "cairn_get_tag('" // key // "', '" // name // "')", rc)
     if (rc /= CAIRN_OK) return
@@ -1102,57 +1610,128 @@ contains
     call c_free(p)
   end subroutine get_tag
 
-  subroutine get_tag_int(store, key, name, value, rank, ierr)
+  ! An integer tag's value, refused (value 0) unless it lies in [lo, hi],
+  ! the range of the caller's kind.
+  subroutine get_tag_int(store, key, name, value, rank, ierr, lo, hi, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer(int64), intent(out) :: value
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: lo, hi
+    logical, intent(in), optional :: array
     type(c_tag) :: t
     integer :: rc
     value = 0
-    call get_tag(store, key, name, rank, t, rc)
+    call get_tag(store, key, name, rank, t, rc, array=array)
     if (rc /= CAIRN_OK) then
       call fail(rc, last_msg, ierr)
     else if (t%type < 1 .or. t%type > 8) then
       call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_tag('" // key // "', '" // name // &
                 "'): not an integer tag", ierr)
+    else if (t%type == 8 .and. t%i < 0) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_tag('" // key // "', '" // name // &
+                "'): the uint64 value does not fit integer(int64)", ierr)
+    else if (present(lo) .and. present(hi) .and. (t%i < lo .or. t%i > hi)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_tag('" // key // "', '" // name // "'): the value " // &
+                itoa(t%i) // " does not fit the integer kind given (" // itoa(lo) // " .. " // itoa(hi) // ")", ierr)
     else
       value = t%i
       if (present(ierr)) ierr = CAIRN_OK
     end if
   end subroutine get_tag_int
 
-  subroutine get_tag_i4(store, key, name, value, rank, ierr)
+  subroutine get_tag_i1(store, key, name, value, rank, ierr, array)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int8), intent(out) :: value
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
+    integer(int64) :: v
+    call get_tag_int(store, key, name, v, rank, ierr, int(-huge(value), int64) - 1, int(huge(value), int64), array)
+    value = int(v, int8)
+  end subroutine get_tag_i1
+
+  subroutine get_tag_i2(store, key, name, value, rank, ierr, array)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int16), intent(out) :: value
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
+    integer(int64) :: v
+    call get_tag_int(store, key, name, v, rank, ierr, int(-huge(value), int64) - 1, int(huge(value), int64), array)
+    value = int(v, int16)
+  end subroutine get_tag_i2
+
+  subroutine get_tag_r4(store, key, name, value, rank, ierr, array)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    real(real32), intent(out) :: value
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
+    real(real64) :: v
+    call get_tag_r8(store, key, name, v, rank, ierr, array)
+    value = real(v, real32)
+  end subroutine get_tag_r4
+
+  ! The payload of an array or bytes tag whose type is one of `types`
+  ! (rc CAIRN_OK), else rc and the message set.
+  subroutine get_tag_payload(store, key, name, rank, types, what, bytes, rc, array)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer, intent(in), optional :: rank
+    integer(c_int), intent(in) :: types(:)
+    character(*), intent(in) :: what
+    character(len=:), allocatable, intent(out) :: bytes
+    integer, intent(out) :: rc
+    logical, intent(in), optional :: array
+    type(c_tag) :: t
+    bytes = ""
+    call get_tag(store, key, name, rank, t, rc, bytes, array)
+    if (rc /= CAIRN_OK) return
+    if (.not. any(types == t%type)) then
+      bytes = ""
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_tag('" // key // "', '" // name // "'): not " // what // &
+                " (its type is " // itoa(int(t%type, int64)) // "; see cairn_tag_type)", rc)
+    end if
+  end subroutine get_tag_payload
+
+  subroutine get_tag_i4(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer(c_int32_t), intent(out) :: value
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     integer(int64) :: v
-    call get_tag_int(store, key, name, v, rank, ierr)
+    call get_tag_int(store, key, name, v, rank, ierr, int(-huge(value), int64) - 1, int(huge(value), int64), array)
     value = int(v, c_int32_t)
   end subroutine get_tag_i4
 
-  subroutine get_tag_i8(store, key, name, value, rank, ierr)
+  subroutine get_tag_i8(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     integer(c_int64_t), intent(out) :: value
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
-    call get_tag_int(store, key, name, value, rank, ierr)
+    logical, intent(in), optional :: array
+    call get_tag_int(store, key, name, value, rank, ierr, array=array)
   end subroutine get_tag_i8
 
-  subroutine get_tag_r8(store, key, name, value, rank, ierr)
+  subroutine get_tag_r8(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     real(c_double), intent(out) :: value
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     type(c_tag) :: t
     integer :: rc
     value = 0
-    call get_tag(store, key, name, rank, t, rc)
+    call get_tag(store, key, name, rank, t, rc, array=array)
     if (rc /= CAIRN_OK) then
       call fail(rc, last_msg, ierr)
     else if (t%type < 1 .or. t%type > 10) then
@@ -1164,16 +1743,137 @@ contains
     end if
   end subroutine get_tag_r8
 
-  subroutine get_tag_str(store, key, name, value, rank, ierr)
+  subroutine get_tag_a_i1(store, key, name, value, rank, ierr, array)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int8), allocatable, intent(out) :: value(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
+    character(len=:), allocatable :: b
+    integer :: rc
+    call get_tag_payload(store, key, name, rank, [TAG_RAW, ior(TAG_ARRAY, TAG_INT8), ior(TAG_ARRAY, 5_c_int)], &
+                         "bytes or an int8/uint8 array tag", b, rc, array)
+    if (rc /= CAIRN_OK) then
+      allocate(value(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    value = transfer(b, [0_int8], len(b) / (storage_size(0_int8) / 8))
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine get_tag_a_i1
+
+  subroutine get_tag_a_i2(store, key, name, value, rank, ierr, array)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int16), allocatable, intent(out) :: value(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
+    character(len=:), allocatable :: b
+    integer :: rc
+    call get_tag_payload(store, key, name, rank, [ior(TAG_ARRAY, TAG_INT16)], &
+                         "an int16 array tag", b, rc, array)
+    if (rc /= CAIRN_OK) then
+      allocate(value(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    value = transfer(b, [0_int16], len(b) / (storage_size(0_int16) / 8))
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine get_tag_a_i2
+
+  subroutine get_tag_a_i4(store, key, name, value, rank, ierr, array)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int32), allocatable, intent(out) :: value(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
+    character(len=:), allocatable :: b
+    integer :: rc
+    call get_tag_payload(store, key, name, rank, [ior(TAG_ARRAY, TAG_INT32)], &
+                         "an int32 array tag", b, rc, array)
+    if (rc /= CAIRN_OK) then
+      allocate(value(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    value = transfer(b, [0_int32], len(b) / (storage_size(0_int32) / 8))
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine get_tag_a_i4
+
+  subroutine get_tag_a_i8(store, key, name, value, rank, ierr, array)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    integer(int64), allocatable, intent(out) :: value(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
+    character(len=:), allocatable :: b
+    integer :: rc
+    call get_tag_payload(store, key, name, rank, [ior(TAG_ARRAY, TAG_INT64)], &
+                         "an int64 array tag", b, rc, array)
+    if (rc /= CAIRN_OK) then
+      allocate(value(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    value = transfer(b, [0_int64], len(b) / (storage_size(0_int64) / 8))
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine get_tag_a_i8
+
+  subroutine get_tag_a_r4(store, key, name, value, rank, ierr, array)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    real(real32), allocatable, intent(out) :: value(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
+    character(len=:), allocatable :: b
+    integer :: rc
+    call get_tag_payload(store, key, name, rank, [ior(TAG_ARRAY, TAG_FLOAT32)], &
+                         "a float32 array tag", b, rc, array)
+    if (rc /= CAIRN_OK) then
+      allocate(value(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    value = transfer(b, [0.0_real32], len(b) / (storage_size(0.0_real32) / 8))
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine get_tag_a_r4
+
+  subroutine get_tag_a_r8(store, key, name, value, rank, ierr, array)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key, name
+    real(real64), allocatable, intent(out) :: value(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
+    character(len=:), allocatable :: b
+    integer :: rc
+    call get_tag_payload(store, key, name, rank, [ior(TAG_ARRAY, TAG_FLOAT64)], &
+                         "a float64 array tag", b, rc, array)
+    if (rc /= CAIRN_OK) then
+      allocate(value(0))
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    value = transfer(b, [0.0_real64], len(b) / (storage_size(0.0_real64) / 8))
+    if (present(ierr)) ierr = CAIRN_OK
+  end subroutine get_tag_a_r8
+
+  subroutine get_tag_str(store, key, name, value, rank, ierr, array)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key, name
     character(len=:), allocatable, intent(out) :: value
     integer, intent(in), optional :: rank
     integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: array
     type(c_tag) :: t
     integer :: rc
     value = ""
-    call get_tag(store, key, name, rank, t, rc, value)
+    call get_tag(store, key, name, rank, t, rc, value, array)
     if (rc /= CAIRN_OK) then
       call fail(rc, last_msg, ierr)
     else if (t%type /= TAG_STRING) then
@@ -1189,13 +1889,43 @@ contains
   ! 15) through assumed rank, a non-contiguous section copied in or out by
   ! the compiler (the contiguous attribute) ---
 
-  subroutine put_i1(store, key, value, ierr)
+  subroutine put_i1(store, key, value, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int8), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags)
   end subroutine put_i1
+
+  subroutine gr_i1(store, key, offset, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(in) :: offset
+    integer(int8), intent(inout), target, contiguous :: value(..)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    call get_range_bytes(store, key, offset, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), &
+                         rank, ierr)
+  end subroutine gr_i1
+
+  subroutine zc_i1(store, key, value, ierr, tags)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int8), pointer, intent(in) :: value(..)
+    integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    if (.not. associated(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the pointer is not associated", ierr)
+    else if (.not. is_contiguous(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the array is not contiguous (a strided section); use cairn_put, which copies it", ierr)
+    else
+      call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags, &
+                     .true.)
+    end if
+  end subroutine zc_i1
 
   subroutine get_i1(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
@@ -1206,13 +1936,43 @@ contains
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
   end subroutine get_i1
 
-  subroutine put_i2(store, key, value, ierr)
+  subroutine put_i2(store, key, value, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int16), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags)
   end subroutine put_i2
+
+  subroutine gr_i2(store, key, offset, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(in) :: offset
+    integer(int16), intent(inout), target, contiguous :: value(..)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    call get_range_bytes(store, key, offset, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), &
+                         rank, ierr)
+  end subroutine gr_i2
+
+  subroutine zc_i2(store, key, value, ierr, tags)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int16), pointer, intent(in) :: value(..)
+    integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    if (.not. associated(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the pointer is not associated", ierr)
+    else if (.not. is_contiguous(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the array is not contiguous (a strided section); use cairn_put, which copies it", ierr)
+    else
+      call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags, &
+                     .true.)
+    end if
+  end subroutine zc_i2
 
   subroutine get_i2(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
@@ -1223,13 +1983,43 @@ contains
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
   end subroutine get_i2
 
-  subroutine put_i4(store, key, value, ierr)
+  subroutine put_i4(store, key, value, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int32), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags)
   end subroutine put_i4
+
+  subroutine gr_i4(store, key, offset, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(in) :: offset
+    integer(int32), intent(inout), target, contiguous :: value(..)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    call get_range_bytes(store, key, offset, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), &
+                         rank, ierr)
+  end subroutine gr_i4
+
+  subroutine zc_i4(store, key, value, ierr, tags)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int32), pointer, intent(in) :: value(..)
+    integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    if (.not. associated(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the pointer is not associated", ierr)
+    else if (.not. is_contiguous(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the array is not contiguous (a strided section); use cairn_put, which copies it", ierr)
+    else
+      call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags, &
+                     .true.)
+    end if
+  end subroutine zc_i4
 
   subroutine get_i4(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
@@ -1240,13 +2030,43 @@ contains
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
   end subroutine get_i4
 
-  subroutine put_i8(store, key, value, ierr)
+  subroutine put_i8(store, key, value, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int64), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags)
   end subroutine put_i8
+
+  subroutine gr_i8(store, key, offset, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(in) :: offset
+    integer(int64), intent(inout), target, contiguous :: value(..)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    call get_range_bytes(store, key, offset, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), &
+                         rank, ierr)
+  end subroutine gr_i8
+
+  subroutine zc_i8(store, key, value, ierr, tags)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), pointer, intent(in) :: value(..)
+    integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    if (.not. associated(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the pointer is not associated", ierr)
+    else if (.not. is_contiguous(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the array is not contiguous (a strided section); use cairn_put, which copies it", ierr)
+    else
+      call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags, &
+                     .true.)
+    end if
+  end subroutine zc_i8
 
   subroutine get_i8(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
@@ -1257,13 +2077,43 @@ contains
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
   end subroutine get_i8
 
-  subroutine put_r4(store, key, value, ierr)
+  subroutine put_r4(store, key, value, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     real(real32), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags)
   end subroutine put_r4
+
+  subroutine gr_r4(store, key, offset, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(in) :: offset
+    real(real32), intent(inout), target, contiguous :: value(..)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    call get_range_bytes(store, key, offset, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), &
+                         rank, ierr)
+  end subroutine gr_r4
+
+  subroutine zc_r4(store, key, value, ierr, tags)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    real(real32), pointer, intent(in) :: value(..)
+    integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    if (.not. associated(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the pointer is not associated", ierr)
+    else if (.not. is_contiguous(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the array is not contiguous (a strided section); use cairn_put, which copies it", ierr)
+    else
+      call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags, &
+                     .true.)
+    end if
+  end subroutine zc_r4
 
   subroutine get_r4(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
@@ -1274,13 +2124,43 @@ contains
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
   end subroutine get_r4
 
-  subroutine put_r8(store, key, value, ierr)
+  subroutine put_r8(store, key, value, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     real(real64), intent(in), target, contiguous :: value(..)
     integer, intent(out), optional :: ierr
-    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags)
   end subroutine put_r8
+
+  subroutine gr_r8(store, key, offset, value, rank, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    integer(int64), intent(in) :: offset
+    real(real64), intent(inout), target, contiguous :: value(..)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    call get_range_bytes(store, key, offset, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), &
+                         rank, ierr)
+  end subroutine gr_r8
+
+  subroutine zc_r8(store, key, value, ierr, tags)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: key
+    real(real64), pointer, intent(in) :: value(..)
+    integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    if (.not. associated(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the pointer is not associated", ierr)
+    else if (.not. is_contiguous(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_put_zero_copy('" // key // "'): InvalidArgument: " // &
+                "the array is not contiguous (a strided section); use cairn_put, which copies it", ierr)
+    else
+      call put_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), ierr, tags, &
+                     .true.)
+    end if
+  end subroutine zc_r8
 
   subroutine get_r8(store, key, value, rank, ierr)
     type(cairn_store), intent(in) :: store
@@ -1290,6 +2170,198 @@ contains
     integer, intent(out), optional :: ierr
     call get_bytes(store, key, c_loc(value), int(size(value), c_size_t) * (storage_size(value) / 8), rank, ierr)
   end subroutine get_r8
+
+  ! Local. Reads the values of reads(:) (cairn_read_into(key, x) each) of
+  ! namespace `rank` (default own) in one call: their byte ranges are
+  ! sorted and merged into few large reads, each value read and verified
+  ! straight into its array. A value no larger than its array fills its
+  ! first bytes (sizes(k) gives each value's size in bytes); a larger one
+  ! is CAIRN_INVALID_ARGUMENT for that read and its array is untouched;
+  ! where a read failed (corruption, I/O error) the first sizes(k) bytes
+  ! of its array are zeroed. codes(k) gets each read's code; ierr the
+  ! first failed one (CAIRN_OK if none). Refused as a whole, nothing
+  ! read (every code CAIRN_INVALID_ARGUMENT): a strided array, a key with
+  ! char(0), arrays that overlap (the same array twice), a rank that names
+  ! no namespace. gap_limit, max_block (bytes; negative counts as 0) and
+  ! max_read_amplification tune how the ranges are merged
+  ! (cairn::ReadOptions; cairn_multi_get_opts).
+  subroutine cairn_multi_get(store, reads, sizes, codes, rank, ierr, gap_limit, max_block, max_read_amplification)
+    type(cairn_store), intent(in) :: store
+    type(cairn_read), intent(in) :: reads(:)
+    integer(int64), allocatable, intent(out), optional :: sizes(:)
+    integer, allocatable, intent(out), optional :: codes(:)
+    integer, intent(in), optional :: rank
+    integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit, max_block
+    real(real64), intent(in), optional :: max_read_amplification
+    type(c_read_options) :: ro
+    type(c_read), allocatable :: cr(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer :: k, n, pos, rc
+    n = size(reads)
+    if (present(sizes)) then
+      allocate(sizes(n))
+      sizes = 0
+    end if
+    if (present(codes)) then
+      allocate(codes(n))
+      codes = CAIRN_INVALID_ARGUMENT
+    end if
+    do k = 1, n
+      if (.not. reads(k)%usable) then
+        call fail(CAIRN_INVALID_ARGUMENT, "cairn_multi_get: InvalidArgument: read " // itoa(int(k, int64)) // &
+                  " ('" // reads(k)%key // "') is not a contiguous array (a strided section, or an " // &
+                  "unassociated pointer); nothing was read", ierr)
+        return
+      end if
+      if (nul_in(reads(k)%key, "cairn_multi_get", ierr)) return
+    end do
+    pos = 1
+    do k = 1, n
+      pos = pos + len(reads(k)%key) + 1
+    end do
+    allocate(cr(max(n, 1)), buf(pos))
+    pos = 1
+    do k = 1, n
+      call put_str(buf, pos, reads(k)%key, cr(k)%key)
+      cr(k)%data = reads(k)%data
+      cr(k)%capacity = reads(k)%capacity
+      cr(k)%size = 0
+      cr(k)%code = 0
+    end do
+    call c_read_options_init(ro)
+    if (present(gap_limit)) ro%gap_limit = max(gap_limit, 0_int64)
+    if (present(max_block)) ro%max_block = max(max_block, 0_int64)
+    if (present(max_read_amplification)) ro%max_read_amplification = max_read_amplification
+    call check(c_multi_get_opts(store%ptr, rank_of(rank), cr, int(n, c_size_t), ro), "cairn_multi_get", rc)
+    if (present(sizes)) sizes = cr(1:n)%size
+    if (present(codes)) codes = cr(1:n)%code
+    if (rc /= CAIRN_OK) then
+      call fail(rc, last_msg, ierr)
+    else if (present(ierr)) then
+      ierr = CAIRN_OK
+    end if
+  end subroutine cairn_multi_get
+
+  function ri_i1(key, x) result(r)
+    character(*), intent(in) :: key
+    integer(int8), pointer, intent(in) :: x(..)
+    type(cairn_read) :: r
+    r%key = key
+    if (.not. associated(x)) return
+    if (.not. is_contiguous(x)) return
+    r%usable = .true.
+    r%data = c_loc(x)
+    r%capacity = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function ri_i1
+
+  function ri_i2(key, x) result(r)
+    character(*), intent(in) :: key
+    integer(int16), pointer, intent(in) :: x(..)
+    type(cairn_read) :: r
+    r%key = key
+    if (.not. associated(x)) return
+    if (.not. is_contiguous(x)) return
+    r%usable = .true.
+    r%data = c_loc(x)
+    r%capacity = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function ri_i2
+
+  function ri_i4(key, x) result(r)
+    character(*), intent(in) :: key
+    integer(int32), pointer, intent(in) :: x(..)
+    type(cairn_read) :: r
+    r%key = key
+    if (.not. associated(x)) return
+    if (.not. is_contiguous(x)) return
+    r%usable = .true.
+    r%data = c_loc(x)
+    r%capacity = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function ri_i4
+
+  function ri_i8(key, x) result(r)
+    character(*), intent(in) :: key
+    integer(int64), pointer, intent(in) :: x(..)
+    type(cairn_read) :: r
+    r%key = key
+    if (.not. associated(x)) return
+    if (.not. is_contiguous(x)) return
+    r%usable = .true.
+    r%data = c_loc(x)
+    r%capacity = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function ri_i8
+
+  function ri_r4(key, x) result(r)
+    character(*), intent(in) :: key
+    real(real32), pointer, intent(in) :: x(..)
+    type(cairn_read) :: r
+    r%key = key
+    if (.not. associated(x)) return
+    if (.not. is_contiguous(x)) return
+    r%usable = .true.
+    r%data = c_loc(x)
+    r%capacity = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function ri_r4
+
+  function ri_r8(key, x) result(r)
+    character(*), intent(in) :: key
+    real(real64), pointer, intent(in) :: x(..)
+    type(cairn_read) :: r
+    r%key = key
+    if (.not. associated(x)) return
+    if (.not. is_contiguous(x)) return
+    r%usable = .true.
+    r%data = c_loc(x)
+    r%capacity = size(x, kind=c_int64_t) * (storage_size(x) / 8)
+  end function ri_r8
+
+  ! The name of a code: "OK", "NotFound", "Corruption", "InvalidArgument",
+  ! "IOError", "NotSupported", "Aborted"; "Unknown" for anything else.
+  function cairn_code_name(code) result(name)
+    integer, intent(in) :: code
+    character(len=:), allocatable :: name
+    type(c_ptr) :: p
+    p = c_code_name(int(code, c_int))
+    name = fstr(p, c_strlen(p))
+  end function cairn_code_name
+
+  ! Bytes per element of an array dtype (CAIRN_INT8 .. CAIRN_FLOAT64; 0
+  ! for any other code).
+  integer function cairn_dtype_size(dtype)
+    integer, intent(in) :: dtype
+    cairn_dtype_size = int(c_dtype_size(int(dtype, c_int)))
+  end function cairn_dtype_size
+
+  ! The NumPy name of an array dtype ("int8" ... "float64"; "?" else).
+  function cairn_dtype_name(dtype) result(name)
+    integer, intent(in) :: dtype
+    character(len=:), allocatable :: name
+    type(c_ptr) :: p
+    p = c_dtype_name(int(dtype, c_int))
+    name = fstr(p, c_strlen(p))
+  end function cairn_dtype_name
+
+  ! Local. This rank's I/O counters since the store was opened.
+  subroutine cairn_stats(store, stats, ierr)
+    type(cairn_store), intent(in) :: store
+    type(cairn_io_stats), intent(out) :: stats
+    integer, intent(out), optional :: ierr
+    call check(c_stats(store%ptr, stats, int(storage_size(stats) / 8, c_size_t)), "cairn_stats", ierr)
+  end subroutine cairn_stats
+
+  ! Local, never blocks: the revision number the asynchronous commit makes
+  ! (known as soon as cairn_commit_async returned; 0 for no commit).
+  integer(int64) function cairn_async_revision(handle)
+    type(cairn_async), intent(in) :: handle
+    cairn_async_revision = c_async_revision(handle%ptr)
+  end function cairn_async_revision
+
+  ! Local, never blocks: .true. once the commit has finished and its
+  ! revision is committed (cairn_async_test moves it on).
+  logical function cairn_async_committed(handle)
+    type(cairn_async), intent(in) :: handle
+    cairn_async_committed = c_async_committed(handle%ptr) /= 0
+  end function cairn_async_committed
 
   ! --- strings for C: tags and conditions ---
 
@@ -1408,6 +2480,97 @@ contains
     t%type = TAG_STRING
     t%text = value
   end function make_tag_str
+
+  function make_tag_i1(name, value) result(t)
+    character(*), intent(in) :: name
+    integer(int8), intent(in) :: value
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = TAG_INT8
+    t%i = value
+  end function make_tag_i1
+
+  function make_tag_i2(name, value) result(t)
+    character(*), intent(in) :: name
+    integer(int16), intent(in) :: value
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = TAG_INT16
+    t%i = value
+  end function make_tag_i2
+
+  function make_tag_r4(name, value) result(t)
+    character(*), intent(in) :: name
+    real(real32), intent(in) :: value
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = TAG_FLOAT32
+    t%d = value
+  end function make_tag_r4
+
+  ! A bytes tag (CAIRN_TAG_BYTES) holding b.
+  function cairn_bytes_tag(name, b) result(t)
+    character(*), intent(in) :: name
+    integer(int8), intent(in), target, contiguous :: b(:)
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = TAG_RAW
+    t%text = fstr(c_loc(b), size(b, kind=c_size_t))
+  end function cairn_bytes_tag
+
+  function make_tag_a_i1(name, value) result(t)
+    character(*), intent(in) :: name
+    integer(int8), intent(in), target, contiguous :: value(:)
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = ior(TAG_ARRAY, TAG_INT8)
+    t%text = fstr(c_loc(value), size(value, kind=c_size_t) * (storage_size(value) / 8))
+  end function make_tag_a_i1
+
+  function make_tag_a_i2(name, value) result(t)
+    character(*), intent(in) :: name
+    integer(int16), intent(in), target, contiguous :: value(:)
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = ior(TAG_ARRAY, TAG_INT16)
+    t%text = fstr(c_loc(value), size(value, kind=c_size_t) * (storage_size(value) / 8))
+  end function make_tag_a_i2
+
+  function make_tag_a_i4(name, value) result(t)
+    character(*), intent(in) :: name
+    integer(int32), intent(in), target, contiguous :: value(:)
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = ior(TAG_ARRAY, TAG_INT32)
+    t%text = fstr(c_loc(value), size(value, kind=c_size_t) * (storage_size(value) / 8))
+  end function make_tag_a_i4
+
+  function make_tag_a_i8(name, value) result(t)
+    character(*), intent(in) :: name
+    integer(int64), intent(in), target, contiguous :: value(:)
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = ior(TAG_ARRAY, TAG_INT64)
+    t%text = fstr(c_loc(value), size(value, kind=c_size_t) * (storage_size(value) / 8))
+  end function make_tag_a_i8
+
+  function make_tag_a_r4(name, value) result(t)
+    character(*), intent(in) :: name
+    real(real32), intent(in), target, contiguous :: value(:)
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = ior(TAG_ARRAY, TAG_FLOAT32)
+    t%text = fstr(c_loc(value), size(value, kind=c_size_t) * (storage_size(value) / 8))
+  end function make_tag_a_r4
+
+  function make_tag_a_r8(name, value) result(t)
+    character(*), intent(in) :: name
+    real(real64), intent(in), target, contiguous :: value(:)
+    type(cairn_tag) :: t
+    t%name = name
+    t%type = ior(TAG_ARRAY, TAG_FLOAT64)
+    t%text = fstr(c_loc(value), size(value, kind=c_size_t) * (storage_size(value) / 8))
+  end function make_tag_a_r8
 
   ! The object has a tag `name`.
   function cairn_tag_exists(name) result(c)
@@ -1615,14 +2778,20 @@ contains
   ! --- streams ---
 
   ! Local. Opens a stream that becomes object `key` of the caller's
-  ! namespace when closed (pending for the next commit).
-  subroutine cairn_stream_open_write(store, key, stream, ierr)
+  ! namespace, with the optional tags, when closed (pending for the next
+  ! commit).
+  subroutine cairn_stream_open_write(store, key, stream, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     type(cairn_stream), intent(out) :: stream
     integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    type(c_tag), allocatable, target :: ct(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer(c_size_t) :: nt
     if (nul_in(key, "cairn_stream_open_write", ierr)) return
-    call check(c_stream_open_write(store%ptr, cstr(key), c_null_ptr, 0_c_size_t, stream%ptr), &
+    call tags_to_c(tags, ct, buf, nt)
+    call check(c_stream_open_write(store%ptr, cstr(key), c_loc(ct), nt, stream%ptr), &
                "cairn_stream_open_write('" // key // "')", ierr)
   end subroutine cairn_stream_open_write
 
@@ -1756,16 +2925,45 @@ contains
 
   ! --- shared objects ---
 
-  subroutine put_shared_bytes(store, key, p, n, ierr)
+  subroutine put_shared_bytes(store, key, p, n, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     type(c_ptr), intent(in) :: p
     integer(c_size_t), intent(in) :: n
     integer, intent(out), optional :: ierr
+    type(cairn_tag), intent(in), optional :: tags(:)
+    type(c_tag), allocatable, target :: ct(:)
+    character(kind=c_char), allocatable, target :: buf(:)
+    integer(c_size_t) :: nt
     if (no_size(int(n, int64), "cairn_put_shared('" // key // "')", ierr)) return
     if (nul_in(key, "cairn_put_shared", ierr)) return
-    call check(c_put_shared(store%ptr, cstr(key), p, n), "cairn_put_shared('" // key // "')", ierr)
+    call tags_to_c(tags, ct, buf, nt)
+    call check(c_put_shared_tags(store%ptr, cstr(key), p, n, c_loc(ct), nt), "cairn_put_shared('" // key // "')", ierr)
   end subroutine put_shared_bytes
+
+  subroutine stream_read_at_bytes(stream, offset, p, n, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in) :: offset
+    type(c_ptr), intent(in) :: p
+    integer(c_size_t), intent(in) :: n
+    integer, intent(out), optional :: ierr
+    if (no_size(int(n, int64), "cairn_stream_read_at", ierr)) return
+    if (offset < 0) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_stream_read_at: InvalidArgument: offset " // itoa(offset) // &
+                " is negative", ierr)
+      return
+    end if
+    call check(c_stream_read_at(stream%ptr, offset, p, n), "cairn_stream_read_at", ierr)
+  end subroutine stream_read_at_bytes
+
+  ! Local. This handle's array read counters since the store was opened.
+  subroutine cairn_array_read_stats(store, stats, ierr)
+    type(cairn_store), intent(in) :: store
+    type(cairn_array_read_stats_t), intent(out) :: stats
+    integer, intent(out), optional :: ierr
+    call check(c_array_read_stats(store%ptr, stats, int(storage_size(stats) / 8, c_size_t)), &
+               "cairn_array_read_stats", ierr)
+  end subroutine cairn_array_read_stats
 
   subroutine get_shared_bytes(store, key, p, n, ierr)
     type(cairn_store), intent(in) :: store
@@ -1849,32 +3047,50 @@ contains
                                 p, opts, ct, int(k, c_size_t)), "cairn_put_array('" // name // "')", ierr)
   end subroutine put_array_c
 
-  subroutine get_array_c(store, name, start, count, p, cap, ierr)
+  subroutine get_array_c(store, name, start, count, p, cap, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: start(:), count(:)
     type(c_ptr), intent(in) :: p
     integer(c_size_t), intent(in) :: cap
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
+    type(c_array_read_options) :: ro
     if (size(start) /= size(count)) then
       call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_array('" // name // "'): start has " // &
                 itoa(size(start, kind=int64)) // " dimensions, the data " // itoa(size(count, kind=int64)), ierr)
       return
     end if
     if (no_size(minval([count, int(cap, int64), 0_int64]), "cairn_get_array('" // name // "')", ierr)) return
-    call check(c_get_array(store%ptr, cstr(name), size(count, kind=c_int), start, count, p, cap, &
-                           FLAG_COLUMN_MAJOR), "cairn_get_array('" // name // "')", ierr)
+    call c_array_read_options_init(ro)
+    ro%flags = FLAG_COLUMN_MAJOR
+    if (present(gap_limit)) then
+      if (gap_limit < 0) then
+        call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_array('" // name // "'): InvalidArgument: gap_limit " // &
+                  itoa(gap_limit) // " is negative", ierr)
+        return
+      end if
+      ro%gap_limit = gap_limit
+    end if
+    call check(c_get_array_opts(store%ptr, cstr(name), size(count, kind=c_int), start, count, p, cap, ro), &
+               "cairn_get_array('" // name // "')", ierr)
   end subroutine get_array_c
 
   ! Local. The array's element type (CAIRN_INT8 ... CAIRN_FLOAT64), its
-  ! global shape in Fortran order, and how many blocks it has.
-  subroutine cairn_array_info(store, name, dtype, shape, blocks, ierr)
+  ! global shape in Fortran order, how many blocks it has, whether they
+  ! form a regular grid (stored in O(1)), and the names of its tags.
+  subroutine cairn_array_info(store, name, dtype, shape, blocks, ierr, regular, tag_names)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer, intent(out), optional :: dtype
     integer(int64), allocatable, intent(out), optional :: shape(:)
     integer(int64), intent(out), optional :: blocks
     integer, intent(out), optional :: ierr
+    logical, intent(out), optional :: regular
+    character(len=:), allocatable, intent(out), optional :: tag_names(:)
+    type(c_tag), pointer :: t(:)
+    integer(c_size_t), allocatable :: lens(:)
+    integer :: k
     type(c_ptr) :: p
     type(c_array_info), pointer :: info
     integer(c_int64_t), pointer :: sh(:)
@@ -1882,6 +3098,7 @@ contains
     call check(c_array_info_c(store%ptr, cstr(name), 0_c_int, p), "cairn_array_info('" // name // "')", rc)
     if (rc /= CAIRN_OK) then
       if (present(shape)) allocate(shape(0))
+      if (present(tag_names)) allocate(character(len=0) :: tag_names(0))
       call fail(rc, last_msg, ierr)
       return
     end if
@@ -1890,9 +3107,80 @@ contains
     if (present(dtype)) dtype = info%dtype
     if (present(shape)) shape = sh(info%ndims:1:-1)
     if (present(blocks)) blocks = info%block_count
+    if (present(regular)) regular = info%regular /= 0
+    if (present(tag_names)) then
+      if (info%ntags == 0) then
+        allocate(character(len=0) :: tag_names(0))
+      else
+        call c_f_pointer(info%tags, t, [info%ntags])
+        allocate(lens(info%ntags))
+        do k = 1, int(info%ntags)
+          lens(k) = c_strlen(t(k)%name)
+        end do
+        call to_strings(t%name, lens, tag_names)
+      end if
+    end if
     call c_free(p)
     if (present(ierr)) ierr = CAIRN_OK
   end subroutine cairn_array_info
+
+  ! Local. Every block of the array as the store's revision holds it
+  ! (O(blocks) memory), each argument optional: start and count
+  ! (ndims x nblocks, Fortran order, start 0-based as cairn_put_array's),
+  ! ranks (the namespace, writer rank, holding each), and for blocks put
+  ! with statistics=.true. has_statistics = .true. and their smallest and
+  ! largest element in minimum and maximum (NaNs skipped; 64-bit integers
+  ! rounded to real64; 0 without statistics). CAIRN_NOT_FOUND without
+  ! such an array (the arrays are then allocated with no blocks).
+  subroutine cairn_array_blocks(store, name, start, count, ranks, has_statistics, minimum, maximum, ierr)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(int64), allocatable, intent(out), optional :: start(:, :), count(:, :)
+    integer, allocatable, intent(out), optional :: ranks(:)
+    logical, allocatable, intent(out), optional :: has_statistics(:)
+    real(real64), allocatable, intent(out), optional :: minimum(:), maximum(:)
+    integer, intent(out), optional :: ierr
+    type(c_ptr) :: p
+    integer(c_size_t) :: n
+    type(c_block_info), pointer :: b(:)
+    integer(c_int64_t), pointer :: v(:)
+    integer :: rc, k, nd
+    n = 0
+    p = c_null_ptr
+    if (.not. nul_in(name, "cairn_array_blocks", rc)) &
+        call check(c_array_blocks(store%ptr, cstr(name), p, n), "cairn_array_blocks('" // name // "')", rc)
+    nd = 0
+    if (rc == CAIRN_OK .and. n > 0) then
+      call c_f_pointer(p, b, [n])
+      nd = b(1)%ndims
+    end if
+    if (present(start)) allocate(start(nd, n))
+    if (present(count)) allocate(count(nd, n))
+    if (present(ranks)) allocate(ranks(n))
+    if (present(has_statistics)) allocate(has_statistics(n))
+    if (present(minimum)) allocate(minimum(n))
+    if (present(maximum)) allocate(maximum(n))
+    do k = 1, int(n)
+      if (present(start)) then
+        call c_f_pointer(b(k)%start, v, [nd])
+        start(:, k) = v(nd:1:-1)
+      end if
+      if (present(count)) then
+        call c_f_pointer(b(k)%count, v, [nd])
+        count(:, k) = v(nd:1:-1)
+      end if
+      if (present(ranks)) ranks(k) = b(k)%rank
+      if (present(has_statistics)) has_statistics(k) = b(k)%has_statistics /= 0
+      if (present(minimum)) minimum(k) = b(k)%min
+      if (present(maximum)) maximum(k) = b(k)%max
+    end do
+    call c_free(p)
+    if (rc /= CAIRN_OK) then
+      call fail(rc, last_msg, ierr)
+    else if (present(ierr)) then
+      ierr = CAIRN_OK
+    end if
+  end subroutine cairn_array_blocks
 
   ! Local. The names of the arrays of the store's revision, in name order
   ! (padded to the longest).
@@ -1975,13 +3263,22 @@ contains
     call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
   end subroutine sr_i1
 
-  subroutine ps_i1(store, key, data, ierr)
+  subroutine ps_i1(store, key, data, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int8), intent(in), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
-    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr, tags)
   end subroutine ps_i1
+
+  subroutine sra_i1(stream, offset, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in) :: offset
+    integer(int8), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_read_at_bytes(stream, offset, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sra_i1
 
   subroutine gs_i1(store, key, data, ierr)
     type(cairn_store), intent(in) :: store
@@ -2004,14 +3301,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i1_4
 
-  subroutine ga_i1_4(store, name, start, data, ierr)
+  subroutine ga_i1_4(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: start(:)
     integer(int8), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i1_4
 
   subroutine pa_i1_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -2027,14 +3325,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i1_8
 
-  subroutine ga_i1_8(store, name, start, data, ierr)
+  subroutine ga_i1_8(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: start(:)
     integer(int8), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i1_8
 
   subroutine sw_i2(stream, data, ierr)
@@ -2052,13 +3351,22 @@ contains
     call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
   end subroutine sr_i2
 
-  subroutine ps_i2(store, key, data, ierr)
+  subroutine ps_i2(store, key, data, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int16), intent(in), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
-    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr, tags)
   end subroutine ps_i2
+
+  subroutine sra_i2(stream, offset, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in) :: offset
+    integer(int16), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_read_at_bytes(stream, offset, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sra_i2
 
   subroutine gs_i2(store, key, data, ierr)
     type(cairn_store), intent(in) :: store
@@ -2081,14 +3389,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i2_4
 
-  subroutine ga_i2_4(store, name, start, data, ierr)
+  subroutine ga_i2_4(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: start(:)
     integer(int16), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i2_4
 
   subroutine pa_i2_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -2104,14 +3413,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i2_8
 
-  subroutine ga_i2_8(store, name, start, data, ierr)
+  subroutine ga_i2_8(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: start(:)
     integer(int16), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i2_8
 
   subroutine sw_i4(stream, data, ierr)
@@ -2129,13 +3439,22 @@ contains
     call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
   end subroutine sr_i4
 
-  subroutine ps_i4(store, key, data, ierr)
+  subroutine ps_i4(store, key, data, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int32), intent(in), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
-    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr, tags)
   end subroutine ps_i4
+
+  subroutine sra_i4(stream, offset, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in) :: offset
+    integer(int32), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_read_at_bytes(stream, offset, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sra_i4
 
   subroutine gs_i4(store, key, data, ierr)
     type(cairn_store), intent(in) :: store
@@ -2158,14 +3477,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i4_4
 
-  subroutine ga_i4_4(store, name, start, data, ierr)
+  subroutine ga_i4_4(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: start(:)
     integer(int32), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i4_4
 
   subroutine pa_i4_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -2181,14 +3501,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i4_8
 
-  subroutine ga_i4_8(store, name, start, data, ierr)
+  subroutine ga_i4_8(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: start(:)
     integer(int32), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i4_8
 
   subroutine sw_i8(stream, data, ierr)
@@ -2206,13 +3527,22 @@ contains
     call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
   end subroutine sr_i8
 
-  subroutine ps_i8(store, key, data, ierr)
+  subroutine ps_i8(store, key, data, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     integer(int64), intent(in), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
-    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr, tags)
   end subroutine ps_i8
+
+  subroutine sra_i8(stream, offset, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in) :: offset
+    integer(int64), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_read_at_bytes(stream, offset, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sra_i8
 
   subroutine gs_i8(store, key, data, ierr)
     type(cairn_store), intent(in) :: store
@@ -2235,14 +3565,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i8_4
 
-  subroutine ga_i8_4(store, name, start, data, ierr)
+  subroutine ga_i8_4(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: start(:)
     integer(int64), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i8_4
 
   subroutine pa_i8_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -2258,14 +3589,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_i8_8
 
-  subroutine ga_i8_8(store, name, start, data, ierr)
+  subroutine ga_i8_8(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: start(:)
     integer(int64), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_i8_8
 
   subroutine sw_r4(stream, data, ierr)
@@ -2283,13 +3615,22 @@ contains
     call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
   end subroutine sr_r4
 
-  subroutine ps_r4(store, key, data, ierr)
+  subroutine ps_r4(store, key, data, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     real(real32), intent(in), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
-    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr, tags)
   end subroutine ps_r4
+
+  subroutine sra_r4(stream, offset, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in) :: offset
+    real(real32), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_read_at_bytes(stream, offset, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sra_r4
 
   subroutine gs_r4(store, key, data, ierr)
     type(cairn_store), intent(in) :: store
@@ -2312,14 +3653,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_r4_4
 
-  subroutine ga_r4_4(store, name, start, data, ierr)
+  subroutine ga_r4_4(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: start(:)
     real(real32), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_r4_4
 
   subroutine pa_r4_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -2335,14 +3677,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_r4_8
 
-  subroutine ga_r4_8(store, name, start, data, ierr)
+  subroutine ga_r4_8(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: start(:)
     real(real32), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_r4_8
 
   subroutine sw_r8(stream, data, ierr)
@@ -2360,13 +3703,22 @@ contains
     call stream_read_bytes(stream, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), got, ierr)
   end subroutine sr_r8
 
-  subroutine ps_r8(store, key, data, ierr)
+  subroutine ps_r8(store, key, data, ierr, tags)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: key
     real(real64), intent(in), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
-    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    call put_shared_bytes(store, key, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr, tags)
   end subroutine ps_r8
+
+  subroutine sra_r8(stream, offset, data, ierr)
+    type(cairn_stream), intent(in) :: stream
+    integer(int64), intent(in) :: offset
+    real(real64), intent(inout), target, contiguous :: data(..)
+    integer, intent(out), optional :: ierr
+    call stream_read_at_bytes(stream, offset, c_loc(data), int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+  end subroutine sra_r8
 
   subroutine gs_r8(store, key, data, ierr)
     type(cairn_store), intent(in) :: store
@@ -2389,14 +3741,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_r8_4
 
-  subroutine ga_r8_4(store, name, start, data, ierr)
+  subroutine ga_r8_4(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int32), intent(in) :: start(:)
     real(real64), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_r8_4
 
   subroutine pa_r8_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -2412,14 +3765,15 @@ contains
                      int(shape(data), int64), c_loc(data), statistics, tags, ierr, checksum_grain)
   end subroutine pa_r8_8
 
-  subroutine ga_r8_8(store, name, start, data, ierr)
+  subroutine ga_r8_8(store, name, start, data, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: start(:)
     real(real64), intent(inout), target, contiguous :: data(..)
     integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
   end subroutine ga_r8_8
 
 end module cairn

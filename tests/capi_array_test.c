@@ -2,10 +2,12 @@
  * float64 array in irregular row slabs (rank 1 puts none from 3 ranks on),
  * read whole and as a sub-box crossing blocks on every rank; the same
  * values put column-major (Fortran order) and read row-major; a 1-D array
- * of every dtype; tags on arrays, info with and without blocks, the list,
+ * of every dtype; tags on arrays, info with and without blocks, blocks
+ * with their statistics (cairn_array_blocks), the list,
  * queries, delete, writer ranks, a read-only reopen, and the errors (small
  * buffer, wrong ndims, unknown dtype or flags, absent array), and the
- * checksum grain of cairn_put_array_opts. Exits
+ * checksum grain of cairn_put_array_opts, cairn_get_array_opts (the gap
+ * limit, counted by cairn_array_read_stats). Exits
  * non-zero on any rank's failure. */
 #include <mpi.h>
 #include <stdio.h>
@@ -150,6 +152,31 @@ static void check_grids(cairn_store_t* s, int size) {
   }
   cairn_free(info);
 
+  /* Blocks with their statistics: fgrid was put with
+   * CAIRN_ARRAY_STATISTICS (rows y0..y0+ny-1 hold (int)value_at(y, x) =
+   * 100 y + x), grid without. */
+  cairn_array_block_info_t* bl = NULL;
+  size_t nbl = 0;
+  CHECK(cairn_array_blocks(s, "fgrid", &bl, &nbl) == CAIRN_OK && bl && nbl >= 1);
+  uint64_t rows = 0;
+  for (size_t b = 0; b < nbl && bl; b++) {
+    uint64_t y0, ny;
+    rows_of(bl[b].rank, size, &y0, &ny);
+    CHECK(bl[b].ndims == 2 && bl[b].start[0] == y0 && bl[b].count[0] == ny && bl[b].count[1] == NX);
+    CHECK(bl[b].has_statistics == 1 && bl[b].min == 100.0 * (double)y0 &&
+          bl[b].max == 100.0 * (double)(y0 + ny - 1) + (NX - 1));
+    rows += bl[b].count[0];
+  }
+  CHECK(rows == NY);
+  cairn_free(bl);
+  bl = NULL;
+  CHECK(cairn_array_blocks(s, "grid", &bl, &nbl) == CAIRN_OK && bl && nbl >= 1);
+  for (size_t b = 0; b < nbl && bl; b++) CHECK(bl[b].has_statistics == 0 && bl[b].min == 0 && bl[b].max == 0);
+  cairn_free(bl);
+  bl = (cairn_array_block_info_t*)&bl;
+  CHECK(cairn_array_blocks(s, "absent", &bl, &nbl) == CAIRN_NOT_FOUND && bl == NULL && nbl == 0);
+  CHECK(cairn_array_blocks(s, NULL, &bl, &nbl) == CAIRN_INVALID_ARGUMENT);
+
   /* The list, in name order: d_float32 ... d_uint8, fgrid, grid. */
   cairn_array_info_t* arrays = NULL;
   size_t n = 0;
@@ -263,6 +290,69 @@ static void check_grain(const char* path, int rank, int size) {
   free(got);
 }
 
+/* cairn_get_array_opts and cairn_array_read_stats: each rank puts a block
+ * of 16 rows of 2048 float64 (16 KiB a row, four 4 KiB checksum grains)
+ * and reads the first 1536 columns of its rows: 16 runs of three grains,
+ * one grain apart. The default gap limit (64 KiB) reads the gap grains
+ * too (cheap beside the runs) and joins the runs into fewer requests;
+ * gap_limit 0 reads each run alone and no gap. */
+static void check_read_options(const char* path, int rank, int size) {
+  enum { R = 16, C = 2048, W = 1536 };
+  cairn_store_t* s = NULL;
+  CHECK(cairn_open(path, MPI_COMM_WORLD, NULL, &s) == CAIRN_OK);
+  if (!s) return;
+  double* mine = malloc(sizeof(double) * R * C);
+  for (size_t i = 0; i < (size_t)R * C; i++) mine[i] = (double)i + 1e6 * rank;
+  uint64_t shape[2] = {(uint64_t)R * (uint64_t)size, C}, start[2] = {(uint64_t)R * (uint64_t)rank, 0},
+           count[2] = {R, C};
+  CHECK(cairn_put_array(s, "big", CAIRN_FLOAT64, 2, shape, start, count, mine, 0, NULL, 0) == CAIRN_OK);
+  CHECK(cairn_commit(s, NULL) == CAIRN_OK);
+  cairn_array_read_options_t ro;
+  cairn_array_read_options_init(&ro);
+  CHECK(ro.struct_size == sizeof ro && ro.flags == CAIRN_ROW_MAJOR && ro.gap_limit == 65536);
+  uint64_t bc[2] = {R, W};
+  double* box = malloc(sizeof(double) * R * W);
+  uint64_t requests[2], bytes[2];
+  for (int k = 0; k < 2; k++) {
+    ro.gap_limit = k == 0 ? 65536 : 0;
+    cairn_array_read_stats_t a, b;
+    memset(box, 0, sizeof(double) * R * W);
+    CHECK(cairn_array_read_stats(s, &a, sizeof a) == CAIRN_OK);
+    CHECK(cairn_get_array_opts(s, "big", 2, start, bc, box, sizeof(double) * R * W, &ro) == CAIRN_OK);
+    CHECK(cairn_array_read_stats(s, &b, sizeof b) == CAIRN_OK);
+    int bad = 0;
+    for (int r = 0; r < R; r++)
+      for (int c = 0; c < W; c++) bad += box[r * W + c] != mine[r * C + c];
+    CHECK(bad == 0);
+    CHECK(b.calls == a.calls + 1 && b.runs - a.runs == R && b.bytes_wanted - a.bytes_wanted == sizeof(double) * R * W);
+    requests[k] = b.requests - a.requests;
+    bytes[k] = b.bytes_read - a.bytes_read;
+  }
+  CHECK(bytes[1] == (uint64_t)R * 3 * 4096 && bytes[0] > bytes[1] && requests[0] < requests[1]);
+  if (rank == 0)
+    printf("capi_array_test: 16 runs one grain apart: %lu requests, %lu bytes (gap_limit 64 KiB); "
+           "%lu, %lu (0)\n", (unsigned long)requests[0], (unsigned long)bytes[0], (unsigned long)requests[1],
+           (unsigned long)bytes[1]);
+  /* Column-major through the options; NULL options are the defaults. */
+  double* fbox = malloc(sizeof(double) * R * W);
+  uint64_t fs[2] = {0, (uint64_t)R * (uint64_t)rank}, fc[2] = {W, R};
+  ro.flags = CAIRN_COLUMN_MAJOR;
+  CHECK(cairn_get_array_opts(s, "big", 2, fs, fc, fbox, sizeof(double) * R * W, &ro) == CAIRN_OK);
+  CHECK(memcmp(fbox, box, sizeof(double) * R * W) == 0);
+  CHECK(cairn_get_array_opts(s, "big", 2, start, bc, box, sizeof(double) * R * W, NULL) == CAIRN_OK);
+  cairn_array_read_options_t bad;
+  memset(&bad, 0, sizeof bad);
+  CHECK(cairn_get_array_opts(s, "big", 2, start, bc, box, sizeof(double) * R * W, &bad) == CAIRN_INVALID_ARGUMENT);
+  CHECK(strstr(cairn_last_error(), "cairn_array_read_options_init") != NULL);
+  cairn_array_read_stats_t st;
+  CHECK(cairn_array_read_stats(s, &st, 4) == CAIRN_INVALID_ARGUMENT && cairn_array_read_stats(NULL, &st, sizeof st) ==
+        CAIRN_INVALID_ARGUMENT);
+  CHECK(cairn_close(s) == CAIRN_OK);
+  free(mine);
+  free(box);
+  free(fbox);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -324,6 +414,8 @@ int main(int argc, char** argv) {
   char gpath[320];
   snprintf(gpath, sizeof gpath, "%s/grain", dir);
   check_grain(gpath, rank, size);
+  snprintf(gpath, sizeof gpath, "%s/readopts", dir);
+  check_read_options(gpath, rank, size);
 
   return capi_test_finish("capi_array_test", dir, rank);
 }

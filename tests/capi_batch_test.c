@@ -3,7 +3,9 @@
  * namespace into caller buffers (a too-small buffer, a missing key and a
  * NULL key each reported per read), cairn_set_tags replacing every tag,
  * cairn_delete_tag, and cairn_put_zero_copy with staging and an
- * asynchronous commit; every value and tag read back after a reopen.
+ * asynchronous commit; every value and tag read back after a reopen; the
+ * read options of cairn_multi_get_opts (read requests counted by
+ * cairn_stats).
  * Exits non-zero on any rank's failure. */
 #include <mpi.h>
 #include <stdio.h>
@@ -51,6 +53,55 @@ static void check_values(cairn_store_t* s, int rank) {
     CHECK(value_ok(bufs[i], rank, i));
     free(bufs[i]);
   }
+}
+
+/* The read requests (cairn_stats) one cairn_multi_get_opts of every value
+ * of `rank` makes with opts (NULL: the defaults); -1 if a read failed. */
+static long requests_of(cairn_store_t* s, int rank, const cairn_read_options_t* opts) {
+  cairn_read_t reads[NVALUES];
+  char keys[NVALUES][16];
+  unsigned char* bufs[NVALUES];
+  for (int i = 0; i < NVALUES; i++) {
+    snprintf(keys[i], sizeof keys[i], "v%02d", i);
+    bufs[i] = malloc(value_size(i));
+    reads[i].key = keys[i];
+    reads[i].data = bufs[i];
+    reads[i].capacity = value_size(i);
+  }
+  cairn_io_stats_t a, b;
+  CHECK(cairn_stats(s, &a, sizeof a) == CAIRN_OK);
+  int rc = cairn_multi_get_opts(s, rank, reads, NVALUES, opts);
+  CHECK(cairn_stats(s, &b, sizeof b) == CAIRN_OK);
+  int ok = rc == CAIRN_OK;
+  for (int i = 0; i < NVALUES; i++) {
+    ok = ok && reads[i].code == CAIRN_OK && value_ok(bufs[i], rank, i);
+    free(bufs[i]);
+  }
+  return ok ? (long)(b.read_requests - a.read_requests) : -1;
+}
+
+/* cairn_multi_get_opts: the values past the inline limit lie one after
+ * another in the data file; by default they are read in one or two
+ * requests, with max_block = 4096 in one or more each (values 22..63 of
+ * up to 6 KiB). A struct not filled by cairn_read_options_init is refused
+ * for every read. */
+static void check_read_options(cairn_store_t* s, int rank) {
+  cairn_read_options_t ro;
+  cairn_read_options_init(&ro);
+  CHECK(ro.struct_size == sizeof ro && ro.gap_limit == 4u << 20 && ro.max_block == 64u << 20 &&
+        ro.max_read_amplification == 2.0);
+  long merged = requests_of(s, rank, NULL);
+  long same = requests_of(s, rank, &ro);
+  ro.max_block = 4096;
+  long split = requests_of(s, rank, &ro);
+  CHECK(merged >= 1 && merged <= 4 && same == merged);
+  CHECK(split >= 40);
+  if (rank == 0) printf("capi_batch_test: multi_get read requests: %ld by default, %ld with max_block 4096\n", merged, split);
+  cairn_read_options_t bad;
+  memset(&bad, 0, sizeof bad);
+  cairn_read_t rd = {"v00", NULL, 0, 7, 7};
+  CHECK(cairn_multi_get_opts(s, rank, &rd, 1, &bad) == CAIRN_INVALID_ARGUMENT && rd.code == CAIRN_INVALID_ARGUMENT);
+  CHECK(strstr(cairn_last_error(), "cairn_read_options_init") != NULL);
 }
 
 /* Per-read errors: a buffer one byte short (nothing written to it), a
@@ -200,6 +251,7 @@ int main(int argc, char** argv) {
   s = NULL;
   CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_OK);
   check_values(s, rank);
+  check_read_options(s, rank);
   check_tags(s, (rank + size - 1) % size, 7, 0);
   CHECK(cairn_delete_tag(s, "v00", "step") == CAIRN_INVALID_ARGUMENT); /* read-only */
   CHECK(cairn_close(s) == CAIRN_OK);

@@ -3,9 +3,13 @@
  * with a seek and read back at random places, the write barrier, and
  * reopening; reading tags back, listing keys with sizes and tags, queries
  * (own namespace, another rank's, collective), revisions with their writer
- * counts, pin/unpin/drop, the codes and their names. Exits non-zero on any
- * rank's failure. */
+ * counts, pin/unpin/drop, the codes and their names, and the opt-out of
+ * the writer lock (require_writer_lock), the I/O counters (cairn_stats)
+ * an asynchronous commit's revision and state before its wait, a shared
+ * object with tags and reads of a stream at an offset. Exits
+ * non-zero on any rank's failure. */
 #include <mpi.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +118,7 @@ static void check_metadata(cairn_store_t* s, int rank, int size) {
   if (revs && nrevs == 2) {
     CHECK(revs[0].revision == 1 && revs[1].revision == 2 && revs[1].parent == 1);
     CHECK(revs[0].ranks == (uint32_t)size && revs[1].ranks == (uint32_t)size);
-    CHECK(revs[1].objects == 2 * (uint64_t)size && revs[0].pinned == 0);
+    CHECK(revs[1].objects == 2 * (uint64_t)size + 1 && revs[0].pinned == 0); /* + the shared "config" */
   }
   cairn_free(revs);
   uint32_t writers = 0;
@@ -199,6 +203,43 @@ static void check_bad_ranks(cairn_store_t* s, int writers) {
   if (writers > 0) CHECK(cairn_get_size(s, "small", writers - 1, &size) == CAIRN_OK && size == 5);
 }
 
+/* Options::require_writer_lock from C (cairn_options_t.require_writer_lock),
+ * on a file system that cannot lock: flock made to fail with ENOSYS by
+ * CAIRN_TEST_FLOCK_ERRNO on rank 0, where the lock is taken. The default
+ * (cairn_options_init, or a struct from a cairn.h without the member) is
+ * CAIRN_NOT_SUPPORTED naming the option on every rank; 0 writes
+ * unprotected (with a warning on stderr). */
+static void check_writer_lock(const char* dir, int rank) {
+  char path[320];
+  snprintf(path, sizeof path, "%s/nolock", dir);
+  if (rank == 0) setenv("CAIRN_TEST_FLOCK_ERRNO", "38", 1); /* ENOSYS */
+  cairn_options_t o;
+  cairn_options_init(&o);
+  CHECK(o.require_writer_lock == 1);
+  cairn_store_t* s = NULL;
+  CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_NOT_SUPPORTED && s == NULL);
+  CHECK(strstr(cairn_last_error(), "require_writer_lock") != NULL);
+  /* A caller built against the cairn.h before the member: its size is
+   * accepted and the lock stays required. */
+  o.require_writer_lock = 0;
+  o.struct_size = offsetof(cairn_options_t, require_writer_lock);
+  CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_NOT_SUPPORTED && s == NULL);
+  o.struct_size = offsetof(cairn_options_t, require_writer_lock) + 1; /* no cairn.h had it */
+  CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_INVALID_ARGUMENT && s == NULL);
+  cairn_options_init(&o);
+  o.require_writer_lock = 0;
+  CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_OK);
+  uint64_t rev = 0, size = 0;
+  CHECK(s && cairn_put(s, "k", "unlocked", 8, NULL, 0) == CAIRN_OK);
+  CHECK(s && cairn_commit(s, &rev) == CAIRN_OK && rev == 1);
+  CHECK(s && cairn_get_size(s, "k", CAIRN_RANK_OWN, &size) == CAIRN_OK && size == 8);
+  CHECK(cairn_close(s) == CAIRN_OK);
+  if (rank == 0) unsetenv("CAIRN_TEST_FLOCK_ERRNO");
+  s = NULL;
+  CHECK(cairn_open(path, MPI_COMM_WORLD, NULL, &s) == CAIRN_OK && cairn_revision(s) == 1);
+  CHECK(cairn_close(s) == CAIRN_OK);
+}
+
 static unsigned char byte_at(int rank, size_t i) { return (unsigned char)(i * 31 + (size_t)rank * 7 + i / 251); }
 
 int main(int argc, char** argv) {
@@ -245,18 +286,46 @@ int main(int argc, char** argv) {
   CHECK(cairn_stream_size(w, &size) == CAIRN_OK && size == N);
   CHECK(cairn_stream_close(w) == CAIRN_OK);
   CHECK(cairn_put(s, "small", "hello", 5, NULL, 0) == CAIRN_OK);
+  /* A shared object with tags (rank 0 only). */
+  cairn_tag_t stag = {"units", CAIRN_TAG_STRING, 0, 0, 0, "K", 1};
+  if (rank == 0) CHECK(cairn_put_shared_tags(s, "config", "abc", 3, &stag, 1) == CAIRN_OK);
+  else CHECK(cairn_put_shared_tags(s, "config", "abc", 3, &stag, 1) == CAIRN_INVALID_ARGUMENT);
   CHECK(cairn_flush(s) == CAIRN_OK);
 
+  cairn_io_stats_t io0;
+  memset(&io0, 0xff, sizeof io0);
+  CHECK(cairn_stats(s, &io0, sizeof io0) == CAIRN_OK);
   cairn_async_t* h = NULL;
   CHECK(cairn_commit_async(s, &h) == CAIRN_OK);
+  /* The revision it makes is known before it finished. */
+  CHECK(cairn_async_revision(h) == 1 && cairn_async_revision(NULL) == 0 && cairn_async_committed(NULL) == 0);
   int done = 0;
   long spins = 0;
   while (h && !done && spins++ < 100000000L) CHECK(cairn_async_test(h, &done) == CAIRN_OK);
   CHECK(done == 1);
+  CHECK(cairn_async_committed(h) == 1 && cairn_async_revision(h) == 1);
+  /* The counters: the 300 000 bytes of the stream were written (put with
+   * staging, by the background writer) and synced (cairn_flush). */
+  cairn_io_stats_t io;
+  memset(&io, 0xff, sizeof io);
+  CHECK(cairn_stats(s, &io, sizeof io) == CAIRN_OK);
+  CHECK(io.write_bytes >= N && io.write_bytes != UINT64_MAX && io.write_requests >= 1);
+  CHECK(io.fsyncs >= io0.fsyncs && io.fsyncs >= 1 && io.opens >= 1 && io.staging_stalls == 0);
+  CHECK(io.writeback_requests != UINT64_MAX && io.index_tables_streamed != UINT64_MAX);
+  /* An older cairn.h's smaller struct: only its members are written. */
+  memset(&io, 0xff, sizeof io);
+  CHECK(cairn_stats(s, &io, offsetof(cairn_io_stats_t, writeback_requests)) == CAIRN_OK);
+  CHECK(io.write_bytes >= N && io.writeback_requests == UINT64_MAX);
+  CHECK(cairn_stats(s, &io, 12) == CAIRN_INVALID_ARGUMENT && cairn_stats(NULL, &io, sizeof io) == CAIRN_INVALID_ARGUMENT);
   uint64_t rev = 0;
   if (h) CHECK(cairn_async_wait(h, &rev) == CAIRN_OK && rev == 1);
   cairn_async_free(h);
   CHECK(cairn_revision(s) == 1);
+  cairn_tag_t* st = NULL;
+  size_t nst = 0;
+  CHECK(cairn_get_tags(s, "config", CAIRN_RANK_SHARED, &st, &nst) == CAIRN_OK && nst == 1 && st &&
+        strcmp(st[0].name, "units") == 0 && strcmp((const char*)st[0].data, "K") == 0);
+  cairn_free(st);
   check_metadata(s, rank, cairn_size(s));
   CHECK(cairn_revision(s) == 2);
   CHECK(cairn_close(s) == CAIRN_OK);
@@ -277,8 +346,22 @@ int main(int argc, char** argv) {
     CHECK(memcmp(buf, ref + off, got) == 0);
   }
   CHECK(cairn_stream_write(r, buf, 1) == CAIRN_INVALID_ARGUMENT);
+  /* Reads at an offset leave the position where it was. */
+  uint64_t at = 0;
+  CHECK(cairn_stream_seek(r, 1234, CAIRN_SEEK_SET) == CAIRN_OK);
+  for (int i = 0; i < 20 && r; i++) {
+    size_t off = ((size_t)i * 104729) % (N - sizeof buf);
+    memset(buf, 0, sizeof buf);
+    CHECK(cairn_stream_read_at(r, off, buf, sizeof buf) == CAIRN_OK && memcmp(buf, ref + off, sizeof buf) == 0);
+  }
+  CHECK(cairn_stream_tell(r, &at) == CAIRN_OK && at == 1234);
+  CHECK(cairn_stream_read_at(r, N - 10, buf, 11) == CAIRN_INVALID_ARGUMENT);
+  CHECK(cairn_stream_read_at(r, N - 10, buf, 10) == CAIRN_OK && memcmp(buf, ref + N - 10, 10) == 0);
   CHECK(cairn_stream_close(r) == CAIRN_OK);
   CHECK(cairn_stream_open_read(s, "absent", -1, &r) == CAIRN_NOT_FOUND);
+  cairn_io_stats_t rio;
+  CHECK(cairn_stats(s, &rio, sizeof rio) == CAIRN_OK && rio.read_bytes >= 100 * 4000 && rio.read_requests >= 1 &&
+        rio.write_bytes == 0);
   check_bad_ranks(s, cairn_size(s));
   CHECK(cairn_close(s) == CAIRN_OK);
 
@@ -323,6 +406,7 @@ int main(int argc, char** argv) {
   CHECK(cairn_get_size(s, "small", rank, &size) == CAIRN_NOT_FOUND);
   CHECK(cairn_close(s) == CAIRN_OK);
   free(ref);
+  check_writer_lock(dir, rank);
 
   return capi_test_finish("capi_test", dir, rank);
 }

@@ -5,14 +5,17 @@
 ! asynchronous commits, shared objects, and global arrays of every kind
 ! in Fortran order (irregular blocks, a rank with none at 3 ranks and
 ! more, sub-boxes across blocks, both index kinds), with their info, list,
-! tags, queries and delete, the checksum grain of array puts, and errors
-! through ierr. Prints each failed check's number and exits non-zero on
-! any rank's failure.
+! tags, blocks with statistics, queries and delete, the checksum grain of array puts, errors
+! through ierr, cairn_open's options (require_writer_lock ...), tags on
+! puts and streams, tags of every kind and their types, partial reads
+! (cairn_get_range), cairn_set_tags, zero-copy puts and batch reads
+! (cairn_multi_get). Prints
+! each failed check's number and exits non-zero on any rank's failure.
 program fortran_test
   use mpi
   use cairn
   use, intrinsic :: iso_fortran_env, only: int8, int16, int32, int64, real32, real64
-  use, intrinsic :: iso_c_binding, only: c_int
+  use, intrinsic :: iso_c_binding, only: c_int, c_char, c_null_char
   implicit none
   integer, parameter :: NX = 6, NY = 7
   character(len=512) :: dir
@@ -41,6 +44,9 @@ program fortran_test
   call any_kind_any_rank()
   call cairn_close(st)
   call grain()
+  call writer_lock()
+  call open_options()
+  call tags_ranges_zero_copy()
 
   ! A read-only reopen sees the arrays as committed.
   call cairn_open(st, trim(dir), MPI_COMM_WORLD, read_only=.true.)
@@ -50,7 +56,8 @@ program fortran_test
   call MPI_Allreduce(bad, anybad, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) then
-    call execute_command_line("rm -rf '" // trim(dir) // "' '" // trim(dir) // "-grain'")
+    call execute_command_line("rm -rf '" // trim(dir) // "' '" // trim(dir) // "-grain' '" // &
+                              trim(dir) // "-nolock' '" // trim(dir) // "-opts' '" // trim(dir) // "-tags'")
     if (anybad /= 0) then
       print '(a)', "fortran_test: FAILED"
     else
@@ -70,6 +77,29 @@ contains
     end interface
     getpid_ = c_getpid()
   end function getpid_
+
+  ! C's setenv/unsetenv (Fortran has no standard way to set a variable).
+  subroutine set_env(name, value)
+    character(*), intent(in) :: name
+    character(*), intent(in), optional :: value
+    interface
+      integer(c_int) function c_setenv(n, v, o) bind(C, name="setenv")
+        import :: c_int, c_char
+        character(kind=c_char), intent(in) :: n(*), v(*)
+        integer(c_int), value :: o
+      end function
+      integer(c_int) function c_unsetenv(n) bind(C, name="unsetenv")
+        import :: c_int, c_char
+        character(kind=c_char), intent(in) :: n(*)
+      end function
+    end interface
+    integer(c_int) :: rc
+    if (present(value)) then
+      rc = c_setenv(name // c_null_char, value // c_null_char, 1_c_int)
+    else
+      rc = c_unsetenv(name // c_null_char)
+    end if
+  end subroutine set_env
 
   subroutine check(ok, id)
     logical, intent(in) :: ok
@@ -341,6 +371,273 @@ contains
     call cairn_close(gs)
   end subroutine grain
 
+  ! cairn_open's require_writer_lock on a file system that cannot lock
+  ! (flock made to fail with ENOSYS by CAIRN_TEST_FLOCK_ERRNO on rank 0,
+  ! where the lock is taken): by default CAIRN_NOT_SUPPORTED naming the
+  ! option on every rank; with .false. the store is written (a warning on
+  ! stderr) and reads back.
+  subroutine writer_lock()
+    type(cairn_store) :: ls
+    integer(int32) :: v
+    if (rank == 0) call set_env("CAIRN_TEST_FLOCK_ERRNO", "38")
+    call cairn_open(ls, trim(dir) // "-nolock", MPI_COMM_WORLD, ierr=ierr)
+    call check(ierr == CAIRN_NOT_SUPPORTED .and. index(cairn_last_error(), "require_writer_lock") > 0, 300)
+    call cairn_open(ls, trim(dir) // "-nolock", MPI_COMM_WORLD, ierr=ierr, require_writer_lock=.true.)
+    call check(ierr == CAIRN_NOT_SUPPORTED, 301)
+    call cairn_open(ls, trim(dir) // "-nolock", MPI_COMM_WORLD, ierr=ierr, require_writer_lock=.false.)
+    call check(ierr == CAIRN_OK, 302)
+    if (ierr /= CAIRN_OK) return
+    call cairn_put(ls, "k", 17_int32)
+    call cairn_commit(ls, rev)
+    call cairn_close(ls)
+    if (rank == 0) call set_env("CAIRN_TEST_FLOCK_ERRNO")
+    call cairn_open(ls, trim(dir) // "-nolock", MPI_COMM_WORLD, read_only=.true.)
+    v = 0
+    call cairn_get(ls, "k", v)
+    call check(rev == 1 .and. v == 17, 303)
+    call cairn_close(ls)
+  end subroutine writer_lock
+
+  ! cairn_open's options reach the library: each bad value is refused
+  ! naming its option, a negative size before any collective step,
+  ! error_if_exists and create_if_missing do what they say, at 2 ranks and
+  ! more a collective option (sync) that differs on one rank is refused
+  ! naming it, and a store opened with every option set to a good value
+  ! (staging, so an asynchronous commit overlaps) works.
+  subroutine open_options()
+    type(cairn_store) :: os
+    character(len=:), allocatable :: p
+    real(real64) :: x(1000), y(1000)
+    type(cairn_async) :: h
+    integer(int64) :: r
+    p = trim(dir) // "-opts"
+    call cairn_open(os, trim(dir), MPI_COMM_WORLD, error_if_exists=.true., ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "error_if_exists") > 0, 310)
+    call cairn_open(os, p, MPI_COMM_WORLD, create_if_missing=.false., ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND .and. index(cairn_last_error(), "no cairn store") > 0, 311)
+    call cairn_open(os, p, MPI_COMM_WORLD, extent_size=1000_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "extent_size must") > 0, 312)
+    call cairn_open(os, p, MPI_COMM_WORLD, chunk_size=1000_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "chunk_size must") > 0, 313)
+    call cairn_open(os, p, MPI_COMM_WORLD, write_buffer_size=100_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "write_buffer_size must") > 0, 314)
+    call cairn_open(os, p, MPI_COMM_WORLD, inline_value_limit=2_int64**21, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "inline_value_limit must") > 0, 315)
+    call cairn_open(os, p, MPI_COMM_WORLD, compact_index_limit=2_int64**29, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "compact_index_limit must") > 0, 316)
+    call cairn_open(os, p, MPI_COMM_WORLD, subfiles=-1, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "subfiles must") > 0, 317)
+    call cairn_open(os, p, MPI_COMM_WORLD, collective_timeout_s=-1.0_real64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "collective_timeout_s must") > 0, 318)
+    call cairn_open(os, p, MPI_COMM_WORLD, staging_bytes=4096_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "staging_bytes must") > 0, 319)
+    call cairn_open(os, p, MPI_COMM_WORLD, writeback_bytes=-1_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "writeback_bytes is -1") > 0, 320)
+    if (nranks > 1) then
+      call cairn_open(os, p, MPI_COMM_WORLD, sync=(rank /= 1), ierr=ierr)
+      call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "sync is true on rank 0") > 0, 321)
+    end if
+    call cairn_open(os, p, MPI_COMM_WORLD, create_if_missing=.true., error_if_exists=.true., sync=.false., &
+                    staging_bytes=2_int64**20, extent_size=2_int64**20, chunk_size=65536_int64, &
+                    write_buffer_size=65536_int64, writeback_bytes=0_int64, inline_value_limit=0_int64, &
+                    compact_index_limit=0_int64, subfiles=1, collective_timeout_s=600.0_real64, &
+                    require_writer_lock=.true., keep_revisions=2_int64, ierr=ierr)
+    call check(ierr == CAIRN_OK, 322)
+    if (ierr /= CAIRN_OK) return
+    x = [(real(i + 1000 * rank, real64), i = 1, 1000)]
+    call cairn_put(os, "x", x)
+    call cairn_commit_async(os, h)
+    x = -1  ! staged: the commit holds the values as put
+    call cairn_async_wait(h, r)
+    y = 0
+    call cairn_get(os, "x", y)
+    call check(r == 1 .and. all(y == [(real(i + 1000 * rank, real64), i = 1, 1000)]), 323)
+    call cairn_close(os)
+  end subroutine open_options
+
+  ! In a store of its own (staging on, so zero-copy puts do not copy):
+  ! tags given to cairn_put and cairn_stream_open_write; cairn_get_range
+  ! (own and another rank's namespace, errors); tags of every kind the
+  ! module writes (int8, int16, real32, bytes, arrays) with their types
+  ! (cairn_tag_type) read back exactly, and the kinds that do not fit
+  ! refused; cairn_set_tags; cairn_put_zero_copy of a contiguous target
+  ! (held until the asynchronous commit ended) and its refusal of a
+  ! strided section; cairn_multi_get.
+  subroutine tags_ranges_zero_copy()
+    type(cairn_store) :: ts
+    type(cairn_stream) :: sw, sr
+    type(cairn_async) :: h
+    real(real64) :: x(100), y(5)
+    real(real64), target :: z(64)
+    real(real64), pointer :: zp(:)
+    real(real64), target :: ma(100), mb(64), mc(3), md(2)
+    integer(int64), allocatable :: sizes(:), revs(:), par(:), tns(:), objs(:), vb(:)
+    integer, allocatable :: codes(:)
+    logical, allocatable :: inl(:), pin(:)
+    type(cairn_io_stats) :: io
+    integer(int8) :: b1
+    integer(int16) :: b2
+    integer(int32) :: v4
+    real(real32) :: f4
+    integer :: ty
+    integer(int8), allocatable :: raw(:)
+    real(real64), allocatable :: ra(:)
+    integer(int32), allocatable :: ia(:)
+    character(len=:), allocatable :: txt, names(:)
+    integer(int64) :: r
+    call cairn_open(ts, trim(dir) // "-tags", MPI_COMM_WORLD, staging_bytes=2_int64**20)
+    x = [(real(i + 1000 * rank, real64), i = 1, 100)]
+    call cairn_put(ts, "x", x, tags=[cairn_tag("step", 5), cairn_tag("units", "K")])
+    call cairn_stream_open_write(ts, "log", sw, tags=[cairn_tag("kind", "log")])
+    call cairn_stream_write(sw, x(1:10))
+    call cairn_stream_close(sw)
+    call cairn_commit(ts, r)
+    call cairn_get_tag(ts, "x", "step", v4, rank=peer)
+    call cairn_get_tag(ts, "x", "units", txt)
+    call check(v4 == 5 .and. txt == "K", 340)
+    call cairn_get_tag(ts, "log", "kind", txt, rank=peer)
+    call check(txt == "log", 341)
+    ! Partial reads: bytes 80.. are elements 11..15.
+    y = 0
+    call cairn_get_range(ts, "x", 80_int64, y)
+    call check(all(y == x(11:15)), 342)
+    call cairn_get_range(ts, "x", 8_int64 * 95, y, rank=peer)
+    call check(all(y == [(real(i + 1000 * peer, real64), i = 96, 100)]), 343)
+    call cairn_get_range(ts, "x", 8_int64 * 96, y, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 344)
+    call cairn_get_range(ts, "x", -8_int64, y, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "negative") > 0, 345)
+    call cairn_get_range(ts, "absent", 0_int64, y, ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND, 346)
+
+    ! Tags of every kind, and their types.
+    call cairn_set_tag(ts, "x", "i1", -5_int8)
+    call cairn_set_tag(ts, "x", "i2", 300_int16)
+    call cairn_set_tag(ts, "x", "r4", 0.5_real32)
+    call cairn_set_tag(ts, "x", cairn_bytes_tag("raw", [0_int8, -1_int8, 7_int8]))
+    call cairn_set_tag(ts, "x", cairn_tag("arr", [1.5_real64, -2.0_real64]))
+    call cairn_set_tag(ts, "x", cairn_tag("iarr", [7_int32, 8_int32, 9_int32]))
+    call cairn_commit(ts, r)
+    call cairn_tag_type(ts, "x", "i1", ty, rank=peer)
+    call check(ty == CAIRN_TAG_INT8, 347)
+    call cairn_tag_type(ts, "x", "i2", ty)
+    call check(ty == CAIRN_TAG_INT16, 348)
+    call cairn_tag_type(ts, "x", "r4", ty)
+    call check(ty == CAIRN_TAG_FLOAT32, 349)
+    call cairn_tag_type(ts, "x", "raw", ty)
+    call check(ty == CAIRN_TAG_BYTES, 350)
+    call cairn_tag_type(ts, "x", "arr", ty)
+    call check(ty == ior(CAIRN_TAG_ARRAY, CAIRN_TAG_FLOAT64), 351)
+    call cairn_tag_type(ts, "x", "units", ty)
+    call check(ty == CAIRN_TAG_STRING, 352)
+    call cairn_tag_type(ts, "x", "nope", ty, ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND .and. ty == 0, 353)
+    call cairn_get_tag(ts, "x", "i1", b1, rank=peer)
+    call cairn_get_tag(ts, "x", "i2", b2, rank=peer)
+    call cairn_get_tag(ts, "x", "r4", f4, rank=peer)
+    call check(b1 == -5 .and. b2 == 300 .and. f4 == 0.5, 354)
+    call cairn_get_tag(ts, "x", "raw", raw, rank=peer)
+    call check(size(raw) == 3, 355)
+    if (size(raw) == 3) call check(all(raw == [0_int8, -1_int8, 7_int8]), 356)
+    call cairn_get_tag(ts, "x", "arr", ra)
+    call check(size(ra) == 2, 357)
+    if (size(ra) == 2) call check(all(ra == [1.5_real64, -2.0_real64]), 358)
+    call cairn_get_tag(ts, "x", "iarr", ia)
+    call check(size(ia) == 3, 359)
+    if (size(ia) == 3) call check(all(ia == [7, 8, 9]), 360)
+    ! What does not fit the kind asked for is refused.
+    call cairn_get_tag(ts, "x", "i2", b1, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "does not fit") > 0, 361)
+    call cairn_get_tag(ts, "x", "arr", ia, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. size(ia) == 0, 362)
+    call cairn_get_tag(ts, "x", "raw", v4, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 363)
+
+    ! All tags replaced at once.
+    call cairn_set_tags(ts, "x", [cairn_tag("only", 1_int64)])
+    call cairn_set_tags(ts, "absent", [cairn_tag("only", 1_int64)], ierr)
+    call check(ierr == CAIRN_NOT_FOUND, 364)
+    call cairn_commit(ts, r)
+    call cairn_tag_names(ts, "x", names, rank=peer)
+    call check(size(names) == 1, 365)
+    if (size(names) == 1) call check(names(1) == "only", 366)
+
+    ! Zero-copy puts: the array is held until the commit ended.
+    z = [(real(i * 3 + rank, real64), i = 1, 64)]
+    call cairn_put_zero_copy(ts, "z", z, tags=[cairn_tag("zc", 1)])
+    zp => z(1:64:2)
+    call cairn_put_zero_copy(ts, "zs", zp, ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "contiguous") > 0, 367)
+    call cairn_commit_async(ts, h)
+    call check(cairn_async_revision(h) == 4, 379)
+    call cairn_async_wait(h, r)
+    call check(r == 4, 380)
+    z = 0
+    call cairn_get(ts, "z", z, rank=peer)
+    call check(all(z == [(real(i * 3 + peer, real64), i = 1, 64)]), 368)
+    call cairn_get_size(ts, "zs", r, ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND, 369)
+
+    ! Batch reads of another rank's values: each into its array, a value
+    ! larger than its array and an absent key failing alone.
+    ma = 0
+    mb = 0
+    md = -7
+    call cairn_multi_get(ts, [cairn_read_into("x", ma), cairn_read_into("z", mb), cairn_read_into("log", mc), &
+                              cairn_read_into("absent", md)], sizes, codes, rank=peer, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. size(codes) == 4 .and. size(sizes) == 4, 370)
+    if (size(codes) == 4) then
+      call check(all(codes == [CAIRN_OK, CAIRN_OK, CAIRN_INVALID_ARGUMENT, CAIRN_NOT_FOUND]), 371)
+      call check(all(sizes(1:3) == [800, 512, 80]), 372)
+    end if
+    call check(all(ma == [(real(i + 1000 * peer, real64), i = 1, 100)]), 373)
+    call check(all(mb == [(real(i * 3 + peer, real64), i = 1, 64)]) .and. all(md == -7), 374)
+    call cairn_multi_get(ts, [cairn_read_into("z", mb)], ierr=ierr)
+    call check(ierr == CAIRN_OK .and. all(mb == [(real(i * 3 + rank, real64), i = 1, 64)]), 375)
+    ! Refused as a whole: a strided section, the same array twice.
+    mb = 0
+    call cairn_multi_get(ts, [cairn_read_into("x", ma), cairn_read_into("z", zp)], codes=codes, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "contiguous") > 0, 376)
+    call check(all(codes == CAIRN_INVALID_ARGUMENT), 377)
+    call cairn_multi_get(ts, [cairn_read_into("z", mb), cairn_read_into("z", mb)], codes=codes, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. all(codes == CAIRN_INVALID_ARGUMENT) .and. all(mb == 0), 378)
+    ! The helpers and the fuller listings.
+    call check(cairn_code_name(CAIRN_NOT_FOUND) == "NotFound" .and. cairn_code_name(-42) == "Unknown", 381)
+    call check(cairn_dtype_size(CAIRN_INT16) == 2 .and. cairn_dtype_size(0) == 0 .and. &
+               cairn_dtype_name(CAIRN_FLOAT32) == "float32", 382)
+    call cairn_stats(ts, io)
+    ! Every value here is inline: rank 0 writes the index tables and the manifest.
+    if (rank == 0) call check(io%write_bytes > 800 .and. io%fsyncs >= 4, 383)
+    call cairn_keys(ts, names, sizes, inlined=inl)
+    call check(size(inl) == 3, 384)
+    if (size(inl) == 3) call check(names(3) == "z" .and. .not. inl(3) .eqv. (sizes(3) > 2048), 385)
+    call cairn_revisions(ts, revs, parents=par, times_ns=tns, objects=objs, value_bytes=vb, pinned=pin)
+    call check(size(revs) == 4 .and. size(pin) == 4, 386)
+    if (size(revs) == 4) call check(par(4) == 3 .and. tns(4) >= tns(1) .and. tns(1) > 0 .and. &
+                                    objs(4) == 3 * nranks .and. vb(4) > 0 .and. .not. any(pin), 387)
+
+    ! A shared object with tags; reads of a stream at an offset; the read
+    ! options of cairn_multi_get.
+    if (rank == 0) call cairn_put_shared(ts, "cfg", [1, 2, 3], tags=[cairn_tag("units", "K")])
+    call cairn_commit(ts, r)
+    call cairn_get_tag(ts, "cfg", "units", txt, rank=CAIRN_RANK_SHARED)
+    call check(txt == "K", 391)
+    call cairn_stream_open_read(ts, "log", sr, rank=peer)
+    y = 0
+    call cairn_stream_read_at(sr, 16_int64, y(1:3))
+    call check(all(y(1:3) == [(real(i + 1000 * peer, real64), i = 3, 5)]) .and. cairn_stream_tell(sr) == 0, 392)
+    call cairn_stream_read_at(sr, 72_int64, y(1:2), ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 393)
+    call cairn_stream_read_at(sr, -8_int64, y(1:1), ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "negative") > 0, 394)
+    call cairn_stream_close(sr)
+    ma = 0
+    call cairn_multi_get(ts, [cairn_read_into("x", ma)], rank=peer, gap_limit=0_int64, max_block=4096_int64, &
+                         max_read_amplification=1.0_real64, ierr=ierr)
+    call check(ierr == CAIRN_OK .and. all(ma == [(real(i + 1000 * peer, real64), i = 1, 100)]), 395)
+    call cairn_close(ts)
+  end subroutine tags_ranges_zero_copy
+
   ! Columns [c0, c0 + nc) of the NX x NY grid that `r` puts: rank 0 three,
   ! rank 1 none (unless last), rank r >= 2 one, the last rank the rest.
   subroutine cols_of(r, c0, nc)
@@ -366,8 +663,17 @@ contains
 
   subroutine arrays()
     real(real64) :: g(NX, NY)
-    integer :: c0, nc, dt, nblocks, r, c1, n1
-    integer(int64), allocatable :: sh(:)
+    integer :: c0, nc, dt, nblocks, r, c1, n1, k
+    integer(int64), allocatable :: sh(:), bs(:, :), bc(:, :)
+    integer, allocatable :: br(:)
+    logical, allocatable :: hs(:)
+    real(real64), allocatable :: lo(:), hi(:)
+    logical :: reg
+    real(real64) :: g2(NX, NY)
+    type(cairn_array_read_stats_t) :: as0, as1
+    character(len=:), allocatable :: txt
+    integer(int32) :: v4
+    integer :: ty
     integer(int64) :: blocks
     integer(int8) :: i1(NX, NY)
     character(len=:), allocatable :: names(:)
@@ -412,8 +718,46 @@ contains
     call check(dt == CAIRN_FLOAT64 .and. blocks == nblocks, 63)
     call check(size(sh) == 2, 64)
     if (size(sh) == 2) call check(sh(1) == NX .and. sh(2) == NY, 65)
+    ! Blocks with their statistics: g4 was put with statistics=.true.
+    ! (val(x, y) = x + 100 y), g8 without.
+    call cairn_array_blocks(st, "g4", start=bs, count=bc, ranks=br, has_statistics=hs, minimum=lo, maximum=hi)
+    call check(size(br) == nblocks .and. size(bs, 1) == 2 .and. size(bc, 2) == nblocks, 330)
+    do k = 1, size(br)
+      call cols_of(br(k), c1, n1)
+      call check(all(bs(:, k) == [0, c1]) .and. all(bc(:, k) == [NX, n1]), 331)
+      call check(hs(k) .and. lo(k) == 1 + 100 * (c1 + 1) .and. hi(k) == NX + 100 * (c1 + n1), 332)
+    end do
+    call cairn_array_blocks(st, "g8", has_statistics=hs, minimum=lo)
+    call check(size(hs) == nblocks .and. .not. any(hs) .and. all(lo == 0), 333)
+    call cairn_array_blocks(st, "absent", ranks=br, ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND .and. size(br) == 0, 334)
     call cairn_array_info(st, "i2", dtype=dt)
     call check(dt == CAIRN_INT16, 66)
+    call cairn_array_info(st, "g8", tag_names=names, regular=reg)
+    call check(size(names) == 2, 335)
+    if (size(names) == 2) call check(names(1) == "units" .and. names(2) == "step", 336)
+    call cairn_array_info(st, "cube", regular=reg)
+    call check(reg, 337)
+    ! The gap limit of an array read, and the array read counters.
+    call cairn_array_read_stats(st, as0)
+    g2 = 0
+    call cairn_get_array(st, "g8", [0, 0], g2, gap_limit=0_int64)
+    call cairn_array_read_stats(st, as1)
+    call check(all(g2 == g) .and. as1%calls == as0%calls + 1 .and. as1%bytes_wanted - as0%bytes_wanted == 8 * NX * NY, 396)
+    call cairn_get_array(st, "g8", [0, 0], g2, gap_limit=-1_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 397)
+    ! An array's tag values (array=.true.: the key names a global array).
+    call cairn_get_tag(st, "g8", "units", txt, array=.true.)
+    call cairn_get_tag(st, "g8", "step", v4, array=.true.)
+    call check(txt == "K" .and. v4 == 7, 338)
+    call cairn_tag_type(st, "g8", "step", ty, array=.true.)
+    call check(ty == CAIRN_TAG_INT32, 339)
+    call cairn_get_tag(st, "g8", "nope", txt, array=.true., ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND .and. index(cairn_last_error(), "has no tag 'nope'") > 0, 388)
+    call cairn_get_tag(st, "absent", "units", txt, array=.true., ierr=ierr)
+    call check(ierr == CAIRN_NOT_FOUND, 389)
+    call cairn_get_tag(st, "g8", "units", txt, ierr=ierr)   ! an object "g8": none
+    call check(ierr == CAIRN_NOT_FOUND, 390)
     call cairn_array_info(st, "absent", dtype=dt, ierr=ierr)
     call check(ierr == CAIRN_NOT_FOUND, 67)
     call cairn_list_arrays(st, names)

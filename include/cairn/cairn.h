@@ -79,6 +79,13 @@ typedef struct {
   uint64_t keep_revisions; /* 0: keep all (see Options::keep_revisions) */
   double collective_timeout_s; /* 0: wait forever (see Options::collective_timeout_s) */
   uint64_t writeback_bytes; /* 0: off (see Options::writeback_bytes) */
+  /* Options::require_writer_lock (default 1): a read-write open takes the
+   * store's writer lock, and fails with CAIRN_NOT_SUPPORTED where the file
+   * system cannot lock (Lustre without -o flock, some NFS). 0: such an open
+   * warns on stderr and writes unprotected; the caller must make sure no
+   * other job writes the store. A caller built against a cairn.h without
+   * this member gets the default. */
+  int require_writer_lock;
 } cairn_options_t;
 
 void cairn_options_init(cairn_options_t* opts);
@@ -124,6 +131,11 @@ const char* cairn_last_error(void);
 int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cairn_store_t** store);
 /* The same with a Fortran communicator handle (MPI_Fint). */
 int cairn_open_f(const char* path, MPI_Fint comm, const cairn_options_t* opts, cairn_store_t** store);
+/* Local. Opens the store for this process alone (one rank: cairn_rank 0,
+ * cairn_size 1), whether or not MPI is initialized: no MPI call is made if
+ * it is not (a serial tool or test needs no MPI_Init). The collective
+ * calls are then local. See the single-process Store::Open. */
+int cairn_open_local(const char* path, const cairn_options_t* opts, cairn_store_t** store);
 /* Collective. Closes and frees the store; pending changes are discarded.
  * Its streams still open stay valid handles, but every call on them then
  * fails with CAIRN_INVALID_ARGUMENT ("store ... is closed"; a writer's data
@@ -185,8 +197,31 @@ typedef struct {
  * overlapping buffers, a rank that names no namespace) reads nothing and sets
  * every read's code to its error. n = 0 does nothing and returns CAIRN_OK. */
 int cairn_multi_get(cairn_store_t* store, int rank, cairn_read_t* reads, size_t n);
+/* How cairn_multi_get merges byte ranges into reads (cairn::ReadOptions);
+ * cairn_read_options_init fills the defaults. Members are only ever
+ * appended. */
+typedef struct {
+  /* sizeof(cairn_read_options_t) as the caller was compiled, set by
+   * cairn_read_options_init (as cairn_options_t::struct_size). */
+  size_t struct_size;
+  uint64_t gap_limit;            /* merge ranges at most this far apart (4 MiB) */
+  uint64_t max_block;            /* no merged read larger than this (64 MiB) */
+  double max_read_amplification; /* nor reading more than this x the bytes asked
+                                    for in it (2; < 1: only ranges that touch) */
+} cairn_read_options_t;
+/* Any thread. Fills opts with the defaults. */
+void cairn_read_options_init(cairn_read_options_t* opts);
+/* Local. cairn_multi_get with read options (opts NULL: the defaults); the
+ * same results, and CAIRN_INVALID_ARGUMENT for every read when opts is not
+ * filled by cairn_read_options_init. */
+int cairn_multi_get_opts(cairn_store_t* store, int rank, cairn_read_t* reads, size_t n,
+                         const cairn_read_options_t* opts);
 /* Rank 0 only: stores a shared object. */
 int cairn_put_shared(cairn_store_t* store, const char* key, const void* value, size_t len);
+/* Rank 0 only: cairn_put_shared with ntags tags (read them with
+ * cairn_get_tags(..., CAIRN_RANK_SHARED, ...)). */
+int cairn_put_shared_tags(cairn_store_t* store, const char* key, const void* value, size_t len,
+                          const cairn_tag_t* tags, size_t ntags);
 /* Collective: reads a shared object into buf (capacity cap); *size gets its size. */
 int cairn_get_shared(cairn_store_t* store, const char* key, void* buf, size_t cap,
                      uint64_t* size);
@@ -217,9 +252,47 @@ int cairn_async_test(cairn_async_t* handle, int* done);
 int cairn_async_wait(cairn_async_t* handle, uint64_t* revision);
 /* Frees a handle (the commit goes on; the store's close waits for it). */
 void cairn_async_free(cairn_async_t* handle);
+/* Local, never blocks, moves nothing on. The revision number the commit
+ * makes, known as soon as cairn_commit_async returned (0 for a NULL
+ * handle); AsyncCommit::revision. */
+uint64_t cairn_async_revision(const cairn_async_t* handle);
+/* Local, never blocks, moves nothing on: 1 once the commit has finished
+ * and its revision is committed (durable), else 0 (still running, failed,
+ * or a NULL handle); AsyncCommit::committed. cairn_async_test moves it on. */
+int cairn_async_committed(const cairn_async_t* handle);
 /* Local write barrier: what this rank put is written and fsynced, without
  * a revision (see cairn::Store::Flush). */
 int cairn_flush(cairn_store_t* store);
+
+/* ---- I/O counters (cairn::IoStats, include/cairn/store.h) ---- */
+
+/* What this rank's handle did through the store since it opened. Metadata
+ * operations are file-system calls that touch the namespace or force
+ * durability. Members are only ever appended (all uint64_t). */
+typedef struct {
+  uint64_t read_requests, read_bytes, write_requests, write_bytes;
+  uint64_t opens;    /* open() calls, creating or not */
+  uint64_t creates;  /* of which created a file */
+  uint64_t mkdirs;
+  uint64_t stats;    /* stat/fstat */
+  uint64_t fsyncs;   /* fsync/fdatasync, files and directories */
+  uint64_t renames, unlinks, truncates;
+  /* Background writes (staging_bytes > 0): how often, and for how long in
+   * total, a put waited because the staging memory was full. */
+  uint64_t staging_stalls, staging_stall_ns;
+  /* Commits: index bytes rank 0 received (0 elsewhere); namespaces whose
+   * table was reused unchanged; tables written in pieces without a copy. */
+  uint64_t index_bytes_gathered, index_tables_reused, index_tables_streamed;
+  /* Early writeback requests (writeback_bytes). */
+  uint64_t writeback_requests;
+} cairn_io_stats_t;
+
+/* Local. Fills the first stats_size bytes of *stats (pass
+ * sizeof(cairn_io_stats_t): a program built against an older cairn.h gets
+ * the members it knows) with this rank's counters (Store::stats).
+ * CAIRN_INVALID_ARGUMENT for a NULL argument or a stats_size that is 0 or
+ * not a multiple of 8 (nothing written). */
+int cairn_stats(const cairn_store_t* store, cairn_io_stats_t* stats, size_t stats_size);
 
 /* ---- Streams (see include/cairn/stream.h) ---- */
 
@@ -238,6 +311,10 @@ int cairn_stream_open_read(cairn_store_t* store, const char* key, int rank, cair
 int cairn_stream_write(cairn_stream_t* stream, const void* data, size_t len);
 /* Reads up to len bytes from the position; *got < len only at the end. */
 int cairn_stream_read(cairn_stream_t* stream, void* buf, size_t len, size_t* got);
+/* Readers: reads exactly len bytes at offset into buf without moving the
+ * position (StreamReader::ReadAt); CAIRN_INVALID_ARGUMENT if the range
+ * passes the end (nothing read) or the stream is a writer. */
+int cairn_stream_read_at(cairn_stream_t* stream, uint64_t offset, void* buf, size_t len);
 /* Moves the position (whence: CAIRN_SEEK_SET, _CUR or _END). A reader
  * cannot pass the end; a writer can (the gap reads as zeros). */
 int cairn_stream_seek(cairn_stream_t* stream, int64_t offset, int whence);
@@ -261,7 +338,8 @@ const char* cairn_version(int* major, int* minor, int* patch);
 const char* cairn_code_name(int code);
 /* Frees a block returned by cairn_get_tags, cairn_get_tag, cairn_list,
  * cairn_query, cairn_query_all, cairn_list_revisions, cairn_array_info,
- * cairn_list_arrays or cairn_query_arrays. NULL is ignored. Any thread. */
+ * cairn_array_blocks, cairn_list_arrays or cairn_query_arrays. NULL is
+ * ignored. Any thread. */
 void cairn_free(void* block);
 
 /* The `rank` argument of the reads: the caller's namespace, or the shared
@@ -466,6 +544,49 @@ int cairn_put_array_opts(cairn_store_t* store, const char* name, int dtype, int 
  * is read then). */
 int cairn_get_array(cairn_store_t* store, const char* name, int ndims, const uint64_t* start,
                     const uint64_t* count, void* out, size_t cap, int flags);
+/* Options of cairn_get_array_opts (cairn::ArrayReadOptions);
+ * cairn_array_read_options_init fills the defaults. Members are only ever
+ * appended. */
+typedef struct {
+  /* sizeof(cairn_array_read_options_t) as the caller was compiled, set by
+   * cairn_array_read_options_init (as cairn_options_t::struct_size). */
+  size_t struct_size;
+  /* As cairn_get_array's flags: CAIRN_ROW_MAJOR (0, the default) or
+   * CAIRN_COLUMN_MAJOR. */
+  int flags;
+  /* Byte runs of one block whose gap is at most this many bytes are read
+   * in one request, the gap read and discarded. Default 65536. */
+  uint64_t gap_limit;
+} cairn_array_read_options_t;
+
+/* Any thread. Fills opts with the defaults. */
+void cairn_array_read_options_init(cairn_array_read_options_t* opts);
+/* Local. cairn_get_array with options (opts NULL: the defaults); the same
+ * errors, and CAIRN_INVALID_ARGUMENT for opts not filled by
+ * cairn_array_read_options_init. */
+int cairn_get_array_opts(cairn_store_t* store, const char* name, int ndims, const uint64_t* start,
+                         const uint64_t* count, void* out, size_t cap, const cairn_array_read_options_t* opts);
+
+/* What this handle's array reads did since it opened
+ * (cairn::ArrayReadStats): the planning cost and the bytes moved. Members
+ * are only ever appended (all uint64_t). */
+typedef struct {
+  uint64_t calls;
+  uint64_t blocks_examined; /* blocks the overlap index looked at */
+  uint64_t blocks_read;     /* blocks that overlapped a box */
+  uint64_t runs;            /* contiguous byte runs planned */
+  uint64_t requests;        /* read calls to the file system (inline blocks: one per run) */
+  uint64_t bytes_wanted;    /* bytes of the boxes that blocks cover */
+  uint64_t bytes_read;      /* bytes read: whole checksum grains, and gaps joining them */
+  uint64_t index_nodes;     /* nodes of the irregular blocks' overlap tree tested */
+  uint64_t blocks_decoded;  /* blocks whose chunk list was decoded */
+} cairn_array_read_stats_t;
+
+/* Local. Fills the first stats_size bytes of *stats (pass
+ * sizeof(cairn_array_read_stats_t)) as cairn_stats does
+ * (Store::array_read_stats). */
+int cairn_array_read_stats(const cairn_store_t* store, cairn_array_read_stats_t* stats, size_t stats_size);
+
 /* Local. The array `name` is absent from the next revision. CAIRN_NOT_FOUND
  * if the store's revision has none and none was put since. */
 int cairn_delete_array(cairn_store_t* store, const char* name);
@@ -499,6 +620,28 @@ typedef struct {
  * block freed with cairn_free. CAIRN_NOT_FOUND without such an array. */
 int cairn_array_info(cairn_store_t* store, const char* name, int with_blocks,
                      cairn_array_info_t** info);
+/* One block of an array with its statistics, as cairn_array_blocks returns
+ * it. Its own struct, not members appended to cairn_array_block_t: a caller
+ * steps through an array of those with the sizeof it was compiled with, so
+ * an element struct never grows (a later cairn.h adds a new call instead). */
+typedef struct {
+  int rank;               /* the namespace (writer rank) holding it */
+  int ndims;
+  const uint64_t* start;  /* ndims entries, row-major */
+  const uint64_t* count;  /* ndims entries, row-major */
+  int has_statistics;     /* 1: put with CAIRN_ARRAY_STATISTICS */
+  double min, max;        /* its smallest and largest element when
+                             has_statistics (NaNs skipped; 64-bit integers
+                             rounded to the nearest double); else 0 */
+} cairn_array_block_info_t;
+
+/* Local. Every block of array `name` as the store's revision holds it,
+ * with the minimum and maximum recorded by a put with
+ * CAIRN_ARRAY_STATISTICS (ArrayInfo::blocks of Store::GetArrayInfo):
+ * *blocks gets *nblocks entries (NULL when 0), one block freed with
+ * cairn_free; O(blocks) memory. CAIRN_NOT_FOUND without such an array. */
+int cairn_array_blocks(cairn_store_t* store, const char* name, cairn_array_block_info_t** blocks,
+                       size_t* nblocks);
 /* Local. Every array of the store's revision in name order (blocks NULL):
  * *arrays gets *narrays entries (NULL when 0), one block freed with
  * cairn_free. */

@@ -47,10 +47,15 @@ _NAMES = {v: k for k, v in _CODES.items()}
 
 class Block(NamedTuple):
     """One block of an array: the namespace (rank of the writing job) that
-    holds it and its box in the global index space."""
+    holds it, its box in the global index space, and, when it was put with
+    ``statistics=True``, its smallest and largest element (``min``/``max``,
+    NaNs skipped, 64-bit integers rounded to float; None without)."""
     rank: int
     start: Tuple[int, ...]
     count: Tuple[int, ...]
+    has_statistics: bool = False
+    min: Optional[float] = None
+    max: Optional[float] = None
 
 
 def _need_numpy() -> None:

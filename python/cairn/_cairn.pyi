@@ -9,7 +9,8 @@ def mpi_initialized() -> bool: ...
 _TagTuple = Tuple[str, int, Any]
 # (name, dtype code, shape, tags, block_count, regular, [(rank, start, count)])
 _ArrayInfo = Tuple[str, int, Tuple[int, ...], List[_TagTuple], int, bool,
-                   List[Tuple[int, Tuple[int, ...], Tuple[int, ...]]]]
+                   List[Tuple[int, Tuple[int, ...], Tuple[int, ...], bool, Optional[float],
+                              Optional[float]]]]
 
 class StreamWriter:
     def write(self, data: Any) -> int: ...

@@ -273,11 +273,19 @@ nb::tuple FromDims(const std::vector<uint64_t>& d) {
   return nb::tuple(l);
 }
 
-// (name, dtype code, shape, tags, block_count, regular, [(rank, start, count)])
+// (name, dtype code, shape, tags, block_count, regular,
+//  [(rank, start, count, has_statistics, min, max)]); min and max are None
+// without statistics.
 nb::tuple FromArrayInfo(const cairn::ArrayInfo& a) {
   nb::list blocks;
-  for (const cairn::ArrayBlock& b : a.blocks)
-    blocks.append(nb::make_tuple(b.rank, FromDims(b.start), FromDims(b.count)));
+  for (const cairn::ArrayBlock& b : a.blocks) {
+    nb::object lo = nb::none(), hi = nb::none();
+    if (b.has_statistics) {
+      lo = nb::float_(b.min);
+      hi = nb::float_(b.max);
+    }
+    blocks.append(nb::make_tuple(b.rank, FromDims(b.start), FromDims(b.count), b.has_statistics, lo, hi));
+  }
   return nb::make_tuple(FromName(a.name), int(a.dtype), FromDims(a.shape), FromTags(a.tags),
                         a.block_count, a.regular, blocks);
 }

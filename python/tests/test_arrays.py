@@ -57,6 +57,24 @@ def test_round_trip_irregular_blocks_and_empty_ranks(path, comm):
         assert st.writer_ranks == comm.size
 
 
+def test_block_statistics(path, comm):
+    """Blocks put with statistics=True carry their min and max (Block's
+    has_statistics, min, max); blocks put without have none."""
+    g = global_data((23, 5, 4)) - 100.0
+    with cairn.Store(path, comm) as st:
+        put_rows(st, "s", g, comm.size, comm.rank, statistics=True)
+        put_rows(st, "n", g, comm.size, comm.rank)
+        st.commit()
+        blocks = st.array("s").blocks
+        assert blocks
+        for b in blocks:
+            part = g[b.start[0]:b.start[0] + b.count[0]]
+            assert b.has_statistics is True and (b.min, b.max) == (part.min(), part.max())
+            assert type(b.min) is float
+        assert all(b.has_statistics is False and b.min is None and b.max is None for b in st.array("n").blocks)
+        assert cairn.Block(0, (0,), (1,)) == (0, (0,), (1,), False, None, None)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_every_dtype(path, comm, dtype):
     g = global_data((11, 3), dtype)

@@ -2,6 +2,7 @@
 // and a thread-local message.
 #include "cairn/cairn.h"
 
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -69,6 +70,7 @@ cairn::Options ToOptions(const cairn_options_t* o) {
   opt.keep_revisions = o->keep_revisions;
   opt.collective_timeout_s = o->collective_timeout_s;
   opt.writeback_bytes = o->writeback_bytes;
+  opt.require_writer_lock = o->require_writer_lock != 0;
   return opt;
 }
 
@@ -132,6 +134,7 @@ void cairn_options_init(cairn_options_t* o) {
   o->keep_revisions = d.keep_revisions;
   o->collective_timeout_s = d.collective_timeout_s;
   o->writeback_bytes = d.writeback_bytes;
+  o->require_writer_lock = d.require_writer_lock;
 }
 
 const char* cairn_last_error(void) { return last_error.c_str(); }
@@ -141,7 +144,9 @@ int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cai
   *store = nullptr;
   cairn_options_t known;
   if (opts) {
-    int rc = KnownPart(opts, &known, cairn_options_init, "cairn_open", "cairn_options_init");
+    // The size of the cairn.h versions before require_writer_lock was appended.
+    int rc = KnownPart(opts, &known, cairn_options_init, "cairn_open", "cairn_options_init",
+                       {offsetof(cairn_options_t, require_writer_lock)});
     if (rc != CAIRN_OK) return rc;  // as a NULL path: checked before any collective step
     opts = &known;
   }
@@ -154,6 +159,23 @@ int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cai
 
 int cairn_open_f(const char* path, MPI_Fint comm, const cairn_options_t* opts, cairn_store_t** store) {
   return cairn_open(path, MPI_Comm_f2c(comm), opts, store);
+}
+
+int cairn_open_local(const char* path, const cairn_options_t* opts, cairn_store_t** store) {
+  if (!path || !store) return Invalid("cairn_open_local: path and store must not be NULL");
+  *store = nullptr;
+  cairn_options_t known;
+  if (opts) {
+    int rc = KnownPart(opts, &known, cairn_options_init, "cairn_open_local", "cairn_options_init",
+                       {offsetof(cairn_options_t, require_writer_lock)});
+    if (rc != CAIRN_OK) return rc;
+    opts = &known;
+  }
+  auto h = std::make_unique<cairn_store>();
+  h->read_only = opts && opts->read_only;
+  int rc = Code(cairn::Store::Open(ToOptions(opts), path, &h->store));
+  if (rc == CAIRN_OK) *store = h.release();
+  return rc;
 }
 
 int cairn_close(cairn_store_t* store) {
@@ -222,9 +244,27 @@ int cairn_get(cairn_store_t* s, const char* key, int rank, void* buf, size_t cap
   return Code(s->store->GetRange(key, 0, buf, *size, ro));
 }
 
+void cairn_read_options_init(cairn_read_options_t* o) {
+  if (!o) return;
+  cairn::ReadOptions d;
+  o->struct_size = sizeof(cairn_read_options_t);
+  o->gap_limit = d.gap_limit;
+  o->max_block = d.max_block;
+  o->max_read_amplification = d.max_read_amplification;
+}
+
 int cairn_multi_get(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n) {
+  return cairn_multi_get_opts(s, rank, reads, n, nullptr);
+}
+
+int cairn_multi_get_opts(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n,
+                         const cairn_read_options_t* opts) {
   if (!s || (!reads && n)) return Invalid("cairn_multi_get: NULL argument");
+  cairn_read_options_t known;
+  cairn_read_options_init(&known);
   int refused = CAIRN_OK;  // then every read is marked refused
+  if (opts)
+    refused = KnownPart(opts, &known, cairn_read_options_init, "cairn_multi_get_opts", "cairn_read_options_init");
   for (size_t i = 0; i < n && refused == CAIRN_OK; i++)
     if (!reads[i].key || (!reads[i].data && reads[i].capacity))
       refused = Invalid(("cairn_multi_get: read " + std::to_string(i) + " has a NULL key or buffer").c_str());
@@ -246,6 +286,9 @@ int cairn_multi_get(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n) {
   std::vector<cairn::Status> sts;
   cairn::ReadOptions ro;
   ro.rank = rank;
+  ro.gap_limit = known.gap_limit;
+  ro.max_block = known.max_block;
+  ro.max_read_amplification = known.max_read_amplification;
   cairn::Status first = s->store->MultiGet(keys, &bufs, &sts, ro);
   for (size_t i = 0; i < n; i++) {
     reads[i].size = bufs[i].size;
@@ -259,6 +302,15 @@ int cairn_multi_get(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n) {
 int cairn_put_shared(cairn_store_t* s, const char* key, const void* value, size_t len) {
   if (!s || !key || (!value && len)) return Invalid("cairn_put_shared: NULL argument");
   return Code(s->store->PutShared(key, std::string_view(static_cast<const char*>(value), len)));
+}
+
+int cairn_put_shared_tags(cairn_store_t* s, const char* key, const void* value, size_t len,
+                          const cairn_tag_t* tags, size_t ntags) {
+  if (!s || !key || (!value && len)) return Invalid("cairn_put_shared_tags: NULL argument");
+  cairn::TagList tl;
+  if (ntags && (!tags || !ToTags(tags, ntags, &tl)))
+    return Invalid("cairn_put_shared_tags: bad tag (NULL name or unknown type)");
+  return Code(s->store->PutShared(key, std::string_view(static_cast<const char*>(value), len), tl));
 }
 
 int cairn_get_shared(cairn_store_t* s, const char* key, void* buf, size_t cap, uint64_t* size) {
@@ -306,6 +358,39 @@ int cairn_async_wait(cairn_async_t* h, uint64_t* revision) {
 
 void cairn_async_free(cairn_async_t* h) { delete h; }
 
+uint64_t cairn_async_revision(const cairn_async_t* h) { return h ? h->handle.revision() : 0; }
+
+int cairn_async_committed(const cairn_async_t* h) { return h && h->handle.committed() ? 1 : 0; }
+
+int cairn_stats(const cairn_store_t* s, cairn_io_stats_t* stats, size_t stats_size) {
+  if (!s || !stats) return Invalid("cairn_stats: NULL argument");
+  if (stats_size == 0 || stats_size % 8 != 0)
+    return Invalid(("cairn_stats: stats_size " + std::to_string(stats_size) +
+                    " is not sizeof(cairn_io_stats_t) of a cairn.h (a multiple of 8)").c_str());
+  cairn::IoStats st = s->store->stats();
+  cairn_io_stats_t o;
+  o.read_requests = st.read_requests;
+  o.read_bytes = st.read_bytes;
+  o.write_requests = st.write_requests;
+  o.write_bytes = st.write_bytes;
+  o.opens = st.opens;
+  o.creates = st.creates;
+  o.mkdirs = st.mkdirs;
+  o.stats = st.stats;
+  o.fsyncs = st.fsyncs;
+  o.renames = st.renames;
+  o.unlinks = st.unlinks;
+  o.truncates = st.truncates;
+  o.staging_stalls = st.staging_stalls;
+  o.staging_stall_ns = st.staging_stall_ns;
+  o.index_bytes_gathered = st.index_bytes_gathered;
+  o.index_tables_reused = st.index_tables_reused;
+  o.index_tables_streamed = st.index_tables_streamed;
+  o.writeback_requests = st.writeback_requests;
+  std::memcpy(stats, &o, stats_size < sizeof o ? stats_size : sizeof o);
+  return CAIRN_OK;
+}
+
 int cairn_flush(cairn_store_t* s) {
   if (!s) return Invalid("cairn_flush: NULL store");
   return Code(s->store->Flush());
@@ -346,6 +431,12 @@ int cairn_stream_read(cairn_stream_t* st, void* buf, size_t len, size_t* got) {
   if (!st || (!buf && len) || !got) return Invalid("cairn_stream_read: NULL argument");
   if (!st->r) return Invalid("cairn_stream_read: stream is open for writing");
   return Code(st->r->Read(buf, len, got));
+}
+
+int cairn_stream_read_at(cairn_stream_t* st, uint64_t offset, void* buf, size_t len) {
+  if (!st || (!buf && len)) return Invalid("cairn_stream_read_at: NULL argument");
+  if (!st->r) return Invalid("cairn_stream_read_at: stream is open for writing");
+  return Code(st->r->ReadAt(offset, buf, len));
 }
 
 int cairn_stream_seek(cairn_stream_t* st, int64_t offset, int whence) {

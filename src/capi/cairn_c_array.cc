@@ -1,9 +1,11 @@
 // The C API of global arrays (cairn/array.h): cairn_put_array(_opts),
-// cairn_get_array, cairn_delete_array, cairn_array_info, cairn_list_arrays,
+// cairn_get_array, cairn_delete_array, cairn_array_info, cairn_array_blocks,
+// cairn_list_arrays,
 // cairn_query_arrays, and the dtype helpers. Descriptions are packed into
 // one malloc'ed block (capi_internal.h's Block), freed with cairn_free.
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -155,8 +157,53 @@ int cairn_put_array_opts(cairn_store_t* s, const char* name, int dtype, int ndim
                                  Vec(count, ndims), data, opt));
 }
 
+void cairn_array_read_options_init(cairn_array_read_options_t* o) {
+  if (!o) return;
+  cairn::ArrayReadOptions d;
+  o->struct_size = sizeof(cairn_array_read_options_t);
+  o->flags = CAIRN_ROW_MAJOR;
+  o->gap_limit = d.gap_limit;
+}
+
 int cairn_get_array(cairn_store_t* s, const char* name, int ndims, const uint64_t* start,
                     const uint64_t* count, void* out, size_t cap, int flags) {
+  cairn_array_read_options_t o;
+  cairn_array_read_options_init(&o);
+  o.flags = flags;
+  return cairn_get_array_opts(s, name, ndims, start, count, out, cap, &o);
+}
+
+int cairn_array_read_stats(const cairn_store_t* s, cairn_array_read_stats_t* stats, size_t stats_size) {
+  if (!s || !stats) return Invalid("cairn_array_read_stats: NULL argument");
+  if (stats_size == 0 || stats_size % 8 != 0)
+    return Invalid(("cairn_array_read_stats: stats_size " + std::to_string(stats_size) +
+                    " is not sizeof(cairn_array_read_stats_t) of a cairn.h (a multiple of 8)").c_str());
+  cairn::ArrayReadStats st = s->store->array_read_stats();
+  cairn_array_read_stats_t o;
+  o.calls = st.calls;
+  o.blocks_examined = st.blocks_examined;
+  o.blocks_read = st.blocks_read;
+  o.runs = st.runs;
+  o.requests = st.requests;
+  o.bytes_wanted = st.bytes_wanted;
+  o.bytes_read = st.bytes_read;
+  o.index_nodes = st.index_nodes;
+  o.blocks_decoded = st.blocks_decoded;
+  std::memcpy(stats, &o, stats_size < sizeof o ? stats_size : sizeof o);
+  return CAIRN_OK;
+}
+
+int cairn_get_array_opts(cairn_store_t* s, const char* name, int ndims, const uint64_t* start,
+                         const uint64_t* count, void* out, size_t cap, const cairn_array_read_options_t* opts) {
+  cairn_array_read_options_t known;
+  if (opts) {
+    int rc = KnownPart(opts, &known, cairn_array_read_options_init, "cairn_get_array_opts",
+                       "cairn_array_read_options_init");
+    if (rc != CAIRN_OK) return rc;
+  } else {
+    cairn_array_read_options_init(&known);
+  }
+  const int flags = known.flags;
   if (!s || !name) return Invalid("cairn_get_array: NULL argument");
   if (!ValidDims(ndims))
     return Invalid(("cairn_get_array('" + std::string(name) + "'): ndims " + std::to_string(ndims) +
@@ -164,6 +211,7 @@ int cairn_get_array(cairn_store_t* s, const char* name, int ndims, const uint64_
   if (!start || !count)
     return Invalid(("cairn_get_array('" + std::string(name) + "'): NULL start or count").c_str());
   cairn::ArrayReadOptions ro;
+  ro.gap_limit = known.gap_limit;
   int rc = CAIRN_OK;
   if (!OrderOf(flags, CAIRN_COLUMN_MAJOR, "cairn_get_array", &ro.order, &rc)) return rc;
   cairn::ArrayInfo info;
@@ -200,6 +248,36 @@ int cairn_array_info(cairn_store_t* s, const char* name, int with_blocks, cairn_
   int rc = Code(s->store->GetArrayInfo(name, &one[0], with_blocks != 0));
   if (rc != CAIRN_OK) return rc;
   return PackInfos(one, "cairn_array_info", info);
+}
+
+int cairn_array_blocks(cairn_store_t* s, const char* name, cairn_array_block_info_t** blocks, size_t* nblocks) {
+  if (!s || !name || !blocks || !nblocks) return Invalid("cairn_array_blocks: NULL argument");
+  *blocks = nullptr;
+  *nblocks = 0;
+  cairn::ArrayInfo a;
+  int rc = Code(s->store->GetArrayInfo(name, &a, true));
+  if (rc != CAIRN_OK || a.blocks.empty()) return rc;
+  Block b(a.blocks.size() * sizeof(cairn_array_block_info_t));
+  for (const auto& blk : a.blocks) {
+    b.Reserve(blk.start.size() * sizeof(uint64_t));
+    b.Reserve(blk.count.size() * sizeof(uint64_t));
+  }
+  if (!b.Allocate()) return OutOfMemory("cairn_array_blocks");
+  auto* arr = reinterpret_cast<cairn_array_block_info_t*>(b.base());
+  for (size_t i = 0; i < a.blocks.size(); i++) {
+    const cairn::ArrayBlock& blk = a.blocks[i];
+    cairn_array_block_info_t& o = arr[i];
+    o.rank = blk.rank;
+    o.ndims = int(blk.start.size());
+    o.start = reinterpret_cast<const uint64_t*>(b.Add(blk.start.data(), blk.start.size() * sizeof(uint64_t)));
+    o.count = reinterpret_cast<const uint64_t*>(b.Add(blk.count.data(), blk.count.size() * sizeof(uint64_t)));
+    o.has_statistics = blk.has_statistics ? 1 : 0;
+    o.min = blk.has_statistics ? blk.min : 0;
+    o.max = blk.has_statistics ? blk.max : 0;
+  }
+  *blocks = arr;
+  *nblocks = a.blocks.size();
+  return CAIRN_OK;
 }
 
 int cairn_list_arrays(cairn_store_t* s, cairn_array_info_t** arrays, size_t* narrays) {

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,15 +38,25 @@ bool ToTags(const cairn_tag_t* tags, size_t n, cairn::TagList* out);
 bool ToQueries(const cairn_query_t* conds, size_t n, std::vector<cairn::TagQuery>* out,
                std::string* why);
 // The members of an options struct the caller knows (its struct_size
-// bytes) over the defaults `init` fills, into *known. InvalidArgument for a
-// struct not filled by `init` (struct_size 0 or too small) or one from a
+// bytes) over the defaults `init` fills, into *known. `older` lists the
+// sizes the struct had in earlier cairn.h versions (each the offset of the
+// first member appended after it): a caller built against one of them gets
+// its members and the defaults of the rest. InvalidArgument for a struct
+// not filled by `init` (struct_size 0 or not a known size) or one from a
 // newer header than this library (struct_size larger than ours).
 template <typename Opts>
-int KnownPart(const Opts* caller, Opts* known, void (*init)(Opts*), const char* fn, const char* init_name) {
+int KnownPart(const Opts* caller, Opts* known, void (*init)(Opts*), const char* fn, const char* init_name,
+              std::initializer_list<size_t> older = {}) {
   init(known);
   size_t n = caller->struct_size;
   if (n == sizeof(Opts)) {
     *known = *caller;
+    return CAIRN_OK;
+  }
+  for (size_t o : older) {
+    if (n != o || n == 0) continue;
+    std::memcpy(static_cast<void*>(known), caller, n);
+    known->struct_size = sizeof(Opts);
     return CAIRN_OK;
   }
   std::string why = n == 0 ? std::string("its struct_size is 0: fill it with ") + init_name + " first"

@@ -1,0 +1,68 @@
+/* cairn_open_local: the C API in one process that never initializes MPI
+ * (a serial tool or test). Creates a store, puts a value and a stream,
+ * commits, reopens read-only and reads them back, and checks that MPI was
+ * never initialized. Exits non-zero on a failure. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cairn/cairn.h"
+
+static int failures = 0;
+#define CHECK(cond)                                                                              \
+  do {                                                                                           \
+    if (!(cond)) {                                                                               \
+      fprintf(stderr, "%s:%d: %s failed (%s)\n", __FILE__, __LINE__, #cond, cairn_last_error()); \
+      failures++;                                                                                \
+    }                                                                                            \
+  } while (0)
+
+int main(void) {
+  const char* base = getenv("TMPDIR");
+  char dir[256], path[300], cmd[400];
+  snprintf(dir, sizeof dir, "%s/cairn-local-XXXXXX", base ? base : "/tmp");
+  if (!mkdtemp(dir)) return 2;
+  snprintf(path, sizeof path, "%s/store", dir);
+
+  cairn_options_t o;
+  cairn_options_init(&o);
+  cairn_store_t* s = NULL;
+  CHECK(cairn_open_local(path, &o, &s) == CAIRN_OK && s);
+  CHECK(cairn_rank(s) == 0 && cairn_size(s) == 1);
+  CHECK(cairn_put(s, "k", "value", 5, NULL, 0) == CAIRN_OK);
+  cairn_stream_t* w = NULL;
+  CHECK(cairn_stream_open_write(s, "log", NULL, 0, &w) == CAIRN_OK);
+  CHECK(cairn_stream_write(w, "0123456789", 10) == CAIRN_OK);
+  CHECK(cairn_stream_close(w) == CAIRN_OK);
+  uint64_t rev = 0;
+  CHECK(cairn_commit(s, &rev) == CAIRN_OK && rev == 1);
+  CHECK(cairn_close(s) == CAIRN_OK);
+
+  o.read_only = 1;
+  s = NULL;
+  CHECK(cairn_open_local(path, &o, &s) == CAIRN_OK && s && cairn_revision(s) == 1);
+  char buf[16] = {0};
+  uint64_t size = 0;
+  CHECK(cairn_get(s, "k", CAIRN_RANK_OWN, buf, sizeof buf, &size) == CAIRN_OK && size == 5 &&
+        memcmp(buf, "value", 5) == 0);
+  cairn_stream_t* r = NULL;
+  CHECK(cairn_stream_open_read(s, "log", CAIRN_RANK_OWN, &r) == CAIRN_OK);
+  CHECK(cairn_stream_read_at(r, 3, buf, 4) == CAIRN_OK && memcmp(buf, "3456", 4) == 0);
+  CHECK(cairn_stream_close(r) == CAIRN_OK);
+  CHECK(cairn_put(s, "x", "y", 1, NULL, 0) == CAIRN_INVALID_ARGUMENT); /* read-only */
+  CHECK(cairn_close(s) == CAIRN_OK);
+  /* Bad arguments; a store that is not there (read-only: not created). */
+  CHECK(cairn_open_local(NULL, NULL, &s) == CAIRN_INVALID_ARGUMENT);
+  snprintf(path, sizeof path, "%s/absent", dir);
+  CHECK(cairn_open_local(path, &o, &s) == CAIRN_NOT_FOUND && s == NULL);
+
+  int init = 1;
+  MPI_Initialized(&init);
+  CHECK(init == 0);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) failures++;
+  printf("capi_local_test: %s\n", failures ? "FAILED" : "passed");
+  return failures != 0;
+}
