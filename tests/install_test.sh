@@ -4,8 +4,9 @@
 # tests/install/:
 #   c_cmake     a C99 program through find_package(cairn) (cairn::cairn)
 #   c_pkgconfig a C program built by `cc $(pkg-config --cflags --libs cairn)`
-#   fortran     a Fortran program through the module `cairn` (cairn::fortran),
-#               when the build has the Fortran module
+#   fortran     a Fortran program through the module `cairn` (cairn::fortran
+#               alone, which brings MPI's Fortran module), in a Fortran
+#               project and in one with C enabled too
 # and checks: cairn.h compiles as C99 (-pedantic) and as C++; every public
 # C++ header compiles with -std=c++17; the installed library and tool link
 # MPI's C library and never libmpi_cxx; the shared library exports the
@@ -118,6 +119,13 @@ if [[ -e $PREFIX/include/cairn/fortran/cairn.mod ]]; then
     >"$TMP/fortran.cfg.log" 2>&1 || { cat "$TMP/fortran.cfg.log"; fail "configuring the Fortran project"; }
   cmake --build "$TMP/fortran" >"$TMP/fortran.build.log" 2>&1 || { cat "$TMP/fortran.build.log"; fail "building the Fortran project"; }
   run user_f 2 "$TMP/fortran/user_f"
+  # The same project with C enabled as well.
+  cmake -S "$SRC/tests/install/fortran" -B "$TMP/fortran_c" "${GEN[@]}" -DCMAKE_PREFIX_PATH="$PREFIX" \
+    -DLANGS="C;Fortran" >"$TMP/fortran_c.cfg.log" 2>&1 ||
+    { cat "$TMP/fortran_c.cfg.log"; fail "configuring the Fortran project with C enabled"; }
+  cmake --build "$TMP/fortran_c" >"$TMP/fortran_c.build.log" 2>&1 ||
+    { cat "$TMP/fortran_c.build.log"; fail "building the Fortran project with C enabled (use mpi)"; }
+  run user_f 2 "$TMP/fortran_c/user_f"
 else
   fail "the Fortran module was not installed (is gfortran installed? scripts/install_deps.sh)"
 fi
