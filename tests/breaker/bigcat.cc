@@ -24,6 +24,7 @@
 // "COMMIT FAILED", the limit lifted, the round put again if the commit
 // dropped it, and committed again: it must succeed), BIG_WB=writeback_bytes.
 #include <cairn/store.h>
+#include <cairn/stream.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <mpi.h>
@@ -93,18 +94,36 @@ static void SortTags(TagList* t) {
 }
 static std::string Meta(uint64_t g, uint64_t n) { return std::to_string(g) + " " + std::to_string(n); }
 
+static void SetFsize(uint64_t limit);
+static bool g_fsize = false;  // BIG_FSIZE: a put's IOError lifts the limit
+static uint64_t g_put_errors = 0;
+// A put under the file-size limit may fail (the value's write): the limit
+// is lifted and the put made again; if that fails too (with staging the
+// queue keeps the error until the next Commit, which drops the round) the
+// round goes on, and the commit must fail and be redone by the caller.
+static void PutOrLift(Store* st, const std::string& k, const std::string& v, const TagList& t) {
+  Status s = st->Put(k, v, t);
+  if (s.ok()) return;
+  if (!g_fsize || !s.IsIOError()) Check(s, "put " + k);
+  g_put_errors++;
+  fprintf(stderr, "PUT FAILED rank %d %s: %s\n", g_rank, k.c_str(), s.ToString().c_str());
+  SetFsize(RLIM_INFINITY);
+  s = st->Put(k, v, t);
+  if (!s.ok() && !s.IsIOError()) Check(s, "put again " + k);
+}
+
 static void PutRound(Store* st, uint64_t g, uint64_t n, bool restarted_base) {
   uint64_t ns = uint64_t(st->rank());
   for (uint64_t i = 0; i < n; i++) {
     if (Present(i, g)) {
-      Check(st->Put(Key(i), Value(ns, g, i), Tags(ns, g, i)), "put " + Key(i));
+      PutOrLift(st, Key(i), Value(ns, g, i), Tags(ns, g, i));
     } else {
       Status s = st->Delete(Key(i));
       if (!s.ok() && !s.IsNotFound()) Check(s, "delete " + Key(i));
       (void)restarted_base;
     }
   }
-  Check(st->Put("meta", Meta(g, n), {{"g", TagValue::Int(int64_t(g), TagType::kInt32)}}), "put meta");
+  PutOrLift(st, "meta", Meta(g, n), {{"g", TagValue::Int(int64_t(g), TagType::kInt32)}});
 }
 
 static void Ack(const std::string& store, uint64_t rev, uint64_t g) {
@@ -156,6 +175,7 @@ static int Write(const std::string& store, uint64_t rounds, uint64_t n) {
     g0 = strtoull(meta.c_str(), nullptr, 10);
   }
   if (fsize) {
+    g_fsize = true;
     signal(SIGXFSZ, SIG_IGN);
     uint64_t base = LargestDataFile(store);
     MPI_Allreduce(MPI_IN_PLACE, &base, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
@@ -193,6 +213,8 @@ static int Write(const std::string& store, uint64_t rounds, uint64_t n) {
     if (g_rank == 0) printf("COMMIT FAILED round %llu: %s\n", (unsigned long long)g, s.ToString().c_str());
     fflush(stdout);
     SetFsize(RLIM_INFINITY);
+    // A failed commit with staging, or a failed CommitAsync, dropped the
+    // puts; without staging they stay pending (options.h, store.h).
     if (async || o.staging_bytes) PutRound(st.get(), g, n, false);
     s = st->Commit(&rev);
     if (!s.ok()) Die("commit of round " + std::to_string(g) + " after the limit was lifted: " + s.ToString());
@@ -203,8 +225,8 @@ static int Write(const std::string& store, uint64_t rounds, uint64_t n) {
   for (uint64_t g = g0 + 1; g <= g0 + rounds; g++) put_done = commit_round(g, put_done);
   IoStats ios = st->stats();
   if (g_rank == 0)
-    printf("rank 0: streamed tables %llu, failed commits %llu\n", (unsigned long long)ios.index_tables_streamed,
-           (unsigned long long)failed);
+    printf("rank 0: streamed tables %llu, failed commits %llu, failed puts %llu\n",
+           (unsigned long long)ios.index_tables_streamed, (unsigned long long)failed, (unsigned long long)g_put_errors);
   Check(st->Close(), "close");
   return 0;
 }
@@ -328,6 +350,149 @@ static int CheckAll(const std::string& store) {
   return 0;
 }
 
+// ---- The restart chain (tests/breaker/chain.sh): one model written by C++
+// (here), Python (py_chain.py) and C (chain_c.c) writers at 4, 3, 2 and 1
+// ranks in turn. Round g: rank r puts "o<r>_<i>" (i < 20; ChainLen bytes of
+// ChainPattern; tags g, r), a stream "s<r>" (5000 bytes in 5 writes; tag g)
+// and its rows of global array "G" (64 x 5 float64, g*1000 + row*5 + col;
+// irregular blocks, the last of several ranks puts none, rank 0 two blocks).
+// keep_revisions 3; a job opening at a revision divisible by 4 pins it.
+static std::string ChainPattern(int r, uint64_t g, int i, size_t n) {
+  std::string b(n, '\0');
+  for (size_t k = 0; k < n; k++) b[k] = char((r * 131 + g * 31 + i * 7 + k * 13 + (k >> 8)) & 0xff);
+  return b;
+}
+static size_t ChainLen(int r, uint64_t g, int i) { return 100 + size_t((r * 7 + i * 13 + g) % 3000); }
+static void ChainRows(int r, int m, uint64_t* lo, uint64_t* hi) {
+  if (m == 1) { *lo = 0; *hi = 64; return; }
+  uint64_t w = uint64_t(m - 1) * m / 2, before = uint64_t(r) * (r + 1) / 2;
+  if (r == m - 1) { *lo = *hi = 64; return; }
+  *lo = 64 * before / w;
+  *hi = 64 * (before + r + 1) / w;
+}
+
+static int ChainWrite(const std::string& store, int rounds) {
+  Options o;
+  o.keep_revisions = 3;
+  std::unique_ptr<Store> st;
+  Check(Store::Open(o, store, MPI_COMM_WORLD, &st), "open");
+  int size = st->size();
+  uint64_t g0 = 0;
+  if (st->revision() > 0) {
+    TagList t;
+    ReadOptions ro;
+    ro.rank = 0;
+    Check(st->GetTags("o0_0", &t, ro), "tags of o0_0");
+    for (auto& x : t) if (x.name == "g") g0 = uint64_t(x.value.as_int());
+    if (st->revision() % 4 == 0) Check(st->Pin(st->revision()), "pin");
+  }
+  for (uint64_t g = g0 + 1; g <= g0 + uint64_t(rounds); g++) {
+    for (int i = 0; i < 20; i++)
+      Check(st->Put("o" + std::to_string(g_rank) + "_" + std::to_string(i), ChainPattern(g_rank, g, i, ChainLen(g_rank, g, i)),
+                    {{"g", TagValue::Int(int64_t(g))}, {"r", TagValue::Int(g_rank)}}),
+            "put");
+    std::unique_ptr<StreamWriter> w;
+    Check(st->OpenWriteStream("s" + std::to_string(g_rank), {{"g", TagValue::Int(int64_t(g))}}, &w), "stream");
+    std::string sb = ChainPattern(g_rank, g, 999, 5000);
+    for (int p = 0; p < 5; p++) Check(w->Write(sb.data() + p * 1000, 1000), "stream write");
+    Check(w->Close(), "stream close");
+    uint64_t lo, hi;
+    ChainRows(g_rank, size, &lo, &hi);
+    std::vector<double> a;
+    for (uint64_t r = lo; r < hi; r++)
+      for (int c = 0; c < 5; c++) a.push_back(double(g * 1000 + r * 5 + c));
+    if (hi - lo >= 2) {
+      uint64_t mid = lo + (hi - lo) / 2;
+      Check(st->PutArray("G", DType::kFloat64, {64, 5}, {lo, 0}, {mid - lo, 5}, a.data()), "put array 1");
+      Check(st->PutArray("G", DType::kFloat64, {64, 5}, {mid, 0}, {hi - mid, 5}, a.data() + (mid - lo) * 5), "put array 2");
+    } else if (hi > lo) {
+      Check(st->PutArray("G", DType::kFloat64, {64, 5}, {lo, 0}, {hi - lo, 5}, a.data()), "put array");
+    }
+    uint64_t rev = 0;
+    if (g % 2) {
+      Check(st->Commit(&rev), "commit");
+    } else {
+      AsyncCommit h;
+      Check(st->CommitAsync(&h), "commit async");
+      Check(h.Wait(&rev), "wait");
+    }
+    if (g_rank == 0) {
+      std::string line = std::to_string(rev) + " " + std::to_string(g) + "\n";
+      int fd = open((store + ".acked").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (fd < 0 || write(fd, line.data(), line.size()) != ssize_t(line.size()) || fsync(fd) != 0) Die("ack");
+      close(fd);
+    }
+  }
+  Check(st->Close(), "close");
+  return 0;
+}
+
+static int ChainCheck(const std::string& store) {
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::map<uint64_t, uint64_t> acked;
+  uint64_t last = 0;
+  {
+    std::ifstream f(store + ".acked");
+    uint64_t r, g;
+    while (f >> r >> g) { acked[r] = g; last = std::max(last, r); }
+  }
+  Options o;
+  o.read_only = true;
+  o.create_if_missing = false;
+  std::unique_ptr<Store> st;
+  Check(Store::Open(o, store, MPI_COMM_WORLD, &st), "open read-only");
+  if (st->revision() < last) Die("newest revision " + std::to_string(st->revision()) + " < acked " + std::to_string(last));
+  std::vector<RevisionInfo> revs;
+  Check(st->ListRevisions(&revs), "list revisions");
+  Check(st->Close(), "close");
+  int pinned = 0;
+  for (const RevisionInfo& ri : revs) {
+    pinned += ri.pinned;
+    o.revision = ri.revision;
+    Check(Store::Open(o, store, MPI_COMM_WORLD, &st), "open revision " + std::to_string(ri.revision));
+    std::string where = "revision " + std::to_string(ri.revision);
+    int w = st->writer_ranks();
+    TagList t;
+    ReadOptions ro;
+    ro.rank = 0;
+    Check(st->GetTags("o0_0", &t, ro), where + " tags of o0_0");
+    uint64_t g = 0;
+    for (auto& x : t) if (x.name == "g") g = uint64_t(x.value.as_int());
+    auto a = acked.find(ri.revision);
+    if (a != acked.end() && a->second != g) Die(where + " holds round " + std::to_string(g) + ", acked " + std::to_string(a->second));
+    for (int ns = g_rank; ns < w; ns += size) {
+      ro.rank = ns;
+      std::vector<ObjectInfo> objs;
+      Check(st->List(&objs, ro), where + " list");
+      if (objs.size() != 21) Die(where + ": ns " + std::to_string(ns) + " has " + std::to_string(objs.size()) + " objects");
+      for (int i = 0; i < 20; i++) {
+        std::string k = "o" + std::to_string(ns) + "_" + std::to_string(i), v;
+        Check(st->Get(k, &v, ro), where + " get " + k);
+        if (v != ChainPattern(ns, g, i, ChainLen(ns, g, i))) Die(where + ": value of " + k);
+        TagList tt;
+        Check(st->GetTags(k, &tt, ro), where + " tags " + k);
+        SortTags(&tt);
+        TagList want = {{"g", TagValue::Int(int64_t(g))}, {"r", TagValue::Int(ns)}};
+        if (!(tt == want)) Die(where + ": tags of " + k);
+      }
+      std::string k = "s" + std::to_string(ns), v;
+      Check(st->Get(k, &v, ro), where + " get " + k);
+      if (v != ChainPattern(ns, g, 999, 5000)) Die(where + ": stream " + k);
+    }
+    std::vector<double> a2(64 * 5);
+    Check(st->GetArray("G", {0, 0}, {64, 5}, a2.data()), where + " array G");
+    for (uint64_t r = 0; r < 64; r++)
+      for (int c = 0; c < 5; c++)
+        if (a2[r * 5 + c] != double(g * 1000 + r * 5 + c)) Die(where + ": G[" + std::to_string(r) + "," + std::to_string(c) + "]");
+    Check(st->Close(), "close");
+  }
+  if (g_rank == 0)
+    printf("chain check at %d ranks: %zu revisions (%d pinned), newest %llu, last acked %llu\n", size, revs.size(), pinned,
+           (unsigned long long)(revs.empty() ? 0 : revs.back().revision), (unsigned long long)last);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -336,6 +501,8 @@ int main(int argc, char** argv) {
   int rc = 0;
   if (mode == "write" && argc >= 5) rc = Write(store, strtoull(argv[3], nullptr, 10), strtoull(argv[4], nullptr, 10));
   else if (mode == "check") rc = CheckAll(store);
+  else if (mode == "chainwrite" && argc >= 4) rc = ChainWrite(store, atoi(argv[3]));
+  else if (mode == "chaincheck") rc = ChainCheck(store);
   else Die("bad arguments");
   MPI_Finalize();
   return rc;

@@ -146,24 +146,34 @@ def main():
                     print(f"{what}: finished before the kill at {delay:.1f} s", flush=True)
                 except subprocess.TimeoutExpired:
                     whole = rng.random() < 0.6
+
+                    def kill_session():
+                        # Open MPI puts ranks in process groups of their own:
+                        # every process of the job's session goes.
+                        ps = subprocess.run(["ps", "-e", "-o", "pid=,sid="], stdout=subprocess.PIPE, text=True).stdout
+                        for line in ps.splitlines():
+                            q, sid = line.split()
+                            if int(sid) == p.pid:
+                                try:
+                                    os.kill(int(q), signal.SIGKILL)
+                                except ProcessLookupError:
+                                    pass
                     if whole:
-                        os.killpg(p.pid, signal.SIGKILL)
+                        kill_session()
                     else:
                         kids = subprocess.run(["pgrep", "-f", "-P", str(p.pid), "breaker_bigcat"],
                                               stdout=subprocess.PIPE).stdout.split()
                         if kids:
                             os.kill(int(rng.choice(kids)), signal.SIGKILL)
                         else:
-                            os.killpg(p.pid, signal.SIGKILL)
+                            kill_session()
                     try:
                         p.communicate(timeout=60)
                     except subprocess.TimeoutExpired:
-                        os.killpg(p.pid, signal.SIGKILL)
+                        kill_session()
                         p.communicate()
-                    try:
-                        os.killpg(p.pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+                    time.sleep(0.5)
+                    kill_session()  # a rank left behind would still write
                     stats["killed"] += 1
                     print(f"{what}: killed ({'whole job' if whole else 'one rank'}) at {delay:.1f} s", flush=True)
             elif mode == "fsize":
