@@ -155,6 +155,41 @@ static void SetFsize(uint64_t limit) {
   if (setrlimit(RLIMIT_FSIZE, &rl) != 0) Die("setrlimit");
 }
 
+// Right after a synchronous commit: the writable handle's own namespace,
+// whose base is now the table just streamed (its entries viewed in memory,
+// not read back from the file), must answer List, Query, Get and GetTags as
+// round g.
+static void CheckOwnAfterCommit(Store* st, uint64_t g, uint64_t n) {
+  uint64_t ns = uint64_t(st->rank());
+  std::string where = "own namespace after the commit of round " + std::to_string(g);
+  std::vector<std::string> hits, want;
+  Check(st->Query({TagQuery::Equal("m", TagValue::Int(3)), TagQuery::Range("i", TagValue::UInt(1000), TagValue::UInt(200000))}, &hits),
+        where + " query");
+  for (uint64_t i = 1000; i <= std::min<uint64_t>(200000, n - 1); i++)
+    if (Present(i, g) && i % 7 == 3) want.push_back(Key(i));
+  if (hits != want) Die(where + ": query gave " + std::to_string(hits.size()) + " keys, expected " + std::to_string(want.size()));
+  std::vector<ObjectInfo> objs;
+  Check(st->List(&objs), where + " list");
+  uint64_t present = 0;
+  for (uint64_t i = 0; i < n; i++) present += Present(i, g);
+  if (objs.size() != present + 1) Die(where + ": list has " + std::to_string(objs.size()));
+  for (uint64_t i = g % 97; i < n; i += 9973) {
+    std::string v;
+    Status s = st->Get(Key(i), &v);
+    if (!Present(i, g)) {
+      if (!s.IsNotFound()) Die(where + ": deleted " + Key(i) + " gave " + s.ToString());
+      continue;
+    }
+    Check(s, where + " get " + Key(i));
+    if (v != Value(ns, g, i)) Die(where + ": value of " + Key(i));
+    TagList t, w = Tags(ns, g, i);
+    Check(st->GetTags(Key(i), &t), where + " tags");
+    SortTags(&t);
+    SortTags(&w);
+    if (!(t == w)) Die(where + ": tags of " + Key(i));
+  }
+}
+
 static int Write(const std::string& store, uint64_t rounds, uint64_t n) {
   Options o;
   o.keep_revisions = Env("BIG_KEEP", 0);
@@ -204,6 +239,7 @@ static int Write(const std::string& store, uint64_t rounds, uint64_t n) {
       s = st->Commit(&rev);
       if (s.ok()) {
         Ack(store, rev, g);
+        CheckOwnAfterCommit(st.get(), g, n);
         return false;
       }
     }
@@ -219,6 +255,7 @@ static int Write(const std::string& store, uint64_t rounds, uint64_t n) {
     s = st->Commit(&rev);
     if (!s.ok()) Die("commit of round " + std::to_string(g) + " after the limit was lifted: " + s.ToString());
     Ack(store, rev, g);
+    CheckOwnAfterCommit(st.get(), g, n);
     return false;
   };
   bool put_done = false;
