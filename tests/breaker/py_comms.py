@@ -1,6 +1,7 @@
 """Stores on mpi4py sub-communicators, Dup, freed and inter-communicators.
 Outside test, run at 4 ranks:  mpiexec -n 4 python py_comms.py WORKDIR CASE
-CASE: split (halves write two stores at once, then each is read back at 4
+CASE: reverse (Split with a reversing key; a Cartesian communicator), freed
+(a freed Dup: InvalidArgument), split (halves write two stores at once, then each is read back at 4
 ranks), three (a store on 3 of 4 ranks; rank 3 tries COMM_NULL), dup (the
 user's Dup freed right after the open), inter (an inter-communicator: must
 be a cairn error on every rank, not a hang or an MPI abort), leftopen (stores
@@ -71,6 +72,23 @@ if case == "split":
     for c in (0, 1):
         check(os.path.join(work, f"half{c}"), f"h{c}", 2, 6)
     half.Free()
+elif case == "reverse":
+    # ranks in reverse order (a Split key), and a Cartesian communicator
+    rev = world.Split(0, -rank)
+    write_rounds(os.path.join(work, "rev"), rev, 3, "rv")
+    cart = world.Create_cart([world.Get_size()], reorder=True)
+    write_rounds(os.path.join(work, "cart"), cart, 3, "ca")
+    world.Barrier()
+    check(os.path.join(work, "rev"), "rv", world.Get_size(), 3)
+    check(os.path.join(work, "cart"), "ca", world.Get_size(), 3)
+elif case == "freed":
+    d = world.Dup()
+    d.Free()
+    try:
+        cairn.Store(os.path.join(work, "freed"), comm=d)
+        fail("a freed communicator was accepted")
+    except cairn.InvalidArgument:
+        pass
 elif case == "three":
     sub = world.Split(0 if rank < 3 else MPI.UNDEFINED, rank)
     path = os.path.join(work, "three")
