@@ -17,6 +17,7 @@ MODE:
 Each trial picks async/sync, staging or not, keep_revisions 2 or 0 from the
 seed (CAIRN_SEED). Failures are printed with FAIL and the run exits 1.
 """
+import json
 import os
 import random
 import shutil
@@ -75,6 +76,8 @@ def main():
         return True
 
     def options():
+        if os.environ.get("BIG_FORCE_OPTS"):  # e.g. '{"BIG_KEEP": "2"}': sync, no staging
+            return json.loads(os.environ["BIG_FORCE_OPTS"])
         e = {}
         a = rng.random() < 0.5
         if a:
