@@ -158,6 +158,9 @@ static Options BaseOptions() {
   o.extent_size = 64 * 1024;
   o.write_buffer_size = 64 * 1024;
   if (const char* sf = getenv("COMBO_SUBFILES")) o.subfiles = atoi(sf);
+  // COMBO_CIL: Options::compact_index_limit (0: no table is gathered; every
+  // table of entries all put since the base is streamed, commit_tables.h).
+  if (const char* cil = getenv("COMBO_CIL")) o.compact_index_limit = strtoull(cil, nullptr, 0);
   return o;
 }
 

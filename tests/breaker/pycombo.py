@@ -153,8 +153,9 @@ def verify():
 def write(seed, rounds, keep):
     rng = random.Random(seed * 1000003 + rank)
     grng = random.Random(seed * 7919)
+    extra = {"compact_index_limit": int(os.environ["COMBO_CIL"])} if os.environ.get("COMBO_CIL") else {}
     with cairn.Store(store, comm=comm, keep_revisions=keep, chunk_size=4096, extent_size=65536,
-                     write_buffer_size=65536) as st:
+                     write_buffer_size=65536, **extra) as st:
         r0 = st.revision
         state, shared = {}, {}
         arr = None

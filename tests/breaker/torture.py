@@ -34,6 +34,12 @@ def bump(k):
 
 def cap():
     resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 30, 1 << 30))
+    if os.environ.get("COMBO_CIL_MIX") == "1":
+        # Each job (writer, verify, pinread; C++ or Python) its own
+        # compact_index_limit: 0 streams or writes apart every table, 300
+        # some, 65536 (the default) gathers them; stores written with one
+        # and opened with another.
+        os.environ["COMBO_CIL"] = random.SystemRandom().choice(["0", "300", "65536"])
     os.setsid()
 
 
