@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Reproducer (not in ctest; fails now): `cairn verify --all` beside a writer
+# Reproducer of finding 2 (FINDINGS4.md; fixed: tests/verify_live_test.sh is
+# its ctest form, and this one passes now): `cairn verify --all` beside a writer
 # whose keep_revisions expires revisions reports an intact store as damaged
 # (exit 2, "CORRUPT revision N: NotFound: ... was dropped (expired by
 # keep_revisions ...)", "FAILED"). An expiry is not damage: it should skip
