@@ -254,9 +254,10 @@ module cairn
       TAG_INT8 = 1, TAG_INT16 = 2, TAG_FLOAT32 = 9, TAG_RAW = 12, TAG_ARRAY = 64
 
   interface
-    subroutine c_options_init(o) bind(C, name="cairn_options_init")
-      import :: c_options
+    subroutine c_options_init_sized(o, size) bind(C, name="cairn_options_init_sized")
+      import :: c_options, c_size_t
       type(c_options), intent(out) :: o
+      integer(c_size_t), value :: size
     end subroutine
     function c_last_error() bind(C, name="cairn_last_error")
       import :: c_ptr
@@ -1166,7 +1167,9 @@ contains
     integer, intent(in), optional :: subfiles
     real(real64), intent(in), optional :: collective_timeout_s
     type(c_options) :: o
-    call c_options_init(o)
+    character(:), allocatable :: bad
+    integer(c_int) :: rc
+    call c_options_init_sized(o, c_sizeof(o))
     if (present(read_only)) then
       if (read_only) then
         o%read_only = 1
@@ -1179,35 +1182,42 @@ contains
     if (present(create_if_missing)) o%create_if_missing = merge(1_c_int, 0_c_int, create_if_missing)
     if (present(error_if_exists)) o%error_if_exists = merge(1_c_int, 0_c_int, error_if_exists)
     if (present(sync)) o%sync = merge(1_c_int, 0_c_int, sync)
-    if (.not. size_opt(staging_bytes, "staging_bytes", o%staging_bytes)) return
-    if (.not. size_opt(extent_size, "extent_size", o%extent_size)) return
-    if (.not. size_opt(chunk_size, "chunk_size", o%chunk_size)) return
-    if (.not. size_opt(writeback_bytes, "writeback_bytes", o%writeback_bytes)) return
-    if (.not. size_opt(write_buffer_size, "write_buffer_size", o%write_buffer_size)) return
-    if (.not. size_opt(inline_value_limit, "inline_value_limit", o%inline_value_limit)) return
-    if (.not. size_opt(compact_index_limit, "compact_index_limit", o%compact_index_limit)) return
+    bad = ""
+    call size_opt(staging_bytes, "staging_bytes", o%staging_bytes)
+    call size_opt(extent_size, "extent_size", o%extent_size)
+    call size_opt(chunk_size, "chunk_size", o%chunk_size)
+    call size_opt(writeback_bytes, "writeback_bytes", o%writeback_bytes)
+    call size_opt(write_buffer_size, "write_buffer_size", o%write_buffer_size)
+    call size_opt(inline_value_limit, "inline_value_limit", o%inline_value_limit)
+    call size_opt(compact_index_limit, "compact_index_limit", o%compact_index_limit)
     if (present(subfiles)) o%subfiles = int(subfiles, c_int)
     if (present(collective_timeout_s)) o%collective_timeout_s = collective_timeout_s
+    if (len(bad) > 0) then
+      ! The open is collective, and some of these options may differ per
+      ! rank: this rank still takes part, with an option the library refuses
+      ! (every rank then fails alike), and reports its own cause.
+      o%write_buffer_size = 0
+      rc = c_open_f(cstr(path), int(comm, c_int), o, store%ptr)
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_open('" // path // "'): InvalidArgument: " // bad, ierr)
+      return
+    end if
     call check(c_open_f(cstr(path), int(comm, c_int), o, store%ptr), "cairn_open('" // path // "')", ierr)
 
   contains
 
     ! Copies a size option into the C struct (c_size_t and c_int64_t have
-    ! the same kind here); .false. (the error reported) if it is negative.
-    logical function size_opt(v, name, dest) result(ok)
+    ! the same kind here); a negative one is named in `bad` instead.
+    subroutine size_opt(v, name, dest)
       integer(int64), intent(in), optional :: v
       character(*), intent(in) :: name
       integer(c_int64_t), intent(inout) :: dest
-      ok = .true.
       if (.not. present(v)) return
-      ok = v >= 0
-      if (ok) then
+      if (v >= 0) then
         dest = v
-      else
-        call fail(CAIRN_INVALID_ARGUMENT, "cairn_open('" // path // "'): InvalidArgument: " // name // &
-                  " is " // itoa(v) // ", a size must be >= 0", ierr)
+      else if (len(bad) == 0) then
+        bad = name // " is " // itoa(v) // ", a size must be >= 0"
       end if
-    end function size_opt
+    end subroutine size_opt
   end subroutine cairn_open
 
   ! Collective. Closes the store (pending changes are discarded).

@@ -226,6 +226,31 @@ static void check_writer_lock(const char* dir, int rank) {
   CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_NOT_SUPPORTED && s == NULL);
   o.struct_size = offsetof(cairn_options_t, require_writer_lock) + 1; /* no cairn.h had it */
   CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_INVALID_ARGUMENT && s == NULL);
+  /* Such a program calls the library's cairn_options_init on its smaller
+   * struct (the parentheses call the function, not this header's macro):
+   * nothing past the struct is written, and the open works with the lock
+   * required. */
+  union {
+    struct {
+      unsigned char members[offsetof(cairn_options_t, require_writer_lock)];
+      uint32_t after; /* the caller's next variable */
+    } s;
+    double align; /* as a cairn_options_t */
+  } old;
+  old.s.after = 0xdeadbeefu;
+  (cairn_options_init)((cairn_options_t*)(void*)&old);
+  CHECK(old.s.after == 0xdeadbeefu);
+  CHECK(((cairn_options_t*)(void*)&old)->struct_size == offsetof(cairn_options_t, require_writer_lock));
+  CHECK(cairn_open(path, MPI_COMM_WORLD, (cairn_options_t*)(void*)&old, &s) == CAIRN_NOT_SUPPORTED && s == NULL);
+  /* And one built against a newer cairn.h: refused by the open. */
+  union {
+    cairn_options_t o;
+    unsigned char bytes[sizeof(cairn_options_t) + 16];
+  } newer;
+  cairn_options_init_sized(&newer.o, sizeof newer);
+  CHECK(newer.o.struct_size == sizeof newer);
+  CHECK(cairn_open(path, MPI_COMM_WORLD, &newer.o, &s) == CAIRN_INVALID_ARGUMENT && s == NULL);
+  CHECK(strstr(cairn_last_error(), "newer cairn.h") != NULL);
   cairn_options_init(&o);
   o.require_writer_lock = 0;
   CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_OK);

@@ -399,7 +399,7 @@ contains
   end subroutine writer_lock
 
   ! cairn_open's options reach the library: each bad value is refused
-  ! naming its option, a negative size before any collective step,
+  ! naming its option (a negative size on one rank only fails every rank),
   ! error_if_exists and create_if_missing do what they say, at 2 ranks and
   ! more a collective option (sync) that differs on one rank is refused
   ! naming it, and a store opened with every option set to a good value
@@ -436,6 +436,13 @@ contains
     if (nranks > 1) then
       call cairn_open(os, p, MPI_COMM_WORLD, sync=(rank /= 1), ierr=ierr)
       call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "sync is true on rank 0") > 0, 321)
+      ! A per-rank size option negative on one rank only: that rank still
+      ! takes part in the collective open, and every rank fails (the open
+      ! hung the others before; the timeout bounds a regression).
+      call cairn_open(os, p, MPI_COMM_WORLD, writeback_bytes=merge(-1_int64, 0_int64, rank == 1), &
+                      collective_timeout_s=120.0_real64, ierr=ierr)
+      call check(ierr == CAIRN_INVALID_ARGUMENT, 328)
+      if (rank == 1) call check(index(cairn_last_error(), "writeback_bytes is -1") > 0, 329)
     end if
     call cairn_open(os, p, MPI_COMM_WORLD, create_if_missing=.true., error_if_exists=.true., sync=.false., &
                     staging_bytes=2_int64**20, extent_size=2_int64**20, chunk_size=65536_int64, &

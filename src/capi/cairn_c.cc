@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -113,28 +114,45 @@ bool ToTags(const cairn_tag_t* tags, size_t n, cairn::TagList* out) {
 
 using namespace cairn_capi;
 
+namespace {
+// Every member's default (the library's own struct).
+void InitAllOptions(cairn_options_t* o) { cairn_options_init_sized(o, sizeof *o); }
+}  // namespace
+
 extern "C" {
 
-void cairn_options_init(cairn_options_t* o) {
-  if (!o) return;
+void cairn_options_init_sized(cairn_options_t* o, size_t size) {
+  if (!o || size < sizeof(o->struct_size)) return;
   cairn::Options d;
-  o->struct_size = sizeof(cairn_options_t);
-  o->create_if_missing = d.create_if_missing;
-  o->error_if_exists = d.error_if_exists;
-  o->read_only = d.read_only;
-  o->revision = d.revision;
-  o->extent_size = d.extent_size;
-  o->chunk_size = d.chunk_size;
-  o->write_buffer_size = d.write_buffer_size;
-  o->inline_value_limit = d.inline_value_limit;
-  o->compact_index_limit = d.compact_index_limit;
-  o->subfiles = d.subfiles;
-  o->sync = d.sync;
-  o->staging_bytes = d.staging_bytes;
-  o->keep_revisions = d.keep_revisions;
-  o->collective_timeout_s = d.collective_timeout_s;
-  o->writeback_bytes = d.writeback_bytes;
-  o->require_writer_lock = d.require_writer_lock;
+  cairn_options_t full;
+  std::memset(static_cast<void*>(&full), 0, sizeof full);
+  full.create_if_missing = d.create_if_missing;
+  full.error_if_exists = d.error_if_exists;
+  full.read_only = d.read_only;
+  full.revision = d.revision;
+  full.extent_size = d.extent_size;
+  full.chunk_size = d.chunk_size;
+  full.write_buffer_size = d.write_buffer_size;
+  full.inline_value_limit = d.inline_value_limit;
+  full.compact_index_limit = d.compact_index_limit;
+  full.subfiles = d.subfiles;
+  full.sync = d.sync;
+  full.staging_bytes = d.staging_bytes;
+  full.keep_revisions = d.keep_revisions;
+  full.collective_timeout_s = d.collective_timeout_s;
+  full.writeback_bytes = d.writeback_bytes;
+  full.require_writer_lock = d.require_writer_lock;
+  // A struct from a newer cairn.h (size larger than ours): its unknown
+  // members zeroed, and struct_size says so, which cairn_open refuses.
+  std::memset(static_cast<void*>(o), 0, size);
+  std::memcpy(static_cast<void*>(o), &full, std::min(size, sizeof full));
+  o->struct_size = size;
+}
+
+// The old entry point (a struct without require_writer_lock: see cairn.h).
+// The parentheses keep the header's macro of the same name out.
+void(cairn_options_init)(cairn_options_t* o) {
+  cairn_options_init_sized(o, offsetof(cairn_options_t, require_writer_lock));
 }
 
 const char* cairn_last_error(void) { return last_error.c_str(); }
@@ -145,7 +163,7 @@ int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cai
   cairn_options_t known;
   if (opts) {
     // The size of the cairn.h versions before require_writer_lock was appended.
-    int rc = KnownPart(opts, &known, cairn_options_init, "cairn_open", "cairn_options_init",
+    int rc = KnownPart(opts, &known, InitAllOptions, "cairn_open", "cairn_options_init",
                        {offsetof(cairn_options_t, require_writer_lock)});
     if (rc != CAIRN_OK) return rc;  // as a NULL path: checked before any collective step
     opts = &known;
@@ -166,7 +184,7 @@ int cairn_open_local(const char* path, const cairn_options_t* opts, cairn_store_
   *store = nullptr;
   cairn_options_t known;
   if (opts) {
-    int rc = KnownPart(opts, &known, cairn_options_init, "cairn_open_local", "cairn_options_init",
+    int rc = KnownPart(opts, &known, InitAllOptions, "cairn_open_local", "cairn_options_init",
                        {offsetof(cairn_options_t, require_writer_lock)});
     if (rc != CAIRN_OK) return rc;
     opts = &known;
