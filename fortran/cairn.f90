@@ -1683,7 +1683,18 @@ contains
     integer, intent(out), optional :: ierr
     logical, intent(in), optional :: array
     real(real64) :: v
+    value = 0
     call get_tag_r8(store, key, name, v, rank, ierr, array)
+    if (present(ierr)) then
+      if (ierr /= CAIRN_OK) return
+    end if
+    ! A finite number beyond real(real32)'s range is refused, as integers
+    ! that do not fit their kind are (infinities and NaN convert as they are).
+    if (abs(v) <= huge(v) .and. abs(v) > huge(value)) then
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_tag('" // key // "', '" // name // &
+                "'): the value does not fit real(real32)", ierr)
+      return
+    end if
     value = real(v, real32)
   end subroutine get_tag_r4
 

@@ -559,6 +559,13 @@ contains
     call check(ierr == CAIRN_INVALID_ARGUMENT .and. size(ia) == 0, 362)
     call cairn_get_tag(ts, "x", "raw", v4, ierr=ierr)
     call check(ierr == CAIRN_INVALID_ARGUMENT, 363)
+    ! A float64 beyond real(real32)'s range (it read as Infinity before).
+    call cairn_set_tag(ts, "x", "r8big", 1.0e300_real64)
+    call cairn_get_tag(ts, "x", "r8big", f4, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "does not fit real(real32)") > 0, 3631)
+    call cairn_set_tag(ts, "x", "r8ok", -2.5e38_real64)
+    call cairn_get_tag(ts, "x", "r8ok", f4, ierr=ierr)
+    call check(ierr == CAIRN_OK .and. f4 == real(-2.5e38_real64, real32), 3632)
 
     ! All tags replaced at once.
     call cairn_set_tags(ts, "x", [cairn_tag("only", 1_int64)])

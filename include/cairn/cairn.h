@@ -302,7 +302,9 @@ typedef struct {
 
 /* Local. Fills the first stats_size bytes of *stats (pass
  * sizeof(cairn_io_stats_t): a program built against an older cairn.h gets
- * the members it knows) with this rank's counters (Store::stats).
+ * the members it knows; one built against a newer cairn.h gets 0 in the
+ * members this library does not know) with this rank's counters
+ * (Store::stats).
  * CAIRN_INVALID_ARGUMENT for a NULL argument or a stats_size that is 0 or
  * not a multiple of 8 (nothing written). */
 int cairn_stats(const cairn_store_t* store, cairn_io_stats_t* stats, size_t stats_size);

@@ -2,12 +2,11 @@
 # Users go through cairn.Store (python/cairn/_store.py), which is typed inline.
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-HAVE_MPI4PY_HEADER: bool
-
 def mpi_initialized() -> bool: ...
 
 _TagTuple = Tuple[str, int, Any]
-# (name, dtype code, shape, tags, block_count, regular, [(rank, start, count)])
+# (name, dtype code, shape, tags, block_count, regular,
+#  [(rank, start, count, has_statistics, min, max)])
 _ArrayInfo = Tuple[str, int, Tuple[int, ...], List[_TagTuple], int, bool,
                    List[Tuple[int, Tuple[int, ...], Tuple[int, ...], bool, Optional[float],
                               Optional[float]]]]

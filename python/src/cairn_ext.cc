@@ -338,15 +338,23 @@ void SetOption(cairn::Options* o, const std::string& k, nb::handle v) {
 // good (comm.py2f()).
 MPI_Comm CommOf(nb::handle comm) {
   using GetFn = MPI_Comm* (*)(PyObject*);
-  static GetFn get = [] {
+  // Looked up once, with the GIL held (no C++ static-init guard around an
+  // import). The capsule's name is the function's C signature: another one
+  // (a future mpi4py) is not called; the Fortran handle serves instead.
+  static GetFn get = nullptr;
+  static bool looked = false;
+  if (!looked) {
     nb::object mpi = nb::module_::import_("mpi4py.MPI");
-    if (!nb::hasattr(mpi, "__pyx_capi__")) return GetFn(nullptr);
-    nb::object cap = nb::borrow(PyDict_GetItemString(mpi.attr("__pyx_capi__").ptr(), "PyMPIComm_Get"));
-    if (!cap.is_valid() || !PyCapsule_CheckExact(cap.ptr())) return GetFn(nullptr);
-    void* fn = PyCapsule_GetPointer(cap.ptr(), PyCapsule_GetName(cap.ptr()));
-    if (fn == nullptr) throw nb::python_error();
-    return reinterpret_cast<GetFn>(fn);
-  }();
+    if (nb::hasattr(mpi, "__pyx_capi__")) {
+      PyObject* cap = PyDict_GetItemString(mpi.attr("__pyx_capi__").ptr(), "PyMPIComm_Get");
+      const char* sig = cap && PyCapsule_CheckExact(cap) ? PyCapsule_GetName(cap) : nullptr;
+      if (sig && std::strcmp(sig, "MPI_Comm *(PyObject *)") == 0) {
+        get = reinterpret_cast<GetFn>(PyCapsule_GetPointer(cap, sig));
+        if (get == nullptr) throw nb::python_error();
+      }
+    }
+    looked = true;
+  }
   if (get != nullptr) {
     MPI_Comm* c = get(comm.ptr());
     if (c == nullptr) throw nb::python_error();
@@ -851,11 +859,6 @@ class PyStore {
 NB_MODULE(_cairn, m) {
   m.doc() = "The compiled core of the cairn package (use the `cairn` module).";
   nb::register_exception_translator(Translate);
-#ifdef CAIRN_HAVE_MPI4PY
-  m.attr("HAVE_MPI4PY_HEADER") = true;
-#else
-  m.attr("HAVE_MPI4PY_HEADER") = false;
-#endif
   m.def("mpi_initialized", [] {
     int f = 0;
     MPI_Initialized(&f);

@@ -405,6 +405,8 @@ int cairn_stats(const cairn_store_t* s, cairn_io_stats_t* stats, size_t stats_si
   o.index_tables_reused = st.index_tables_reused;
   o.index_tables_streamed = st.index_tables_streamed;
   o.writeback_requests = st.writeback_requests;
+  // A newer cairn.h's members this library does not know read as 0.
+  std::memset(static_cast<void*>(stats), 0, stats_size);
   std::memcpy(stats, &o, stats_size < sizeof o ? stats_size : sizeof o);
   return CAIRN_OK;
 }

@@ -189,6 +189,8 @@ int cairn_array_read_stats(const cairn_store_t* s, cairn_array_read_stats_t* sta
   o.bytes_read = st.bytes_read;
   o.index_nodes = st.index_nodes;
   o.blocks_decoded = st.blocks_decoded;
+  // A newer cairn.h's members this library does not know read as 0.
+  std::memset(static_cast<void*>(stats), 0, stats_size);
   std::memcpy(stats, &o, stats_size < sizeof o ? stats_size : sizeof o);
   return CAIRN_OK;
 }
