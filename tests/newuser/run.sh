@@ -45,13 +45,10 @@ export LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}  # pkg-c
 if [ -z "${NU_SKIP_PIP:-}" ]; then
   step "pip install . into $work/venv"
   [ -x "$work/venv/bin/python" ] || run /usr/bin/python3 -m venv --system-site-packages "$work/venv"
-  # README says `pip install .`; that builds against another mpi4py than the
-  # one the venv runs (FINDINGS.md F4), so: the build tools in the venv, and
-  # no build isolation.
-  run "$work/venv/bin/python" -m pip install -q --disable-pip-version-check \
-      "nanobind>=2.0" "scikit-build-core>=0.10"
+  # README's `pip install .` (pip's isolated build; FINDINGS.md F4, fixed:
+  # it used to build against another mpi4py than the one the venv runs).
   run nice "$work/venv/bin/python" -m pip install -q --disable-pip-version-check \
-      --no-build-isolation --force-reinstall --no-deps "$src"
+      --force-reinstall --no-deps "$src"
 fi
 py=$work/venv/bin/python
 
