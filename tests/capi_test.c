@@ -251,6 +251,14 @@ static void check_writer_lock(const char* dir, int rank) {
   CHECK(newer.o.struct_size == sizeof newer);
   CHECK(cairn_open(path, MPI_COMM_WORLD, &newer.o, &s) == CAIRN_INVALID_ARGUMENT && s == NULL);
   CHECK(strstr(cairn_last_error(), "newer cairn.h") != NULL);
+  /* The macro fills this header's size through any pointer (a void* from
+   * malloc too), and NULL is nothing, as the function was. */
+  void* heap = malloc(sizeof(cairn_options_t));
+  cairn_options_init(heap);
+  CHECK(heap && ((cairn_options_t*)heap)->struct_size == sizeof(cairn_options_t) &&
+        ((cairn_options_t*)heap)->require_writer_lock == 1);
+  free(heap);
+  cairn_options_init(NULL);
   cairn_options_init(&o);
   o.require_writer_lock = 0;
   CHECK(cairn_open(path, MPI_COMM_WORLD, &o, &s) == CAIRN_OK);

@@ -531,7 +531,9 @@ int CmdVerifyAll(const std::string& path, bool json) {
       std::vector<std::string> mine;
       for (const std::string& p : rep.problems) {
         if (p.rfind("MANIFEST:", 0) == 0) {
-          if (first) manifest_problems.push_back(p);
+          // The same for every revision: kept once, from whichever check saw it.
+          if (std::find(manifest_problems.begin(), manifest_problems.end(), p) == manifest_problems.end())
+            manifest_problems.push_back(p);
         } else {
           mine.push_back(p);
         }
@@ -570,7 +572,12 @@ int CmdVerifyAll(const std::string& path, bool json) {
     s = OpenStore(path, 0, &st);
     if (s.ok()) s = st->ListRevisions(&now);
     st.reset();
-    if (!s.ok()) return Fail(s);
+    if (!s.ok()) {  // the report so far stands (and its JSON closes); the rest is unknown
+      std::fprintf(stderr, "cairn: verify --all of %s: listing the revisions again: %s\n", path.c_str(),
+                   s.ToString().c_str());
+      inconclusive = true;
+      break;
+    }
     for (const cairn::RevisionInfo& ri : now)
       if (!checked.count(ri.revision)) todo.push_back(ri);
   }

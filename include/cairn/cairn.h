@@ -90,18 +90,22 @@ typedef struct {
 
 /* Fills the documented defaults into the first `size` bytes of *opts (the
  * caller's sizeof(cairn_options_t)) and sets struct_size to `size`: the
- * library never writes past what the caller was compiled with. Called by
- * the cairn_options_init macro below. */
+ * library never writes past what the caller was compiled with. NULL (or
+ * a size below sizeof(size_t)): nothing. Called by the cairn_options_init
+ * macro below; take this function's address, or bind it by name from
+ * another language (ctypes, cffi, bindgen), rather than
+ * cairn_options_init's. */
 void cairn_options_init_sized(cairn_options_t* opts, size_t size);
 /* The entry point that programs built against a cairn.h before
  * require_writer_lock call: fills the members before it, and struct_size
- * to their size (such a program's struct ends there). This header routes
- * cairn_options_init(opts) to cairn_options_init_sized(opts, sizeof *opts)
- * instead. Before a member is appended to any options struct of this
- * header, its init gets the same pair (a sized function, and the old name
- * filling only the old members). */
+ * to their size (such a program's struct ends there), so a
+ * require_writer_lock set after it is not read. This header routes each
+ * call cairn_options_init(opts) to cairn_options_init_sized(opts,
+ * sizeof(cairn_options_t)) instead. Before a member is appended to any
+ * options struct of this header, its init gets the same pair (a sized
+ * function, and the old name filling only the old members). */
 void cairn_options_init(cairn_options_t* opts);
-#define cairn_options_init(opts) cairn_options_init_sized((opts), sizeof *(opts))
+#define cairn_options_init(opts) cairn_options_init_sized((opts), sizeof(cairn_options_t))
 
 /* Tag types (the values of cairn::TagType); OR with CAIRN_TAG_ARRAY for an
  * array of a numeric type. */
