@@ -48,7 +48,9 @@ void ReadsAfterAFailedWrite(uint64_t staging_bytes) {
   }
   // Reads while the limit still holds, then with space free again.
   for (int round = 0; round < 2; round++) {
-    if (round == 1) ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+    if (round == 1) {
+      ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+    }
     ASSERT_TRUE(s.IsIOError()) << s.ToString();
     std::string got;
     Status g = st->Get("k0", &got);
@@ -70,8 +72,11 @@ void ReadsAfterAFailedWrite(uint64_t staging_bytes) {
     // bytes it lost. Without, the put whose write failed is refused and
     // the accepted ones still in the write buffer reach the file at the
     // first write that succeeds: while the limit holds they cannot be read.
-    if (staging_bytes) EXPECT_GT(failed, 0) << "round " << round;
-    else if (round == 1) EXPECT_EQ(failed, 0);
+    if (staging_bytes) {
+      EXPECT_GT(failed, 0) << "round " << round;
+    } else if (round == 1) {
+      EXPECT_EQ(failed, 0);
+    }
   }
   // With staging the next Commit reports the failure (and drops what was
   // put since the last one); without, it commits the accepted puts. Then
