@@ -155,10 +155,10 @@ class StreamAdvisor {
 };
 
 // Reads block k, whose ranges do not overlap, straight into their
-// destinations, in requests of about kRequestBytes; the gaps between
+// destinations, in requests of about `request_bytes`; the gaps between
 // ranges land in `scratch`. `done` runs after each request for the ranges
 // it completed.
-Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& r,
+Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& r, uint64_t request_bytes,
                      std::string* scratch, std::vector<struct iovec>* iov_buf, const RangeDone& done,
                      ReadCounts* counts, StreamAdvisor* advise) {
   std::vector<struct iovec>& iov = *iov_buf;
@@ -180,7 +180,7 @@ Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& 
       uint64_t gap = x.offset - pos;
       uint64_t grown = x.offset + x.length - start;
       size_t more = gap > 0 ? 2 : 1;
-      if (j > i && (grown > kRequestBytes || entries + more > size_t(IOV_MAX))) break;
+      if (j > i && (grown > request_bytes || entries + more > size_t(IOV_MAX))) break;
       entries += more;
       max_gap = std::max(max_gap, gap);
       pos = x.offset + x.length;
@@ -269,7 +269,8 @@ Status ReadCoalesced(std::vector<ReadRange>* ranges_in, const ReadPlanLimits& li
     }
     if (limits.readahead) ra.Before(k);
     s = overlap ? ReadBounced(f, b, ranges, &bounce, done, counts)
-                : ReadScattered(f, b, ranges, &scratch, &ws->iov, done, counts,
+                : ReadScattered(f, b, ranges, std::max<uint64_t>(1, limits.request_bytes), &scratch, &ws->iov,
+                                done, counts,
                                 limits.streams ? &advisor : nullptr);
     if (!s.ok()) return s;
   }

@@ -22,6 +22,7 @@ ReadPlanLimits Limits(const ReadOptions& ro) {
   l.gap_limit = ro.gap_limit;
   l.max_block = ro.max_block;
   l.max_amplification = ro.max_read_amplification;
+  l.request_bytes = kValueRequestBytes;
   return l;
 }
 
