@@ -177,9 +177,9 @@ TEST(Store, MultiGetCoalescesNearKeysAndSplitsFarOnes) {
   o.extent_size = 16ull << 20;
   o.write_buffer_size = 1 << 20;
   auto s = MustOpen(dir.sub("s"), o);
-  // 20 values of 8 KiB back to back, then 10 MiB of filler, then 1 more.
+  // 20 values of 8 KiB back to back, then 20 MiB of filler, then 1 more.
   for (int i = 0; i < 20; i++) ASSERT_TRUE(s->Put("near" + std::to_string(i), Pattern(i, 8192)).ok());
-  ASSERT_TRUE(s->Put("filler", Pattern(99, 10 << 20)).ok());
+  ASSERT_TRUE(s->Put("filler", Pattern(99, 20 << 20)).ok());
   ASSERT_TRUE(s->Put("far", Pattern(100, 8192)).ok());
   ASSERT_TRUE(s->Commit().ok());
 
@@ -194,15 +194,15 @@ TEST(Store, MultiGetCoalescesNearKeysAndSplitsFarOnes) {
   keys = {"near0", "far"};
   b = s->stats();
   ASSERT_TRUE(s->MultiGet(keys, &values, &st).ok());
-  EXPECT_EQ(s->stats().read_requests - b.read_requests, 2u);  // 10 MiB apart: two requests
+  EXPECT_EQ(s->stats().read_requests - b.read_requests, 2u);  // 20 MiB apart: two requests
   EXPECT_EQ(s->stats().read_bytes - b.read_bytes, 2u * 8192);  // not the gap
   EXPECT_EQ(values[1], Pattern(100, 8192));
 
   // Even limits that allow merging them read no gap longer than a request
-  // (kRequestBytes, 1 MiB): a merged block is read in requests cut at
+  // (kValueRequestBytes, 16 MiB): a merged block is read in requests cut at
   // range boundaries.
   ReadOptions wide;
-  wide.gap_limit = 16ull << 20;
+  wide.gap_limit = 32ull << 20;
   wide.max_read_amplification = 1e6;
   b = s->stats();
   ASSERT_TRUE(s->MultiGet(keys, &values, &st, wide).ok());
