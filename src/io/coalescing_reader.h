@@ -53,7 +53,7 @@ struct ReadPlanLimits {
   // Requests of a block are cut at range boundaries near this size (a range
   // larger than it is one request of its own). Key-value reads use
   // kValueRequestBytes, array reads kRequestBytes (bench/README.md, "Where
-  // issue 11 stands", fifth session: the request size measured both ways).
+  // issue 11 stands", sixth session: the request size measured both ways).
   uint64_t request_bytes = 1ull << 20;
   // Tell the kernel (WILLNEED) about the blocks ahead of the one being read
   // (see the top of this file). Array reads turn it off: their windows
