@@ -452,5 +452,37 @@ TEST(IndexEntry, ChunkSizesMustAddUp) {
   EXPECT_TRUE(DecodeEntryBody(body, &e).IsCorruption());
 }
 
+// What the planned extensions of doc/design.md ("The later features") rely
+// on from readers of today: a compressed chunk, a new value kind and a new
+// manifest record type are refused as NotSupported, never read as
+// something else.
+TEST(FutureExtensions, ACompressedChunkIsNotSupported) {
+  std::string body;
+  std::vector<ChunkRef> chunks = {{0, 4096, 7, 1, 10, 1}};  // codec 1 (zstd, planned), 10 raw bytes
+  EncodeEntryBody("k", ValueKind::kChunked, 10, "", chunks, std::string(1, '\0'), &body);
+  EntryView e;
+  Status s = DecodeEntryBody(body, &e);
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_NE(s.message().find("codec 1"), std::string::npos) << s.ToString();
+}
+
+TEST(FutureExtensions, AnUnknownValueKindIsNotSupported) {
+  std::string body;
+  EncodeEntryBody("k", ValueKind::kInline, 3, "abc", {}, std::string(1, '\0'), &body);
+  size_t kind_at = 2;  // after the key: varint length 1, then 'k'
+  ASSERT_EQ(body[kind_at - 1], 'k');
+  body[kind_at] = char(2);
+  EntryView e;
+  EXPECT_TRUE(DecodeEntryBody(body, &e).IsNotSupported());
+}
+
+TEST(FutureExtensions, AFilePlacementRecordIsNotSupported) {
+  std::string f = SampleManifest(2);
+  f += FrameRecord(RecordType(6), std::string(16, 'p'));  // type 6: "file placement" (planned)
+  ParsedManifest pm;
+  Status s = ParseManifest(f, &pm);
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+}
+
 }  // namespace
 }  // namespace cairn
