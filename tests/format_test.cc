@@ -484,5 +484,16 @@ TEST(FutureExtensions, AFilePlacementRecordIsNotSupported) {
   EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
 }
 
+TEST(FutureExtensions, AVersion2IndexTableIsNotSupported) {  // a delta table (planned)
+  NameDict dict;
+  std::string t = SampleTable(3, &dict);
+  t[8] = 2;  // the version, u16 little-endian
+  t[9] = 0;
+  EncodeFixed64(&t[t.size() - 8], Checksum(t.data(), t.size() - 8));
+  std::shared_ptr<IndexTable> table;
+  Status s = ParseIndexTable(t, "test", &table);
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+}
+
 }  // namespace
 }  // namespace cairn

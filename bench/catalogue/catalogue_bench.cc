@@ -13,6 +13,13 @@
 // only (the others have none): PDC's own workload (kvtag_add_scale 100000
 // 100) is O = 100000, T = 1, TAGGED = 100, i.e. 100 integer tags in total.
 //
+// With CATALOGUE_UPDATE=K in the environment (K > 0), the restart then
+// times a small change: K objects spread over the catalogue each get a new
+// value of their first tag, committed durably (an "update" phase): cairn
+// with SetTag + Commit, RocksDB with one synced batch of the K tag keys.
+// SQLite is not measured there (its table has no index on the object and
+// tag name, so an update would be a scan, not what a tuned schema costs).
+//
 // SYSTEM: cairn | cairn-commit (the catalogue lives in the store, so a
 // checkpoint is Commit alone) | sqlite | rocksdb. Prints one JSON line
 // from rank 0 with the phase times, CPU seconds and page faults (each the
@@ -27,6 +34,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -169,6 +177,28 @@ void CairnCommit(cairn::Store* s) {
   cairn::Status st = s->Commit();
   if (!st.ok()) Die(st.ToString());
 }
+// The small change of the update phase: every (count / K)-th object's
+// first tag gets a new value of its own type.
+std::vector<size_t> UpdatedObjects(size_t count, uint64_t k) {
+  std::vector<size_t> out;
+  if (k == 0 || count == 0) return out;
+  k = std::min<uint64_t>(k, count);
+  for (uint64_t i = 0; i < k; i++) out.push_back(size_t(i * count / k));
+  return out;
+}
+cairn::Tag UpdatedTag(const Object& ob) {
+  cairn::Tag t = ob.tags.front();
+  if (t.value.type() == cairn::TagType::kInt64) t.value = cairn::TagValue::Int(t.value.as_int() + 1);
+  return t;
+}
+void CairnUpdate(cairn::Store* s, const std::vector<Object>& objs, const std::vector<size_t>& which) {
+  for (size_t i : which) {
+    if (objs[i].tags.empty()) continue;
+    cairn::Status st = s->SetTag(objs[i].key, UpdatedTag(objs[i]));
+    if (!st.ok()) Die(st.ToString());
+  }
+  CairnCommit(s);
+}
 // Reads every object's tags back (as the service would, into its own
 // structures) and compares them with the expected catalogue.
 uint64_t CairnVerify(cairn::Store* s, const std::vector<Object>& want) {
@@ -296,6 +326,20 @@ void RocksCheckpoint(rocksdb::DB* db, const std::vector<Object>& objs) {
   rocksdb::Status s = db->Flush(rocksdb::FlushOptions());
   if (!s.ok()) Die("rocksdb flush: " + s.ToString());
 }
+// The update phase: the K changed tags in one batch, synced (the write-ahead
+// log makes it durable; no flush, as a service would commit a small change).
+void RocksUpdate(rocksdb::DB* db, const std::vector<Object>& objs, const std::vector<size_t>& which) {
+  rocksdb::WriteBatch batch;
+  for (size_t i : which) {
+    if (objs[i].tags.empty()) continue;
+    cairn::Tag t = UpdatedTag(objs[i]);
+    batch.Put(objs[i].key + "/" + t.name, RocksValue(t.value));
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  rocksdb::Status s = db->Write(wo, &batch);
+  if (!s.ok()) Die("rocksdb update: " + s.ToString());
+}
 // Reads every key back in order; a tag's value is compared with the
 // expected one encoded the same way (keys sort as object, then tag name).
 uint64_t RocksVerify(rocksdb::DB* db, const std::vector<Object>& want) {
@@ -338,11 +382,18 @@ int main(int argc, char** argv) {
   int ntags = std::atoi(argv[5]);
   uint64_t tagged = argc == 7 ? std::strtoull(argv[6], nullptr, 10) : total;
   Range r = MyRange(total);
-  Phase ckpt, open, verify, ckpt2;  // checkpoint, open, read all tags, checkpoint 2
+  Phase ckpt, open, verify, ckpt2, upd;  // checkpoint, open, read all tags, checkpoint 2, update
+  const char* upd_env = std::getenv("CATALOGUE_UPDATE");
+  uint64_t update_k = upd_env ? std::strtoull(upd_env, nullptr, 10) : 0;
+  if (update_k > 0 && phase == "restart" && sys == "sqlite") Die("CATALOGUE_UPDATE: not measured for sqlite");
   uint64_t checked = 0;
   // The service's state (write), or what a restart must find (restart):
   // built before anything is timed.
   std::vector<Object> objs = BuildCatalogue(r, ntags, tagged);
+  // Spread over the global catalogue: this rank's share of the K objects.
+  std::vector<size_t> updated =
+      phase == "restart" ? UpdatedObjects(objs.size(), (update_k * r.count + total - 1) / std::max<uint64_t>(total, 1))
+                         : std::vector<size_t>();
   MPI_Barrier(MPI_COMM_WORLD);
   Meter t0 = Mark();
 
@@ -374,8 +425,14 @@ int main(int argc, char** argv) {
       t1 = Mark();
       if (!in_store) CairnPutAll(s.get(), objs);  // a service keeping its own catalogue saves it all again
       CairnCommit(s.get());
-      s->Close();
       Stop(&ckpt2, t1);
+      if (!updated.empty()) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        t1 = Mark();
+        CairnUpdate(s.get(), objs, updated);
+        Stop(&upd, t1);
+      }
+      s->Close();
     }
   } else if (sys == "sqlite") {
     if (phase == "write") {
@@ -412,8 +469,14 @@ int main(int argc, char** argv) {
       MPI_Barrier(MPI_COMM_WORLD);
       t1 = Mark();
       RocksCheckpoint(db.get(), objs);
-      db.reset();
       Stop(&ckpt2, t1);
+      if (!updated.empty()) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        t1 = Mark();
+        RocksUpdate(db.get(), objs, updated);
+        Stop(&upd, t1);
+      }
+      db.reset();
     }
 #else
     Die("built without RocksDB");
@@ -422,7 +485,7 @@ int main(int argc, char** argv) {
     Die("unknown system " + sys);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  Phase* phases[4] = {&ckpt, &open, &verify, &ckpt2};
+  Phase* phases[5] = {&ckpt, &open, &verify, &ckpt2, &upd};
   for (Phase* p : phases) {  // the slowest rank's of each
     p->wall = MaxOver(p->wall);
     p->cpu = MaxOver(p->cpu);
@@ -435,10 +498,11 @@ int main(int argc, char** argv) {
   if (g_rank == 0) {
     std::printf("{\"phase\": \"%s\", \"system\": \"%s\", \"ranks\": %d, \"objects\": %" PRIu64 ", \"tags\": %d",
                 phase.c_str(), sys.c_str(), g_size, total, ntags);
-    const char* names[4] = {"checkpoint", "open", "verify", "checkpoint2"};
-    for (int i = 0; i < 4; i++)
+    const char* names[5] = {"checkpoint", "open", "verify", "checkpoint2", "update"};
+    for (int i = 0; i < 5; i++)
       std::printf(", \"%s_s\": %.6f, \"%s_cpu_s\": %.6f, \"%s_faults\": %ld", names[i], phases[i]->wall,
                   names[i], phases[i]->cpu, names[i], phases[i]->faults);
+    if (phase == "restart") std::printf(", \"updated_objects\": %" PRIu64, update_k);
     std::printf(", \"tags_checked\": %" PRIu64 ", \"peak_rss_kib\": %ld, \"bytes\": %" PRIu64 "}\n", all_checked,
                 max_rss, DirBytes(dir));
   }

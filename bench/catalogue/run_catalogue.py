@@ -10,7 +10,11 @@ Cells: strong scaling (100,000 objects x 100 tags on 1, 2, 4 ranks), weak
 scaling (25,000 objects per rank), cairn alone at 10K, 100K and 1M
 objects on 1 rank (linearity), and PDC's own published workload (100,000
 objects, 100 integer tags in total, one on each of the first 100 objects,
-1 client), printed beside PDC's published figures.
+1 client), printed beside PDC's published figures. With `--kinds update`
+(not in the default), a small change after the restart: K of the 100,000
+objects get a new value of one tag, committed durably (`--update-objects`,
+default 1 and 1000; cairn-commit with SetTag + Commit, RocksDB with one
+synced batch), against the full checkpoint of the same run.
 """
 # PDC PR 305, as issue 11 quotes it: 100K objects with 100 integer tags in
 # total, on 2 servers.
@@ -23,10 +27,10 @@ PHASES = ["checkpoint", "open", "verify", "checkpoint2"]
 # Wall seconds, and (where catalogue_bench reports them) CPU seconds and
 # page faults of each phase.
 FIELDS = ([p + "_s" for p in PHASES] + [p + "_cpu_s" for p in PHASES] + [p + "_faults" for p in PHASES] +
-          ["peak_rss_kib", "bytes"])
+          ["update_s", "update_cpu_s", "update_faults", "peak_rss_kib", "bytes"])
 
 
-def run_cell(binary, system, ranks, objects, tags, reps, workdir, tagged=None):
+def run_cell(binary, system, ranks, objects, tags, reps, workdir, tagged=None, update=0):
     runs = []
     for _ in range(reps):
         d = os.path.join(workdir, "store")
@@ -43,8 +47,9 @@ def run_cell(binary, system, ranks, objects, tags, reps, workdir, tagged=None):
                 except OSError:
                     pass
             extra = [str(tagged)] if tagged is not None else []
+            env = dict(ENV, CATALOGUE_UPDATE=str(update)) if update else ENV
             p = subprocess.run(["mpiexec", "-n", str(ranks), binary, phase, system, d, str(objects), str(tags)] + extra,
-                               env=ENV, capture_output=True, text=True)
+                               env=env, capture_output=True, text=True)
             if p.returncode != 0:
                 raise SystemExit("%s %s failed:\n%s%s" % (system, phase, p.stdout, p.stderr))
             r = json.loads(p.stdout.strip().splitlines()[-1])
@@ -78,6 +83,9 @@ def main():
     ap.add_argument("--ranks", default="1,2,4", help="rank counts of the scaling cells")
     ap.add_argument("--kinds", default="strong,weak,pdc", help="cells to run: strong, weak, pdc")
     ap.add_argument("--linearity-systems", default="cairn,cairn-commit")
+    ap.add_argument("--update-systems", default="cairn-commit,rocksdb",
+                    help="systems of the update cells (--kinds update)")
+    ap.add_argument("--update-objects", default="1,1000", help="K of the update cells")
     args = ap.parse_args()
     binary = os.path.join(args.build, "bench/catalogue/catalogue_bench")
     systems = args.systems.split(",")
@@ -98,6 +106,11 @@ def main():
         for o in (10000, 100000, 1000000):
             for sysname in args.linearity_systems.split(","):
                 cells.append(("linearity", sysname, 1, o // scale))
+    updates = []  # (system, K): a small change after the restart
+    if "update" in kinds:
+        for k in (int(x) for x in args.update_objects.split(",")):
+            for sysname in args.update_systems.split(","):
+                updates.append((sysname, k))
     stamp = time.strftime("%Y%m%d-%H%M%S")
     outdir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results", "catalogue-" + stamp)
     os.makedirs(outdir, exist_ok=True)
@@ -113,6 +126,14 @@ def main():
             ck = summary(runs, "checkpoint_s")
             print("%-9s %-12s S=%d O=%-8d ckpt %.3f/%.3f/%.3f  (%.0f s)" % (kind, sysname, ranks, objects, *ck, time.time() - t0),
                   flush=True)
+        for sysname, k in updates:
+            t0 = time.time()
+            runs = run_cell(binary, sysname, 1, 100000 // scale, 100, args.reps, work, None, k)
+            results.append(dict(kind="update", system=sysname, ranks=1, objects=100000 // scale, tags=100,
+                                tagged=None, updated=k, runs=runs))
+            up = summary(runs, "update_s")
+            print("update    %-12s K=%-6d update %.4f/%.4f/%.4f  (%.0f s)" % (sysname, k, *up, time.time() - t0),
+                  flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     with open(os.path.join(outdir, "catalogue.json"), "w") as f:
@@ -124,6 +145,8 @@ def main():
              "| scaling | system | ranks | objects | checkpoint | open | read all tags | checkpoint 2 | ckpt2/ckpt | CPU s (avg): ckpt / open / read / ckpt2 | page faults (avg): ckpt / open / ckpt2 | peak RSS restart (MiB) | MB on disk |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
+        if r["kind"] == "update":
+            continue
         c, o, v, c2 = (summary(r["runs"], k) for k in ("checkpoint_s", "open_s", "verify_s", "checkpoint2_s"))
         rss = max(x["peak_rss_kib"] for x in r["runs"]) / 1024
         mb = max(x["bytes"] for x in r["runs"]) / 1e6
@@ -148,6 +171,19 @@ def main():
             rs = [x.get("open_s", 0) + x.get("verify_s", 0) for x in r["runs"]]
             lines.append("| %s | %d | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f |" % (
                 r["system"], r["ranks"], *c, min(rs), statistics.mean(rs), max(rs), *c2))
+    upd = [r for r in results if r["kind"] == "update"]
+    if upd:
+        lines += ["", "## A small change: K objects get a new value of one tag, committed durably", "",
+                  "After the restart of a 100,000 x 100-tag catalogue (1 rank): cairn-commit with SetTag on each "
+                  "object + Commit; RocksDB one synced batch of the K tag keys. The checkpoint column is the same "
+                  "run's full first checkpoint.", "",
+                  "| system | K | update min / avg / max s | update CPU s (avg) | full checkpoint avg s | update / checkpoint |",
+                  "|---|---|---|---|---|---|"]
+        for r in upd:
+            u, c = summary(r["runs"], "update_s"), summary(r["runs"], "checkpoint_s")
+            lines.append("| %s | %d | %.4f / %.4f / %.4f | %.4f | %.3f | %.3f |" % (
+                r["system"], r["updated"], *u, summary(r["runs"], "update_cpu_s")[1], c[1],
+                u[1] / c[1] if c[1] else 0))
     # Ratios against the peers, same run.
     lines += ["", "## cairn against the peers (ratio of averages; > 1 means cairn is faster)", "",
               "| scaling | ranks | vs | checkpoint | restart (open + read all tags) | checkpoint 2 |", "|---|---|---|---|---|---|"]
