@@ -200,6 +200,91 @@ TEST_F(TableStreamTest, AsyncStreamedCommitWithPutsInFlight) {
   ASSERT_TRUE(s->Close().ok());
 }
 
+// A large table that keeps entries of its base is built in memory and
+// written in pieces (WriteBuiltTable: pieces of at least 4 MiB, pages
+// dropped behind): a small change to a namespace of 12-13 MiB of entries,
+// committed plain and, with staging, asynchronously with puts in flight,
+// reads back whole after a reopen, old revisions included.
+TEST_F(TableStreamTest, LargeTableBuiltFromItsBaseIsWrittenInPieces) {
+  int rank = Rank();
+  const int n = 50000;  // about 250 bytes an entry: a table of 12-13 MiB
+  Options o = StreamOptions();
+  o.inline_value_limit = 256;
+  o.keep_revisions = 0;
+  auto value = [&](int i, int gen) { return std::string(200, char('a' + (rank + i + gen) % 26)); };
+  Want want;
+  std::unique_ptr<Store> s;
+  ASSERT_TRUE(Store::Open(o, Path(), MPI_COMM_WORLD, &s).ok());
+  for (int i = 0; i < n; i++) {
+    ASSERT_TRUE(s->Put(Key(rank, i), value(i, 0), Tags(rank, i, 0)).ok());
+    want[Key(rank, i)] = {value(i, 0), 0};
+  }
+  ASSERT_TRUE(s->Commit().ok());  // revision 1: streamed
+  ASSERT_TRUE(s->Close().ok());
+  const Want rev1 = want;
+
+  // Revision 2, plain: a re-put, a tag edit, a delete, a new key, over the
+  // base read back from the file: built, not streamed.
+  o.staging_bytes = 0;
+  ASSERT_TRUE(Store::Open(o, Path(), MPI_COMM_WORLD, &s).ok());
+  ASSERT_TRUE(s->Put(Key(rank, 7), value(7, 2), Tags(rank, 7, 2)).ok());
+  want[Key(rank, 7)] = {value(7, 2), 2};
+  ASSERT_TRUE(s->SetTag(Key(rank, n / 2), {"gen", TagValue::Int(2)}).ok());
+  want[Key(rank, n / 2)].second = 2;
+  ASSERT_TRUE(s->Delete(Key(rank, n - 1)).ok());
+  want.erase(Key(rank, n - 1));
+  ASSERT_TRUE(s->Commit().ok());
+  EXPECT_EQ(s->stats().index_tables_streamed, 0u);
+  ASSERT_TRUE(s->Close().ok());
+  const Want rev2 = want;
+
+  // Revision 3, asynchronous through the staging queue, with a put made
+  // while it is in flight (in revision 4).
+  o.staging_bytes = 1 << 20;
+  ASSERT_TRUE(Store::Open(o, Path(), MPI_COMM_WORLD, &s).ok());
+  ASSERT_TRUE(s->SetTag(Key(rank, 1), {"gen", TagValue::Int(3)}).ok());
+  want[Key(rank, 1)].second = 3;
+  AsyncCommit c;
+  ASSERT_TRUE(s->CommitAsync(&c).ok());
+  const Want rev3 = want;
+  ASSERT_TRUE(s->Put(Key(rank, 2), value(2, 4), Tags(rank, 2, 4)).ok());
+  want[Key(rank, 2)] = {value(2, 4), 4};
+  uint64_t rev = 0;
+  ASSERT_TRUE(c.Wait(&rev).ok());
+  EXPECT_EQ(rev, 3u);
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->Close().ok());
+
+  const Want* revs[] = {&rev1, &rev2, &rev3, &want};
+  for (uint64_t r = 1; r <= 4; r++) {
+    Options ro = o;
+    ro.read_only = true;
+    ro.revision = r;
+    ASSERT_TRUE(Store::Open(ro, Path(), MPI_COMM_WORLD, &s).ok());
+    std::vector<ObjectInfo> keys;
+    ASSERT_TRUE(s->List(&keys).ok());
+    EXPECT_EQ(keys.size(), revs[r - 1]->size()) << "revision " << r;
+    for (int i : {0, 1, 2, 7, n / 2, n - 2, n - 1}) {
+      std::string k = Key(rank, i), v;
+      auto it = revs[r - 1]->find(k);
+      Status st = s->Get(k, &v);
+      if (it == revs[r - 1]->end()) {
+        EXPECT_TRUE(st.IsNotFound()) << k << " at revision " << r;
+        continue;
+      }
+      ASSERT_TRUE(st.ok()) << k << ": " << st.ToString();
+      EXPECT_EQ(v, it->second.first) << k << " at revision " << r;
+      TagList t;
+      ASSERT_TRUE(s->GetTags(k, &t).ok());
+      EXPECT_EQ(t, Tags(rank, i, it->second.second)) << k << " at revision " << r;
+    }
+    ASSERT_TRUE(s->Close().ok());
+  }
+  ASSERT_TRUE(Store::Open(o, Path(), MPI_COMM_WORLD, &s).ok());
+  Expect(s.get(), rank, want, n);
+  ASSERT_TRUE(s->Close().ok());
+}
+
 }  // namespace
 }  // namespace cairn::test
 

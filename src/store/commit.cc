@@ -105,7 +105,10 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
     me.compact_table = next.bytes;
   } else {
     next.desc.subfile = my_subfile;
-    me.status = writer->AppendContiguous(next.bytes, &next.desc.offset);
+    me.status = next.bytes.size() > kStreamTablePiece
+                    ? WriteBuiltTable(next, writer.get(), std::max<size_t>(opt.write_buffer_size, kStreamTablePiece),
+                                      &next.desc.offset)
+                    : writer->AppendContiguous(next.bytes, &next.desc.offset);
   }
   me.desc = next.desc;
   me.high_water = writer->high_water();

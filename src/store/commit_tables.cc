@@ -39,6 +39,34 @@ NextTable MakeNextTable(const NamespaceState& st, uint32_t ns, uint64_t rev,
   return t;
 }
 
+namespace {
+
+// Drops a contiguous run's pages from the page cache behind its writing
+// (WriteStreamedTable says when and why); Handed() after each piece.
+class DropBehind {
+ public:
+  DropBehind(Writer* w, uint64_t start) : w_(w), hinted_(start), waited_(start) {}
+  Status Handed() {
+    Status s;
+    const uint64_t handed = w_->handed_end();
+    if (handed >= waited_ + kStreamWaitLag + kStreamDropLag) {
+      s = w_->WriteBackAndDrop(waited_, handed - kStreamWaitLag);
+      waited_ = handed - kStreamWaitLag;
+    }
+    if (s.ok() && handed >= hinted_ + kStreamDropLag && handed >= waited_ + 2 * kStreamDropLag) {
+      w_->DropWritten(waited_, handed - kStreamDropLag);
+      hinted_ = handed;
+    }
+    return s;
+  }
+
+ private:
+  Writer* w_;
+  uint64_t hinted_, waited_;
+};
+
+}  // namespace
+
 Status WriteStreamedTable(NextTable* t, Writer* w, size_t piece) {
   Status s = w->ReserveContiguous(t->desc.length, &t->desc.offset);
   if (!s.ok()) return s;
@@ -60,22 +88,31 @@ Status WriteStreamedTable(NextTable* t, Writer* w, size_t piece) {
   //   time here (bench/catalogue/README.md).
   // Nothing is durable before the commit's fsync; a writeback error the
   // wait returns fails the commit (the kernel reports it only once).
-  uint64_t hinted = t->desc.offset, waited = t->desc.offset;
+  DropBehind drop(w, t->desc.offset);
   return StreamIndexTable(tb.ns, tb.revision, tb.names.names(), tb.entries, piece,
-                          [w, &hinted, &waited](std::string_view p) {
+                          [w, &drop](std::string_view p) {
                             Status s = w->ContinueContiguous(p);
-                            const uint64_t handed = w->handed_end();
-                            if (s.ok() && handed >= waited + kStreamWaitLag + kStreamDropLag) {
-                              s = w->WriteBackAndDrop(waited, handed - kStreamWaitLag);
-                              waited = handed - kStreamWaitLag;
-                            }
-                            if (s.ok() && handed >= hinted + kStreamDropLag && handed >= waited + 2 * kStreamDropLag) {
-                              w->DropWritten(waited, handed - kStreamDropLag);
-                              hinted = handed;
-                            }
-                            return s;
+                            return s.ok() ? drop.Handed() : s;
                           },
                           &t->desc.checksum);
+}
+
+Status WriteBuiltTable(const NextTable& t, Writer* w, size_t piece, uint64_t* offset) {
+  // Built in memory (entries of the base among them), written in pieces
+  // so that its pages are dropped as it goes, as a streamed table's are:
+  // one large pwrite would take a page-cache page the process never
+  // touched for every byte of it, commit after commit.
+  Status s = w->ReserveContiguous(t.bytes.size(), offset);
+  if (!s.ok()) return s;
+  DropBehind drop(w, *offset);
+  std::string_view rest = t.bytes;
+  while (!rest.empty() && s.ok()) {
+    std::string_view p = rest.substr(0, piece);
+    rest.remove_prefix(p.size());
+    s = w->ContinueContiguous(p);
+    if (s.ok()) s = drop.Handed();
+  }
+  return s;
 }
 
 Status AdoptNextTable(NextTable t, const std::string& where, std::shared_ptr<const IndexTable>* out) {

@@ -58,6 +58,10 @@ NextTable MakeNextTable(const NamespaceState& st, uint32_t ns, uint64_t rev,
 // Writes a streamed table through `w` in one contiguous run, in pieces of
 // `piece` bytes; sets t->desc.offset and t->desc.checksum.
 Status WriteStreamedTable(NextTable* t, Writer* w, size_t piece);
+// Writes a built table (t.bytes) through `w` in one contiguous run, in
+// pieces of `piece` bytes, dropping its pages behind as WriteStreamedTable
+// does; sets *offset.
+Status WriteBuiltTable(const NextTable& t, Writer* w, size_t piece, uint64_t* offset);
 
 // The parsed table of `t` for the commit plan: the reused or streamed one
 // as it is, or the built bytes parsed (`where` names it in errors).
