@@ -62,7 +62,10 @@ for bin in "$LIBDIR"/libcairn.so "$LIBDIR"/libcairn_fortran.so "$PREFIX/bin/cair
 done
 if [[ -e $LIBDIR/libcairn.so ]]; then
   soname=$(readelf -d "$LIBDIR/libcairn.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-  [[ $soname == libcairn.so.* ]] || fail "libcairn.so has no soname"
+  # Before 1.0 the soname is MAJOR.MINOR, and the minor version goes up
+  # with every change a built program would misread (doc/design.md,
+  # "Packaging"): a program built against 0.1 must not load 0.2.
+  [[ $soname == "libcairn.so.${ver%.*}" ]] || fail "libcairn.so's soname is '$soname', not libcairn.so.${ver%.*}"
   exported=$(nm -D --defined-only -C "$LIBDIR/libcairn.so")
   internal=$(grep -E 'cairn::(Inspector|Store::Rep|StreamWriter::Impl|StreamReader::Impl|AsyncCommit::State|Manifest|Encode|Decode|NamespaceState|IoQueue|Writer|File)[:(]' <<<"$exported" | head -n 5 || true)
   [[ -z $internal ]] || fail "libcairn.so exports internals:\n$internal"

@@ -35,4 +35,4 @@ __all__ = [
     "Condition", "exists", "equal", "range", "prefix", "wildcard",
     "Array", "Block", "Shard", "save", "load",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

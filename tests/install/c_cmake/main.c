@@ -9,7 +9,7 @@
 #include <cairn/cairn.h>
 #include <cairn/version.h>
 
-#if CAIRN_VERSION_MAJOR != 0 || CAIRN_VERSION_MINOR < 1
+#if CAIRN_VERSION_MAJOR != 0 || CAIRN_VERSION_MINOR < 2
 #error "unexpected cairn version"
 #endif
 
