@@ -11,6 +11,7 @@
 #include "format/manifest_format.h"
 #include "format/subfile_header.h"
 #include "format/tag_codec.h"
+#include "store/store_rep.h"
 
 namespace cairn {
 namespace {
@@ -493,6 +494,26 @@ TEST(FutureExtensions, AVersion2IndexTableIsNotSupported) {  // a delta table (p
   std::shared_ptr<IndexTable> table;
   Status s = ParseIndexTable(t, "test", &table);
   EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+}
+
+// A query that meets a newer writer's entry (a compressed chunk) reports
+// NotSupported, as a Get of it does, not a damaged entry.
+TEST(FutureExtensions, AQueryMeetingACompressedChunkIsNotSupported) {
+  NameDict dict;
+  std::string tags;
+  EncodeTags({{"step", TagValue::Int(1)}}, &dict, &tags);
+  std::string body;
+  std::vector<ChunkRef> chunks = {{0, 4096, 7, 1, 10, 1}};
+  EncodeEntryBody("k", ValueKind::kChunked, 10, "", chunks, tags, &body);
+  IndexTableBuilder b;
+  b.Begin(0, 1, 1, dict.names(), body.size());
+  b.Add(body);
+  std::shared_ptr<IndexTable> table;
+  ASSERT_TRUE(ParseIndexTable(b.Finish(), "test", &table).ok());
+  std::vector<std::string> keys;
+  Status s = QueryTableKeys(*table, {TagQuery::Equal("step", TagValue::Int(1))}, "", &keys);
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_TRUE(keys.empty());
 }
 
 }  // namespace

@@ -129,12 +129,16 @@ Status ValidateQuery(const std::vector<TagQuery>& all_of) {
   return Status::OK();
 }
 
-// Does the encoded entry `body` meet every term?
-bool EntryMeets(std::string_view body, const std::vector<Term>& terms, bool* damaged) {
+// Does the encoded entry `body` meet every term? An entry that cannot be
+// decoded sets *bad (its first such status is kept): Corruption, or
+// NotSupported for a newer writer's entry (a chunk codec or value kind
+// this version does not know), which is not damage.
+bool EntryMeets(std::string_view body, const std::vector<Term>& terms, Status* bad) {
   EntryView e;
   // Only the tags are needed: skip to them without decoding chunks fully.
-  if (!DecodeEntryBody(body, &e).ok()) {
-    *damaged = true;
+  Status d = DecodeEntryBody(body, &e);
+  if (!d.ok()) {
+    if (bad->ok()) *bad = d;
     return false;
   }
   size_t met = 0;
@@ -149,7 +153,7 @@ bool EntryMeets(std::string_view body, const std::vector<Term>& terms, bool* dam
       }
     }
   }
-  if (!cur.ok()) *damaged = true;
+  if (!cur.ok() && bad->ok()) *bad = Status::Corruption("a damaged index entry");
   return met == terms.size();
 }
 
@@ -194,10 +198,10 @@ Status Store::Query(const std::vector<TagQuery>& all_of, std::vector<std::string
     if (!dict->Find(q.name, &id)) return Status::OK();  // no object has that tag
     terms.push_back(Term{&q, id});
   }
-  bool damaged = false;
+  Status bad;
   auto visit = [&](std::string_view body) {
     if (IsReservedKey(EntryKey(body))) return;  // the store's array objects
-    if (EntryMeets(body, terms, &damaged)) keys->emplace_back(EntryKey(body));
+    if (EntryMeets(body, terms, &bad)) keys->emplace_back(EntryKey(body));
   };
   if (own) {
     static_cast<const NamespaceState&>(r->own).ForEach(visit);
@@ -206,10 +210,11 @@ Status Store::Query(const std::vector<TagQuery>& all_of, std::vector<std::string
   } else {
     for (std::string_view b : table->entries) visit(b);
   }
-  if (damaged) {
+  if (!bad.ok()) {
     keys->clear();
     uint32_t ns = shared ? kSharedNamespace : uint32_t(own ? me : ro.rank);
-    return Status::Corruption(r->Where(ns) + ": a damaged index entry was met by a query");
+    return bad.IsNotSupported() ? bad.WithContext(r->Where(ns) + ": an entry a query met")
+                                : Status::Corruption(r->Where(ns) + ": a damaged index entry was met by a query");
   }
   return Status::OK();
 }
@@ -226,13 +231,14 @@ Status QueryTableKeys(const IndexTable& t, const std::vector<TagQuery>& all_of, 
     if (!t.names.Find(q.name, &id)) return Status::OK();  // no entry has that tag
     terms.push_back(Term{&q, id});
   }
-  bool damaged = false;
+  Status bad;
   auto it = std::lower_bound(t.keys.begin(), t.keys.end(), prefix);
   for (; it != t.keys.end() && it->substr(0, prefix.size()) == prefix; ++it)
-    if (EntryMeets(t.entries[size_t(it - t.keys.begin())], terms, &damaged)) keys->emplace_back(*it);
-  if (damaged) {
+    if (EntryMeets(t.entries[size_t(it - t.keys.begin())], terms, &bad)) keys->emplace_back(*it);
+  if (!bad.ok()) {
     keys->clear();
-    return Status::Corruption("a damaged index entry was met by a query");
+    return bad.IsNotSupported() ? bad.WithContext("an entry a query met")
+                                : Status::Corruption("a damaged index entry was met by a query");
   }
   return Status::OK();
 }
