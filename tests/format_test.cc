@@ -516,5 +516,20 @@ TEST(FutureExtensions, AQueryMeetingACompressedChunkIsNotSupported) {
   EXPECT_TRUE(keys.empty());
 }
 
+// After a damaged record, the log goes on at the next intact record of any
+// type: a newer writer's record there stops the parse with NotSupported,
+// instead of being folded into the damage (which repair would drop).
+TEST(FutureExtensions, AnUnknownRecordAfterDamageIsNotSupported) {
+  std::string f = SampleManifest(1);
+  std::string damaged = FrameRecord(RecordType::kRevision, EncodeRevisionPayload(SampleRecord(2, 3)));
+  damaged[12] ^= 0x40;  // inside its payload: the record's checksum fails
+  f += damaged;
+  f += FrameRecord(RecordType(6), std::string(16, 'p'));
+  f += FrameRecord(RecordType::kRevision, EncodeRevisionPayload(SampleRecord(3, 3)));
+  ParsedManifest pm;
+  Status s = ParseManifest(f, &pm);
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+}
+
 }  // namespace
 }  // namespace cairn

@@ -299,13 +299,14 @@ def parse_manifest(path, verify):
         rec = _record_at(buf, pos, verify)
         if rec is None:
             # A damaged record: the log goes on at the first later offset
-            # where a record of a known type is intact (doc/format.md,
-            # "Damaged records"); none: a torn (or damaged) final record.
+            # where a record of any type is intact (doc/format.md,
+            # "Damaged records"; one of an unknown type is then refused
+            # below); none: a torn (or damaged) final record.
             # Without checksums (--no-verify) a record cannot be recognized
             # reliably: the damage then ends the log.
             nxt = None
             for p in range(pos + 1, len(buf) - 15 if verify else 0):
-                if struct.unpack_from("<I", buf, p + 4)[0] in KNOWN_RECORDS and \
+                if struct.unpack_from("<I", buf, p + 4)[0] != 0 and \
                         _record_at(buf, p, True) is not None:
                     nxt = p
                     break

@@ -197,7 +197,9 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
     uint64_t len = 0;
     if (!IntactRecordAt(file, off, &len)) {
       // Resynchronize: the log goes on at the first later offset where a
-      // record of a known type is intact. The damage may be in the length
+      // record of any type is intact (one of a type this version does not
+      // know then stops the parse with NotSupported below, rather than
+      // being folded into the damage, which repair would drop). The damage may be in the length
       // field itself, so every later offset is tried, not just the one the
       // length points to (which the scan reaches too when the length is
       // intact). A committed record must never be taken for a torn tail (a
@@ -205,7 +207,7 @@ Status ParseManifest(std::string_view file, ParsedManifest* out) {
       uint64_t next = 0;
       for (uint64_t p = off + 1; p + kRecordOverhead <= file.size(); p++) {
         uint64_t nlen;
-        if (KnownRecordType(DecodeFixed32(file.data() + p + 4)) && IntactRecordAt(file, p, &nlen)) {
+        if (DecodeFixed32(file.data() + p + 4) != 0 && IntactRecordAt(file, p, &nlen)) {
           next = p;
           break;
         }

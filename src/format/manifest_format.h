@@ -32,8 +32,6 @@ enum class RecordType : uint32_t {
   kPin = 4,            // protects one revision from expiry and drop
   kUnpin = 5,          // lifts a pin
 };
-// Whether `type` is a record type this version knows.
-inline bool KnownRecordType(uint32_t type) { return type >= 1 && type <= 5; }
 
 // Bytes [start, start + length) of data file `file`.
 struct ExtentRange {
