@@ -13,8 +13,8 @@
 ! Keys, paths and tag names are character(*) (no trailing blanks are
 ! removed: "a " and "a" are different keys). Keys, paths, tag names and
 ! array names holding char(0) are CAIRN_INVALID_ARGUMENT (C reads them up
-! to it, which would name another one); the names in query conditions are
-! not checked yet. Values are arrays of rank 0 to 15 of
+! to it, which would name another one), and so are such tag names in
+! query conditions. Values are arrays of rank 0 to 15 of
 ! integer(int8/int16/int32/int64) or real(real32/real64),
 ! contiguous or not (a non-contiguous section is copied). cairn_get reads
 ! the whole value, which must have exactly the array's size in bytes (else
@@ -983,6 +983,20 @@ contains
     call fail(CAIRN_INVALID_ARGUMENT, what // ": InvalidArgument: the " // k // " holds char(0) at position " // &
               itoa(int(index(s, c_null_char), int64)) // "; " // k // "s passed from Fortran cannot hold it", ierr)
   end function nul_in
+
+  ! nul_in for the tag names of query conditions; k: the first bad one (0: none).
+  logical function nul_in_conds(conds, what, ierr, k) result(bad)
+    type(cairn_condition), intent(in) :: conds(:)
+    character(*), intent(in) :: what
+    integer, intent(out), optional :: ierr
+    integer, intent(out) :: k
+    bad = .false.
+    do k = 1, size(conds)
+      if (allocated(conds(k)%name)) bad = nul_in(conds(k)%name, what, ierr, "tag name")
+      if (bad) return
+    end do
+    k = 0
+  end function nul_in_conds
 
   ! nul_in for the names of the optional tags.
   logical function nul_in_tags(tags, what, ierr) result(bad)
@@ -2790,7 +2804,11 @@ contains
     character(kind=c_char), allocatable, target :: buf(:)
     type(c_ptr) :: p
     integer(c_size_t) :: n
-    integer :: rc
+    integer :: rc, k
+    if (nul_in_conds(conds, "cairn_query", ierr, k)) then
+      allocate(character(len=0) :: keys(0))
+      return
+    end if
     call conds_to_c(conds, cq, buf)
     call check(c_query_c(store%ptr, cq, size(conds, kind=c_size_t), rank_of(rank), p, n), "cairn_query", rc)
     if (rc /= CAIRN_OK) then
@@ -2815,9 +2833,20 @@ contains
     character(kind=c_char), allocatable, target :: buf(:)
     type(c_ptr) :: p
     integer(c_size_t) :: n
-    integer :: rc
+    integer :: rc, k
+    logical :: bad_name
+    character(len=:), allocatable :: why
+    bad_name = nul_in_conds(conds, "cairn_query_all", rc, k)
+    if (bad_name) why = last_msg
     call conds_to_c(conds, cq, buf)
+    ! Collective: with a bad name this rank still takes part (a NULL name,
+    ! which C refuses after the exchange), then reports its own cause.
+    if (bad_name) cq(k)%name = c_null_ptr
     call check(c_query_all(store%ptr, cq, size(conds, kind=c_size_t), p, n), "cairn_query_all", rc)
+    if (bad_name) then
+      rc = CAIRN_INVALID_ARGUMENT
+      last_msg = why
+    end if
     if (rc /= CAIRN_OK) then
       allocate(character(len=0) :: keys(0))
       if (present(ranks)) allocate(ranks(0))
@@ -3279,7 +3308,11 @@ contains
     type(c_ptr) :: p
     integer(c_size_t) :: n
     type(c_name), pointer :: nm(:)
-    integer :: rc
+    integer :: rc, k
+    if (nul_in_conds(conds, "cairn_query_arrays", ierr, k)) then
+      allocate(character(len=0) :: names(0))
+      return
+    end if
     call conds_to_c(conds, cq, buf)
     call check(c_query_arrays(store%ptr, cq, size(conds, kind=c_size_t), p, n), "cairn_query_arrays", rc)
     if (rc /= CAIRN_OK .or. n == 0) then

@@ -704,6 +704,22 @@ contains
     call check(ierr == CAIRN_INVALID_ARGUMENT, 3714)
     call cairn_get_tag(ns, "k", "t", v)
     call check(v == 7, 3715)  ! the tag is still there
+    ! Query conditions: a name with char(0) matched tag "t" (or array tag "a").
+    call cairn_query(ns, [cairn_tag_exists("t" // c_null_char // "x")], names, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. size(names) == 0, 3716)
+    call cairn_query_arrays(ns, [cairn_tag_exists("t" // c_null_char)], names, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. size(names) == 0, 3717)
+    ! Collective: the last rank alone names such a tag; no rank waits.
+    if (rank == nranks - 1) then
+      call cairn_query_all(ns, [cairn_tag_exists("t" // c_null_char // "x")], names, ierr=ierr)
+      call check(ierr == CAIRN_INVALID_ARGUMENT .and. size(names) == 0 .and. &
+                 index(cairn_last_error(), "char(0)") > 0, 3718)
+    else
+      call cairn_query_all(ns, [cairn_tag_exists("t")], names, ierr=ierr)
+      call check(ierr == CAIRN_OK, 3719)
+    end if
+    call cairn_query_all(ns, [cairn_tag_exists("t")], names)
+    call check(size(names) == nranks, 3720)
     call cairn_close(ns)
   end subroutine nul_in_names
 
