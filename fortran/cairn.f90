@@ -1188,8 +1188,9 @@ contains
   !     chunk_size, write_buffer_size, writeback_bytes, inline_value_limit,
   !     compact_index_limit; integer: subfiles (0: chosen by file system);
   !     real(real64): collective_timeout_s (0: wait forever).
-  ! A negative size is CAIRN_INVALID_ARGUMENT (nothing opened); other bad
-  ! values are refused by the library with a message naming the option.
+  ! A negative size, revision or keep_revisions is CAIRN_INVALID_ARGUMENT
+  ! (nothing opened); other bad values are refused by the library with a
+  ! message naming the option.
   subroutine cairn_open(store, path, comm, read_only, revision, keep_revisions, ierr, require_writer_lock, &
                         create_if_missing, error_if_exists, sync, staging_bytes, extent_size, chunk_size, &
                         write_buffer_size, writeback_bytes, inline_value_limit, compact_index_limit, subfiles, &
@@ -1215,13 +1216,13 @@ contains
         o%create_if_missing = 0
       end if
     end if
-    if (present(revision)) o%revision = revision
-    if (present(keep_revisions)) o%keep_revisions = keep_revisions
+    bad = ""
+    call count_opt(revision, "revision", o%revision)
+    call count_opt(keep_revisions, "keep_revisions", o%keep_revisions)
     if (present(require_writer_lock)) o%require_writer_lock = merge(1_c_int, 0_c_int, require_writer_lock)
     if (present(create_if_missing)) o%create_if_missing = merge(1_c_int, 0_c_int, create_if_missing)
     if (present(error_if_exists)) o%error_if_exists = merge(1_c_int, 0_c_int, error_if_exists)
     if (present(sync)) o%sync = merge(1_c_int, 0_c_int, sync)
-    bad = ""
     call size_opt(staging_bytes, "staging_bytes", o%staging_bytes)
     call size_opt(extent_size, "extent_size", o%extent_size)
     call size_opt(chunk_size, "chunk_size", o%chunk_size)
@@ -1246,6 +1247,20 @@ contains
     call check(c_open_f(cstr(path), int(comm, c_int), o, store%ptr), "cairn_open('" // path // "')", ierr)
 
   contains
+
+    ! revision and keep_revisions: a number >= 0 (0: the newest, keep all);
+    ! a negative one is named in `bad` (C would read it as 2^64 - n).
+    subroutine count_opt(v, name, dest)
+      integer(int64), intent(in), optional :: v
+      character(*), intent(in) :: name
+      integer(c_int64_t), intent(inout) :: dest
+      if (.not. present(v)) return
+      if (v >= 0) then
+        dest = v
+      else if (len(bad) == 0) then
+        bad = name // " is " // itoa(v) // ", it must be >= 0"
+      end if
+    end subroutine count_opt
 
     ! Copies a size option into the C struct (c_size_t and c_int64_t have
     ! the same kind here); a negative one is named in `bad` instead.

@@ -435,6 +435,15 @@ contains
     call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "staging_bytes must") > 0, 319)
     call cairn_open(os, p, MPI_COMM_WORLD, writeback_bytes=-1_int64, ierr=ierr)
     call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "writeback_bytes is -1") > 0, 320)
+    ! Negative revision and keep_revisions (an outside pass, FINDINGS5.md 7):
+    ! keep_revisions = -1 opened and kept 2^64 - 1 revisions, revision = -2
+    ! asked for revision 18446744073709551614.
+    call cairn_open(os, p, MPI_COMM_WORLD, keep_revisions=-1_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "keep_revisions is -1") > 0, 3721)
+    if (ierr == CAIRN_OK) call cairn_close(os)
+    call cairn_open(os, p, MPI_COMM_WORLD, revision=-2_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "revision is -2") > 0, 3722)
+    if (ierr == CAIRN_OK) call cairn_close(os)
     if (nranks > 1) then
       call cairn_open(os, p, MPI_COMM_WORLD, sync=(rank /= 1), ierr=ierr)
       call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "sync is true on rank 0") > 0, 321)
