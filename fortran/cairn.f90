@@ -11,8 +11,11 @@
 !   call cairn_close(st)                                   ! collective
 !
 ! Keys, paths and tag names are character(*) (no trailing blanks are
-! removed: "a " and "a" are different keys). Values are arrays of rank 0
-! to 15 of integer(int8/int16/int32/int64) or real(real32/real64),
+! removed: "a " and "a" are different keys). Keys, paths, tag names and
+! array names holding char(0) are CAIRN_INVALID_ARGUMENT (C reads them up
+! to it, which would name another one), and so are such tag names in
+! query conditions. Values are arrays of rank 0 to 15 of
+! integer(int8/int16/int32/int64) or real(real32/real64),
 ! contiguous or not (a non-contiguous section is copied). cairn_get reads
 ! the whole value, which must have exactly the array's size in bytes (else
 ! CAIRN_INVALID_ARGUMENT, and the array is left untouched); it sees this
@@ -965,14 +968,49 @@ contains
 
   ! Keys and names travel to the C API as C strings, which end at the
   ! first char(0): one inside would name another object, so it is refused.
-  logical function nul_in(s, what, ierr) result(bad)
+  ! kind: what s is ("key" unless given: "tag name", "array name", ...);
+  ! C reads it only up to a char(0), so it would name another one.
+  logical function nul_in(s, what, ierr, kind) result(bad)
     character(*), intent(in) :: s
     character(*), intent(in) :: what
     integer, intent(out), optional :: ierr
+    character(*), intent(in), optional :: kind
+    character(len=:), allocatable :: k
     bad = index(s, c_null_char) > 0
-    if (bad) call fail(CAIRN_INVALID_ARGUMENT, what // ": InvalidArgument: the key holds char(0) at position " // &
-                       itoa(int(index(s, c_null_char), int64)) // "; keys passed from Fortran cannot hold it", ierr)
+    if (.not. bad) return
+    k = "key"
+    if (present(kind)) k = kind
+    call fail(CAIRN_INVALID_ARGUMENT, what // ": InvalidArgument: the " // k // " holds char(0) at position " // &
+              itoa(int(index(s, c_null_char), int64)) // "; " // k // "s passed from Fortran cannot hold it", ierr)
   end function nul_in
+
+  ! nul_in for the tag names of query conditions; k: the first bad one (0: none).
+  logical function nul_in_conds(conds, what, ierr, k) result(bad)
+    type(cairn_condition), intent(in) :: conds(:)
+    character(*), intent(in) :: what
+    integer, intent(out), optional :: ierr
+    integer, intent(out) :: k
+    bad = .false.
+    do k = 1, size(conds)
+      if (allocated(conds(k)%name)) bad = nul_in(conds(k)%name, what, ierr, "tag name")
+      if (bad) return
+    end do
+    k = 0
+  end function nul_in_conds
+
+  ! nul_in for the names of the optional tags.
+  logical function nul_in_tags(tags, what, ierr) result(bad)
+    type(cairn_tag), intent(in), optional :: tags(:)
+    character(*), intent(in) :: what
+    integer, intent(out), optional :: ierr
+    integer :: k
+    bad = .false.
+    if (.not. present(tags)) return
+    do k = 1, size(tags)
+      if (allocated(tags(k)%name)) bad = nul_in(tags(k)%name, what, ierr, "tag name")
+      if (bad) return
+    end do
+  end function nul_in_tags
 
   ! Turns a C return code into ierr (or a stop), with `what` and the C message.
   subroutine check(rc, what, ierr)
@@ -1013,6 +1051,7 @@ contains
     end if
     if (no_size(int(n, int64), fn // "('" // key // "')", ierr)) return
     if (nul_in(key, fn, ierr)) return
+    if (nul_in_tags(tags, fn, ierr)) return
     call tags_to_c(tags, ct, buf, nt)
     if (fn == "cairn_put") then
       call check(c_put(store%ptr, cstr(key), p, n, c_loc(ct), nt), &
@@ -1149,8 +1188,9 @@ contains
   !     chunk_size, write_buffer_size, writeback_bytes, inline_value_limit,
   !     compact_index_limit; integer: subfiles (0: chosen by file system);
   !     real(real64): collective_timeout_s (0: wait forever).
-  ! A negative size is CAIRN_INVALID_ARGUMENT (nothing opened); other bad
-  ! values are refused by the library with a message naming the option.
+  ! A negative size, revision or keep_revisions is CAIRN_INVALID_ARGUMENT
+  ! (nothing opened); other bad values are refused by the library with a
+  ! message naming the option.
   subroutine cairn_open(store, path, comm, read_only, revision, keep_revisions, ierr, require_writer_lock, &
                         create_if_missing, error_if_exists, sync, staging_bytes, extent_size, chunk_size, &
                         write_buffer_size, writeback_bytes, inline_value_limit, compact_index_limit, subfiles, &
@@ -1176,13 +1216,13 @@ contains
         o%create_if_missing = 0
       end if
     end if
-    if (present(revision)) o%revision = revision
-    if (present(keep_revisions)) o%keep_revisions = keep_revisions
+    bad = ""
+    call count_opt(revision, "revision", o%revision)
+    call count_opt(keep_revisions, "keep_revisions", o%keep_revisions)
     if (present(require_writer_lock)) o%require_writer_lock = merge(1_c_int, 0_c_int, require_writer_lock)
     if (present(create_if_missing)) o%create_if_missing = merge(1_c_int, 0_c_int, create_if_missing)
     if (present(error_if_exists)) o%error_if_exists = merge(1_c_int, 0_c_int, error_if_exists)
     if (present(sync)) o%sync = merge(1_c_int, 0_c_int, sync)
-    bad = ""
     call size_opt(staging_bytes, "staging_bytes", o%staging_bytes)
     call size_opt(extent_size, "extent_size", o%extent_size)
     call size_opt(chunk_size, "chunk_size", o%chunk_size)
@@ -1192,6 +1232,9 @@ contains
     call size_opt(compact_index_limit, "compact_index_limit", o%compact_index_limit)
     if (present(subfiles)) o%subfiles = int(subfiles, c_int)
     if (present(collective_timeout_s)) o%collective_timeout_s = collective_timeout_s
+    if (len(bad) == 0 .and. index(path, c_null_char) > 0) &
+      bad = "the path holds char(0) at position " // itoa(int(index(path, c_null_char), int64)) // &
+            "; paths passed from Fortran cannot hold it"
     if (len(bad) > 0) then
       ! The open is collective, and some of these options may differ per
       ! rank: this rank still takes part, with an option the library refuses
@@ -1204,6 +1247,20 @@ contains
     call check(c_open_f(cstr(path), int(comm, c_int), o, store%ptr), "cairn_open('" // path // "')", ierr)
 
   contains
+
+    ! revision and keep_revisions: a number >= 0 (0: the newest, keep all);
+    ! a negative one is named in `bad` (C would read it as 2^64 - n).
+    subroutine count_opt(v, name, dest)
+      integer(int64), intent(in), optional :: v
+      character(*), intent(in) :: name
+      integer(c_int64_t), intent(inout) :: dest
+      if (.not. present(v)) return
+      if (v >= 0) then
+        dest = v
+      else if (len(bad) == 0) then
+        bad = name // " is " // itoa(v) // ", it must be >= 0"
+      end if
+    end subroutine count_opt
 
     ! Copies a size option into the C struct (c_size_t and c_int64_t have
     ! the same kind here); a negative one is named in `bad` instead.
@@ -1276,6 +1333,7 @@ contains
     character(*), intent(in) :: key, name
     integer, intent(out), optional :: ierr
     if (nul_in(key, "cairn_delete_tag", ierr)) return
+    if (nul_in(name, "cairn_delete_tag", ierr, "tag name")) return
     call check(c_delete_tag(store%ptr, cstr(key), cstr(name)), &
         "cairn_delete_tag('" // key // "', '" // name // "')", ierr)
   end subroutine cairn_delete_tag
@@ -1429,6 +1487,7 @@ contains
     cname = cstr(name)
     t%name = c_loc(cname)
     if (nul_in(key, "cairn_set_tag", ierr)) return
+    if (nul_in(name, "cairn_set_tag", ierr, "tag name")) return
     call check(c_set_tag(store%ptr, cstr(key), t), "cairn_set_tag('" // key // "', '" // name // "')", ierr)
   end subroutine set_tag
 
@@ -1511,6 +1570,7 @@ contains
     character(kind=c_char), allocatable, target :: buf(:)
     integer(c_size_t) :: nt
     if (nul_in(key, "cairn_set_tag", ierr)) return
+    if (nul_in_tags([tag], "cairn_set_tag", ierr)) return
     call tags_to_c([tag], ct, buf, nt)
     call check(c_set_tag(store%ptr, cstr(key), ct(1)), "cairn_set_tag('" // key // "', '" // tag_name(tag) // "')", &
                ierr)
@@ -1536,6 +1596,7 @@ contains
     character(kind=c_char), allocatable, target :: buf(:)
     integer(c_size_t) :: nt
     if (nul_in(key, "cairn_set_tags", ierr)) return
+    if (nul_in_tags(tags, "cairn_set_tags", ierr)) return
     call tags_to_c(tags, ct, buf, nt)
     call check(c_set_tags(store%ptr, cstr(key), c_loc(ct), nt), &
                "cairn_set_tags('" // key // "')", ierr)
@@ -1579,6 +1640,7 @@ contains
     type(c_array_info), pointer :: info
     integer :: k
     if (nul_in(key, "cairn_get_tag", rc)) return
+    if (nul_in(name, "cairn_get_tag", rc, "tag name")) return
     if (present(array)) then
       if (array) then
         call check(c_array_info_c(store%ptr, cstr(key), 0_c_int, p), "cairn_get_tag(array '" // key // "', '" // &
@@ -2757,7 +2819,11 @@ contains
     character(kind=c_char), allocatable, target :: buf(:)
     type(c_ptr) :: p
     integer(c_size_t) :: n
-    integer :: rc
+    integer :: rc, k
+    if (nul_in_conds(conds, "cairn_query", ierr, k)) then
+      allocate(character(len=0) :: keys(0))
+      return
+    end if
     call conds_to_c(conds, cq, buf)
     call check(c_query_c(store%ptr, cq, size(conds, kind=c_size_t), rank_of(rank), p, n), "cairn_query", rc)
     if (rc /= CAIRN_OK) then
@@ -2782,9 +2848,20 @@ contains
     character(kind=c_char), allocatable, target :: buf(:)
     type(c_ptr) :: p
     integer(c_size_t) :: n
-    integer :: rc
+    integer :: rc, k
+    logical :: bad_name
+    character(len=:), allocatable :: why
+    bad_name = nul_in_conds(conds, "cairn_query_all", rc, k)
+    if (bad_name) why = last_msg
     call conds_to_c(conds, cq, buf)
+    ! Collective: with a bad name this rank still takes part (a NULL name,
+    ! which C refuses after the exchange), then reports its own cause.
+    if (bad_name) cq(k)%name = c_null_ptr
     call check(c_query_all(store%ptr, cq, size(conds, kind=c_size_t), p, n), "cairn_query_all", rc)
+    if (bad_name) then
+      rc = CAIRN_INVALID_ARGUMENT
+      last_msg = why
+    end if
     if (rc /= CAIRN_OK) then
       allocate(character(len=0) :: keys(0))
       if (present(ranks)) allocate(ranks(0))
@@ -2811,6 +2888,7 @@ contains
     character(kind=c_char), allocatable, target :: buf(:)
     integer(c_size_t) :: nt
     if (nul_in(key, "cairn_stream_open_write", ierr)) return
+    if (nul_in_tags(tags, "cairn_stream_open_write", ierr)) return
     call tags_to_c(tags, ct, buf, nt)
     call check(c_stream_open_write(store%ptr, cstr(key), c_loc(ct), nt, stream%ptr), &
                "cairn_stream_open_write('" // key // "')", ierr)
@@ -2958,6 +3036,7 @@ contains
     integer(c_size_t) :: nt
     if (no_size(int(n, int64), "cairn_put_shared('" // key // "')", ierr)) return
     if (nul_in(key, "cairn_put_shared", ierr)) return
+    if (nul_in_tags(tags, "cairn_put_shared", ierr)) return
     call tags_to_c(tags, ct, buf, nt)
     call check(c_put_shared_tags(store%ptr, cstr(key), p, n, c_loc(ct), nt), "cairn_put_shared('" // key // "')", ierr)
   end subroutine put_shared_bytes
@@ -3044,6 +3123,8 @@ contains
       return
     end if
     if (no_size(minval([count, 0_int64]), "cairn_put_array('" // name // "')", ierr)) return
+    if (nul_in(name, "cairn_put_array", ierr, "array name")) return
+    if (nul_in_tags(tags, "cairn_put_array('" // name // "')", ierr)) return
     flags = FLAG_COLUMN_MAJOR
     if (present(statistics)) then
       if (statistics) flags = ior(flags, FLAG_STATISTICS)
@@ -3083,6 +3164,7 @@ contains
       return
     end if
     if (no_size(minval([count, int(cap, int64), 0_int64]), "cairn_get_array('" // name // "')", ierr)) return
+    if (nul_in(name, "cairn_get_array", ierr, "array name")) return
     call c_array_read_options_init(ro)
     ro%flags = FLAG_COLUMN_MAJOR
     if (present(gap_limit)) then
@@ -3116,7 +3198,8 @@ contains
     type(c_array_info), pointer :: info
     integer(c_int64_t), pointer :: sh(:)
     integer :: rc
-    call check(c_array_info_c(store%ptr, cstr(name), 0_c_int, p), "cairn_array_info('" // name // "')", rc)
+    if (.not. nul_in(name, "cairn_array_info", rc, "array name")) &
+        call check(c_array_info_c(store%ptr, cstr(name), 0_c_int, p), "cairn_array_info('" // name // "')", rc)
     if (rc /= CAIRN_OK) then
       if (present(shape)) allocate(shape(0))
       if (present(tag_names)) allocate(character(len=0) :: tag_names(0))
@@ -3168,7 +3251,7 @@ contains
     integer :: rc, k, nd
     n = 0
     p = c_null_ptr
-    if (.not. nul_in(name, "cairn_array_blocks", rc)) &
+    if (.not. nul_in(name, "cairn_array_blocks", rc, "array name")) &
         call check(c_array_blocks(store%ptr, cstr(name), p, n), "cairn_array_blocks('" // name // "')", rc)
     nd = 0
     if (rc == CAIRN_OK .and. n > 0) then
@@ -3240,7 +3323,11 @@ contains
     type(c_ptr) :: p
     integer(c_size_t) :: n
     type(c_name), pointer :: nm(:)
-    integer :: rc
+    integer :: rc, k
+    if (nul_in_conds(conds, "cairn_query_arrays", ierr, k)) then
+      allocate(character(len=0) :: names(0))
+      return
+    end if
     call conds_to_c(conds, cq, buf)
     call check(c_query_arrays(store%ptr, cq, size(conds, kind=c_size_t), p, n), "cairn_query_arrays", rc)
     if (rc /= CAIRN_OK .or. n == 0) then
@@ -3263,6 +3350,7 @@ contains
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer, intent(out), optional :: ierr
+    if (nul_in(name, "cairn_delete_array", ierr, "array name")) return
     call check(c_delete_array(store%ptr, cstr(name)), "cairn_delete_array('" // name // "')", ierr)
   end subroutine cairn_delete_array
 

@@ -114,6 +114,9 @@ check "unpin 2, then drop it" '"$tool" unpin "$tmp/r" 2 >/dev/null && "$tool" dr
 check "the next writer reuses the space" 'before=$(stat -c %s "$tmp/r/data.00000"); "$mpiexec" -n 2 "$writer" "$tmp/r" write 5 >/dev/null 2>&1 && "$mpiexec" -n 2 "$writer" "$tmp/r" write 6 >/dev/null 2>&1 && [ "$(stat -c %s "$tmp/r/data.00000")" -le "$before" ] && "$tool" verify "$tmp/r" >/dev/null'
 check "verify --all passes on the retained revisions" '"$tool" verify "$tmp/r" --all >"$tmp/va" && grep -q "retained revision(s): .* OK$" "$tmp/va"'
 check "verify --all --json" '"$tool" verify "$tmp/r" --all --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"ok\"] and d[\"failed\"]==[] and len(d[\"revisions\"])>=2"'
+# --all checks every retained revision: a --revision beside it is a usage
+# error, not ignored (an outside pass, FINDINGS5.md 8: exit 0 for "-r 99").
+check "verify --all refuses --revision" '"$tool" verify "$tmp/r" --all -r 99 >"$tmp/vr" 2>&1; rc=$?; [ $rc -ge 100 ] && grep -q "revision" "$tmp/vr"'
 
 # A damaged manifest record between intact ones (issue 10, item 6): readers
 # skip it, verify --all and writers report it, repair rewrites the manifest.

@@ -47,6 +47,7 @@ program fortran_test
   call writer_lock()
   call open_options()
   call tags_ranges_zero_copy()
+  call nul_in_names()
 
   ! A read-only reopen sees the arrays as committed.
   call cairn_open(st, trim(dir), MPI_COMM_WORLD, read_only=.true.)
@@ -57,7 +58,8 @@ program fortran_test
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) then
     call execute_command_line("rm -rf '" // trim(dir) // "' '" // trim(dir) // "-grain' '" // &
-                              trim(dir) // "-nolock' '" // trim(dir) // "-opts' '" // trim(dir) // "-tags'")
+                              trim(dir) // "-nolock' '" // trim(dir) // "-opts' '" // trim(dir) // "-tags' '" // &
+                              trim(dir) // "-nul'")
     if (anybad /= 0) then
       print '(a)', "fortran_test: FAILED"
     else
@@ -433,6 +435,15 @@ contains
     call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "staging_bytes must") > 0, 319)
     call cairn_open(os, p, MPI_COMM_WORLD, writeback_bytes=-1_int64, ierr=ierr)
     call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "writeback_bytes is -1") > 0, 320)
+    ! Negative revision and keep_revisions (an outside pass, FINDINGS5.md 7):
+    ! keep_revisions = -1 opened and kept 2^64 - 1 revisions, revision = -2
+    ! asked for revision 18446744073709551614.
+    call cairn_open(os, p, MPI_COMM_WORLD, keep_revisions=-1_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "keep_revisions is -1") > 0, 3721)
+    if (ierr == CAIRN_OK) call cairn_close(os)
+    call cairn_open(os, p, MPI_COMM_WORLD, revision=-2_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "revision is -2") > 0, 3722)
+    if (ierr == CAIRN_OK) call cairn_close(os)
     if (nranks > 1) then
       call cairn_open(os, p, MPI_COMM_WORLD, sync=(rank /= 1), ierr=ierr)
       call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "sync is true on rank 0") > 0, 321)
@@ -651,6 +662,75 @@ contains
     call check(ierr == CAIRN_OK .and. all(ma == [(real(i + 1000 * peer, real64), i = 1, 100)]), 395)
     call cairn_close(ts)
   end subroutine tags_ranges_zero_copy
+
+  ! Tag names, array names and paths with char(0) are refused like keys
+  ! (an outside pass, tests/breaker/FINDINGS5.md 6): C reads them up to the
+  ! char(0), so "t" // char(0) // "x" was stored, read and removed as tag
+  ! "t" (another tag's value returned as this one's), and an open of
+  ! "dir" // char(0) // "x" opened "dir". The last rank alone passes such a
+  ! path to the collective open: every rank fails, none waits.
+  subroutine nul_in_names()
+    type(cairn_store) :: ns
+    real(real64) :: x(2), g(2)
+    integer(int64) :: v
+    integer :: ty
+    character(len=:), allocatable :: names(:), path
+    path = trim(dir) // "-nul"
+    if (rank == nranks - 1) path = path // c_null_char // "x"
+    call cairn_open(ns, path, MPI_COMM_WORLD, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 3701)
+    if (rank == nranks - 1) call check(index(cairn_last_error(), "char(0)") > 0, 3702)
+    call cairn_open(ns, trim(dir) // "-nul", MPI_COMM_WORLD)
+    x = [1.0_real64, 2.0_real64]
+    call cairn_put(ns, "k", x, tags=[cairn_tag("t", 7)])
+    call cairn_put(ns, "k2", x, tags=[cairn_tag("t" // c_null_char // "x", 8)], ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "char(0)") > 0, 3703)
+    call cairn_set_tag(ns, "k", "u" // c_null_char // "y", 9, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 3704)
+    call cairn_set_tag(ns, "k", cairn_tag("u" // c_null_char // "y", 9), ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 3705)
+    call cairn_set_tags(ns, "k", [cairn_tag("t", 7), cairn_tag("v" // c_null_char, 1)], ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 3706)
+    call cairn_put_array(ns, "g" // c_null_char // "h", [2 * nranks], [2 * rank], x, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 3707)
+    call cairn_put_array(ns, "g", [2 * nranks], [2 * rank], x, tags=[cairn_tag("a" // c_null_char, 1)], ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 3708)
+    call cairn_put_array(ns, "g", [2 * nranks], [2 * rank], x)
+    call cairn_commit(ns)
+    call cairn_tag_names(ns, "k", names)
+    call check(size(names) == 1, 3709)
+    v = 0
+    call cairn_get_tag(ns, "k", "t" // c_null_char // "x", v, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. v == 0, 3710)  ! was: tag "t"'s 7
+    call cairn_tag_type(ns, "k", "t" // c_null_char, ty, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 3711)
+    call cairn_delete_tag(ns, "k", "t" // c_null_char // "x", ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 3712)
+    g = 0
+    call cairn_get_array(ns, "g" // c_null_char // "h", [0], g, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. all(g == 0), 3713)  ! was: array "g"
+    call cairn_delete_array(ns, "g" // c_null_char, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 3714)
+    call cairn_get_tag(ns, "k", "t", v)
+    call check(v == 7, 3715)  ! the tag is still there
+    ! Query conditions: a name with char(0) matched tag "t" (or array tag "a").
+    call cairn_query(ns, [cairn_tag_exists("t" // c_null_char // "x")], names, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. size(names) == 0, 3716)
+    call cairn_query_arrays(ns, [cairn_tag_exists("t" // c_null_char)], names, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. size(names) == 0, 3717)
+    ! Collective: the last rank alone names such a tag; no rank waits.
+    if (rank == nranks - 1) then
+      call cairn_query_all(ns, [cairn_tag_exists("t" // c_null_char // "x")], names, ierr=ierr)
+      call check(ierr == CAIRN_INVALID_ARGUMENT .and. size(names) == 0 .and. &
+                 index(cairn_last_error(), "char(0)") > 0, 3718)
+    else
+      call cairn_query_all(ns, [cairn_tag_exists("t")], names, ierr=ierr)
+      call check(ierr == CAIRN_OK, 3719)
+    end if
+    call cairn_query_all(ns, [cairn_tag_exists("t")], names)
+    call check(size(names) == nranks, 3720)
+    call cairn_close(ns)
+  end subroutine nul_in_names
 
   ! Columns [c0, c0 + nc) of the NX x NY grid that `r` puts: rank 0 three,
   ! rank 1 none (unless last), rank r >= 2 one, the last rank the rest.

@@ -286,6 +286,65 @@ TEST_F(MpiBadInput, OptionsThatDifferAcrossRanksAreRefusedOnEveryRank) {
   }
 }
 
+// Collective reads and marks whose argument differs on one rank (an outside
+// pass, tests/breaker/FINDINGS5.md 3): GetShared of another key returned
+// rank 0's object as that rank's data (OK), and Pin/Unpin/Drop of another
+// revision returned OK while rank 0's revision was marked (that rank's list
+// of revisions then marked the one it named). The differing rank gets
+// InvalidArgument naming both; the others get what rank 0 asked for.
+TEST_F(MpiBadInput, CollectiveCallsWithAnotherArgumentOnOneRank) {
+  const int odd = size_ - 1;
+  std::unique_ptr<Store> s;
+  ASSERT_TRUE(Store::Open(Small(), dir_ + "/s", MPI_COMM_WORLD, &s).ok());
+  if (rank_ == 0) {
+    ASSERT_TRUE(s->PutShared("a", "value of a").ok());
+    ASSERT_TRUE(s->PutShared("b", "value of b").ok());
+  }
+  ASSERT_TRUE(s->Put("k", "1").ok());
+  ASSERT_TRUE(s->Commit().ok());  // revision 1
+  ASSERT_TRUE(s->Put("k", "2").ok());
+  ASSERT_TRUE(s->Commit().ok());  // revision 2
+  ASSERT_TRUE(s->Put("k", "3").ok());
+  ASSERT_TRUE(s->Commit().ok());  // revision 3
+
+  std::string v = "untouched";
+  Status st = s->GetShared(rank_ == odd ? "b" : "a", &v);
+  if (rank_ == odd) {
+    EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString() << " value '" << v << "'";
+    EXPECT_NE(v, "value of a");  // never another key's value as this one's
+    EXPECT_NE(st.message().find("'a'"), std::string::npos) << st.ToString();
+  } else {
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_EQ(v, "value of a");
+  }
+  // The calls still line up: the same key everywhere works.
+  st = s->GetShared("b", &v);
+  EXPECT_TRUE(st.ok() && v == "value of b") << st.ToString();
+
+  // Pin: rank 0's revision is pinned; the differing rank is told so.
+  st = s->Pin(rank_ == odd ? 2 : 1);
+  if (rank_ == odd) {
+    EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  } else {
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  }
+  std::vector<RevisionInfo> revs;
+  ASSERT_TRUE(s->ListRevisions(&revs).ok());
+  for (const RevisionInfo& r : revs) EXPECT_EQ(r.pinned, r.revision == 1) << "revision " << r.revision;
+  // Drop: the same.
+  st = s->Drop(rank_ == odd ? 1 : 2);
+  if (rank_ == odd) {
+    EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  } else {
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  }
+  ASSERT_TRUE(s->ListRevisions(&revs).ok());
+  std::string listed;
+  for (const RevisionInfo& r : revs) listed += std::to_string(r.revision) + " ";
+  EXPECT_EQ(listed, "1 3 ");  // what the manifest holds, on every rank
+  ASSERT_TRUE(s->Close().ok());
+}
+
 }  // namespace
 }  // namespace cairn
 

@@ -594,7 +594,8 @@ int CmdVerifyAll(const std::string& path, bool json) {
                 ok && !inconclusive ? "true" : "false");
   } else {
     for (const auto& p : manifest_problems) std::printf("CORRUPT %s\n", p.c_str());
-    std::printf("%zu retained revision(s): %zu OK", count, count - failed.size() - expired.size());
+    // Those expired while checked are no longer retained.
+    std::printf("%zu retained revision(s): %zu OK", count - expired.size(), count - failed.size() - expired.size());
     if (!expired.empty()) std::printf(", expired while checked: %s", expired_list.c_str());
     if (!failed.empty()) std::printf(", FAILED: %s", failed_list.c_str());
     if (!manifest_problems.empty()) std::printf("; the manifest has damaged records (run `cairn repair`)");
@@ -754,10 +755,11 @@ int main(int argc, char** argv) {
   auto* verify = app.add_subcommand("verify", "Read everything and check every checksum (exit 0 if intact, 2 if "
                                               "damage is found, 1 on any other error)");
   verify->add_option("STORE", path, "Store directory")->required();
-  verify->add_option("--revision,-r", revision, "Revision (default: newest)");
+  auto* verify_rev = verify->add_option("--revision,-r", revision, "Revision (default: newest)");
   verify->add_flag("--json", json, "Machine-readable output");
   bool all = false;
-  verify->add_flag("--all", all, "Verify every retained revision (exit 2 if any fails, naming it)");
+  verify->add_flag("--all", all, "Verify every retained revision (exit 2 if any fails, naming it)")
+      ->excludes(verify_rev);
   auto* repair = app.add_subcommand("repair", "Rewrite a damaged manifest without its damaged records "
                                               "(the original is kept as MANIFEST.damaged-<time>; exit 0 if repaired "
                                               "or intact, 2 if the damage cannot be repaired, 1 on other errors)");

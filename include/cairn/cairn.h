@@ -132,7 +132,10 @@ typedef struct {
 /* The message of the last failed call on this thread ("" if none). */
 const char* cairn_last_error(void);
 
-/* Collective. Opens the store at `path` over `comm`. opts may be NULL.
+/* Collective. Opens the store at `path` over `comm`. opts may be NULL. A
+ * NULL path or store, or an options struct refused (see struct_size), on
+ * some ranks only is CAIRN_INVALID_ARGUMENT on every rank (that rank still
+ * takes part, so none is left waiting).
  * Any number of ranks may open a revision written by another number, read-
  * only or read-write (Options::read_only in cairn/options.h): every
  * namespace of the revision stays readable by rank number, and after a
@@ -260,7 +263,9 @@ typedef struct cairn_async cairn_async_t;
 
 /* Collective. Starts a commit of every rank's changes and returns once the
  * values put so far are captured; the commit finishes in the background.
- * *handle is freed with cairn_async_free (it may outlive the store). */
+ * *handle is freed with cairn_async_free (it may outlive the store). A NULL
+ * handle (with a valid store) is CAIRN_INVALID_ARGUMENT after taking part:
+ * the commit is made, and waited for, as the other ranks make it. */
 int cairn_commit_async(cairn_store_t* store, cairn_async_t** handle);
 /* Local, never blocks: moves the commit on; *done = 1 once it finished.
  * Returns the commit's error once it finished and failed. */

@@ -307,6 +307,8 @@ class Store {
   // Rank 0 only: stores a shared object (InvalidArgument on other ranks).
   Status PutShared(std::string_view key, std::string_view value, const TagList& tags = {});
   // Collective: rank 0 reads the value once and broadcasts it to every rank.
+  // Every rank names the same key: a rank that names another gets
+  // InvalidArgument naming both (and an empty value), never rank 0's value.
   Status GetShared(std::string_view key, std::string* value);
 
   // --- Global arrays (cairn/array.h) ---
@@ -410,7 +412,9 @@ class Store {
   // Collective: pins revision `rev`: it is never expired by keep_revisions
   // and Drop refuses it, until Unpin. Rank 0 appends a pin record to the
   // manifest and syncs it. Pinning a pinned revision is ok and writes
-  // nothing. NotFound if `rev` is not a retained revision.
+  // nothing. NotFound if `rev` is not a retained revision. Pin, Unpin and
+  // Drop act on rank 0's `rev`: a rank that names another gets
+  // InvalidArgument naming both (its list of revisions follows rank 0's).
   Status Pin(uint64_t rev);
   // Collective: removes the pin of `rev` (ok if it has none). The revision
   // then expires at the next commit if keep_revisions says so.

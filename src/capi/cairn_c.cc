@@ -158,19 +158,31 @@ void(cairn_options_init)(cairn_options_t* o) {
 const char* cairn_last_error(void) { return last_error.c_str(); }
 
 int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cairn_store_t** store) {
-  if (!path || !store) return Invalid("cairn_open: path and store must not be NULL");
-  *store = nullptr;
+  if (store) *store = nullptr;
+  int rc = !path || !store ? Invalid("cairn_open: path and store must not be NULL") : CAIRN_OK;
   cairn_options_t known;
-  if (opts) {
+  if (rc == CAIRN_OK && opts) {
     // The size of the cairn.h versions before require_writer_lock was appended.
-    int rc = KnownPart(opts, &known, InitAllOptions, "cairn_open", "cairn_options_init",
-                       {offsetof(cairn_options_t, require_writer_lock)});
-    if (rc != CAIRN_OK) return rc;  // as a NULL path: checked before any collective step
+    rc = KnownPart(opts, &known, InitAllOptions, "cairn_open", "cairn_options_init",
+                   {offsetof(cairn_options_t, require_writer_lock)});
     opts = &known;
+  }
+  if (rc != CAIRN_OK) {
+    // The open is collective, and the other ranks' arguments may be fine:
+    // this rank still takes part, with an option the library refuses (every
+    // rank then fails alike, none is left waiting), and reports its own
+    // cause.
+    const std::string why = last_error;
+    cairn::Options refused;
+    refused.write_buffer_size = 0;
+    std::unique_ptr<cairn::Store> none;
+    if (cairn::Store::Open(refused, path ? path : "", comm, &none).ok()) none->Close();  // cannot open
+    last_error = why;
+    return rc;
   }
   auto h = std::make_unique<cairn_store>();
   h->read_only = opts && opts->read_only;
-  int rc = Code(cairn::Store::Open(ToOptions(opts), path, comm, &h->store));
+  rc = Code(cairn::Store::Open(ToOptions(opts), path, comm, &h->store));
   if (rc == CAIRN_OK) *store = h.release();
   return rc;
 }
@@ -355,7 +367,18 @@ int cairn_commit(cairn_store_t* s, uint64_t* revision) {
 }
 
 int cairn_commit_async(cairn_store_t* s, cairn_async_t** handle) {
-  if (!s || !handle) return Invalid("cairn_commit_async: NULL argument");
+  if (!s) return Invalid("cairn_commit_async: NULL store");
+  if (!handle) {
+    // Collective: the other ranks are committing; this rank takes part (its
+    // changes are in the revision), waits for the commit to end, since no
+    // handle can report it, and then reports the NULL handle.
+    cairn::AsyncCommit h;
+    cairn::Status st = s->store->CommitAsync(&h);
+    if (st.ok()) st = h.Wait();
+    if (!st.ok()) return Code(st);
+    return Invalid(("cairn_commit_async: NULL handle (this rank took part in the commit of revision " +
+                    std::to_string(h.revision()) + " and waited for it)").c_str());
+  }
   *handle = nullptr;
   auto h = std::make_unique<cairn_async>();
   int rc = Code(s->store->CommitAsync(&h->handle));

@@ -421,10 +421,26 @@ Status MarkRevision(Store::Rep* r, RecordType type, uint64_t rev) {
                                 " is the one this store handle is open at (the base of its next commit); "
                                 "it cannot be dropped through this handle");
   if (c->rank() == 0 && s.ok()) s = r->manifest->AppendMark(type, rev, r->opt.sync);
-  std::string st = c->rank() == 0 ? EncodeStatus(s) : std::string();
+  // Rank 0's revision travels with its status: what it marked is what
+  // every rank's list records, and a rank that named another is told so.
+  std::string st;
+  if (c->rank() == 0) {
+    PutFixed64(&st, rev);
+    st += EncodeStatus(s);
+  }
   c->Bcast(&st, 0);
-  s = DecodeStatus(st);
-  if (!s.ok()) return s;
+  Decoder d(st);
+  const uint64_t root_rev = d.U64();
+  s = DecodeStatus(std::string(st, st.size() - d.remaining()));
+  Status mine = root_rev == rev
+                    ? Status::OK()
+                    : Status::InvalidArgument(
+                          std::string(type == RecordType::kPin ? "Pin" : type == RecordType::kUnpin ? "Unpin" : "Drop") +
+                          " of revision " + std::to_string(rev) + " on rank " + std::to_string(c->rank()) +
+                          ", of revision " + std::to_string(root_rev) +
+                          " on rank 0 (done there): a collective call names the same revision on every rank");
+  if (!s.ok()) return mine.ok() ? s : mine;
+  rev = root_rev;
   auto& revs = r->revisions;
   for (auto it = revs.begin(); it != revs.end(); ++it) {
     if (it->revision != rev) continue;
@@ -432,7 +448,7 @@ Status MarkRevision(Store::Rep* r, RecordType type, uint64_t rev) {
     else it->pinned = type == RecordType::kPin;
     break;
   }
-  return Status::OK();
+  return mine;
 }
 
 Status MarkRevisionAt(const std::string& path, RecordType type, uint64_t rev) {

@@ -1121,12 +1121,28 @@ Status Store::GetShared(std::string_view key, std::string* value) {
     }
     if (!s.ok()) value->clear();
   }
-  std::string st = EncodeStatus(s);
+  // Rank 0's key travels with its status: a rank that asked for another
+  // key is told so, and never gets rank 0's object as its own.
+  std::string st;
+  if (rank() == 0) {
+    PutLengthPrefixed(&st, key);
+    st += EncodeStatus(s);
+  }
   r->comm->Bcast(&st, 0);
-  s = DecodeStatus(st);
-  if (!s.ok()) return s;
+  Decoder d(st);
+  const std::string root_key(d.LengthPrefixed());
+  s = DecodeStatus(std::string(st, st.size() - d.remaining()));
+  Status mine = root_key == key ? Status::OK()
+                                : Status::InvalidArgument("GetShared of '" + KeyText(key) + "' on rank " +
+                                                          std::to_string(rank()) + ", of '" + KeyText(root_key) +
+                                                          "' on rank 0: a collective call names the same key on every rank");
+  if (!s.ok()) {
+    if (!mine.ok()) value->clear();
+    return mine.ok() ? s : mine;
+  }
   r->comm->Bcast(value, 0);
-  return Status::OK();
+  if (!mine.ok()) value->clear();
+  return mine;
 }
 
 // ---------------------------------------------------------------- Retention
