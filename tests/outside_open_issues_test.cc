@@ -105,50 +105,11 @@ TEST(OutsidePassFindings, DISABLED_HugeStructSizesAreRefusedNotWrittenThrough) {
   EXPECT_EQ(cairn_close(s), CAIRN_OK);
 }
 
-// Open issue of the fifth outside pass (tests/breaker/FINDINGS5.md 5): a
-// program built against the cairn.h before struct_size (commit ab6cd0e;
-// cairn_options_t then began with create_if_missing and was 104 bytes)
-// still loads libcairn.so.0.1 (the soname did not change), and its
-// cairn_options_init now writes the 112-byte layout of the cairn.h before
-// require_writer_lock: 8 bytes past its struct, and every member it sets
-// afterwards lands 8 bytes early: its read_only = 1 becomes
-// create_if_missing, and the store opens read-write (it takes the writer
-// lock, and puts and commits are accepted). f84cb60 fixed the same for the
-// 112-byte programs; these cannot be told apart by the library (no size
-// member), so the cure is a new soname (or versioned symbols), which is
-// the maintainers' call. DISABLED: fails on the current code.
-TEST(OutsidePassFindings, DISABLED_AProgramBuiltBeforeStructSizeIsNotMisread) {
-  struct OldOptions {  // cairn.h before ab6cd0e
-    int create_if_missing, error_if_exists, read_only;
-    uint64_t revision, extent_size, chunk_size;
-    size_t write_buffer_size, inline_value_limit, compact_index_limit;
-    int subfiles, sync;
-    uint64_t staging_bytes, keep_revisions;
-    double collective_timeout_s;
-    uint64_t writeback_bytes;
-  };
-  static_assert(sizeof(OldOptions) == 104);
-  test::TempDir dir;
-  cairn_store_t* s = nullptr;
-  ASSERT_EQ(cairn_open_local(dir.sub("s").c_str(), nullptr, &s), CAIRN_OK);
-  ASSERT_EQ(cairn_put(s, "k", "v", 1, nullptr, 0), CAIRN_OK);
-  ASSERT_EQ(cairn_commit(s, nullptr), CAIRN_OK);
-  ASSERT_EQ(cairn_close(s), CAIRN_OK);
-  struct {
-    OldOptions o;
-    uint64_t after;  // the program's next variable
-  } old;
-  old.after = 0x0123456789abcdefull;
-  (cairn_options_init)(reinterpret_cast<cairn_options_t*>(&old.o));  // the exported symbol it calls
-  EXPECT_EQ(old.after, 0x0123456789abcdefull);  // was: overwritten (8 bytes past the struct)
-  old.o.read_only = 1;
-  s = nullptr;
-  int rc = cairn_open_local(dir.sub("s").c_str(), reinterpret_cast<cairn_options_t*>(&old.o), &s);
-  if (rc == CAIRN_OK) {  // then it must be read-only, as the program asked
-    EXPECT_EQ(cairn_put(s, "k", "w", 1, nullptr, 0), CAIRN_INVALID_ARGUMENT);  // was: CAIRN_OK
-    cairn_close(s);
-  }
-}
+// The fifth outside pass's finding 5 (a program built against the cairn.h
+// before struct_size misread the library: its read_only landed on
+// create_if_missing) is resolved by the soname: 0.2 changed it, so such a
+// program fails to load (doc/design.md, "Packaging"; install_test checks
+// the soname against the version). Nothing in one process can show it.
 
 }  // namespace
 }  // namespace cairn
