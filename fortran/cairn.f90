@@ -1149,8 +1149,10 @@ contains
   !     chunk_size, write_buffer_size, writeback_bytes, inline_value_limit,
   !     compact_index_limit; integer: subfiles (0: chosen by file system);
   !     real(real64): collective_timeout_s (0: wait forever).
-  ! A negative size is CAIRN_INVALID_ARGUMENT (nothing opened); other bad
-  ! values are refused by the library with a message naming the option.
+  ! Bad values, a negative size among them (the library's options check
+  ! refuses every byte size of 2^63 or more, what a negative one becomes),
+  ! are CAIRN_INVALID_ARGUMENT on every rank (nothing opened), with a
+  ! message naming the option, even when only one rank passes one.
   subroutine cairn_open(store, path, comm, read_only, revision, keep_revisions, ierr, require_writer_lock, &
                         create_if_missing, error_if_exists, sync, staging_bytes, extent_size, chunk_size, &
                         write_buffer_size, writeback_bytes, inline_value_limit, compact_index_limit, subfiles, &
@@ -1167,8 +1169,6 @@ contains
     integer, intent(in), optional :: subfiles
     real(real64), intent(in), optional :: collective_timeout_s
     type(c_options) :: o
-    character(:), allocatable :: bad
-    integer(c_int) :: rc
     call c_options_init_sized(o, c_sizeof(o))
     if (present(read_only)) then
       if (read_only) then
@@ -1182,42 +1182,19 @@ contains
     if (present(create_if_missing)) o%create_if_missing = merge(1_c_int, 0_c_int, create_if_missing)
     if (present(error_if_exists)) o%error_if_exists = merge(1_c_int, 0_c_int, error_if_exists)
     if (present(sync)) o%sync = merge(1_c_int, 0_c_int, sync)
-    bad = ""
-    call size_opt(staging_bytes, "staging_bytes", o%staging_bytes)
-    call size_opt(extent_size, "extent_size", o%extent_size)
-    call size_opt(chunk_size, "chunk_size", o%chunk_size)
-    call size_opt(writeback_bytes, "writeback_bytes", o%writeback_bytes)
-    call size_opt(write_buffer_size, "write_buffer_size", o%write_buffer_size)
-    call size_opt(inline_value_limit, "inline_value_limit", o%inline_value_limit)
-    call size_opt(compact_index_limit, "compact_index_limit", o%compact_index_limit)
+    ! Sizes go through as they are (c_size_t and c_int64_t have the same
+    ! kind here): a negative one reaches the library as 2^63 or more, which
+    ! its options check refuses on every rank, naming the option.
+    if (present(staging_bytes)) o%staging_bytes = staging_bytes
+    if (present(extent_size)) o%extent_size = extent_size
+    if (present(chunk_size)) o%chunk_size = chunk_size
+    if (present(writeback_bytes)) o%writeback_bytes = writeback_bytes
+    if (present(write_buffer_size)) o%write_buffer_size = write_buffer_size
+    if (present(inline_value_limit)) o%inline_value_limit = inline_value_limit
+    if (present(compact_index_limit)) o%compact_index_limit = compact_index_limit
     if (present(subfiles)) o%subfiles = int(subfiles, c_int)
     if (present(collective_timeout_s)) o%collective_timeout_s = collective_timeout_s
-    if (len(bad) > 0) then
-      ! The open is collective, and some of these options may differ per
-      ! rank: this rank still takes part, with an option the library refuses
-      ! (every rank then fails alike), and reports its own cause.
-      o%write_buffer_size = 0
-      rc = c_open_f(cstr(path), int(comm, c_int), o, store%ptr)
-      call fail(CAIRN_INVALID_ARGUMENT, "cairn_open('" // path // "'): InvalidArgument: " // bad, ierr)
-      return
-    end if
     call check(c_open_f(cstr(path), int(comm, c_int), o, store%ptr), "cairn_open('" // path // "')", ierr)
-
-  contains
-
-    ! Copies a size option into the C struct (c_size_t and c_int64_t have
-    ! the same kind here); a negative one is named in `bad` instead.
-    subroutine size_opt(v, name, dest)
-      integer(int64), intent(in), optional :: v
-      character(*), intent(in) :: name
-      integer(c_int64_t), intent(inout) :: dest
-      if (.not. present(v)) return
-      if (v >= 0) then
-        dest = v
-      else if (len(bad) == 0) then
-        bad = name // " is " // itoa(v) // ", a size must be >= 0"
-      end if
-    end subroutine size_opt
   end subroutine cairn_open
 
   ! Collective. Closes the store (pending changes are discarded).

@@ -56,7 +56,9 @@ typedef struct cairn_store cairn_store_t;
 
 /* Open options; cairn_options_init fills the documented defaults
  * (see include/cairn/options.h for the meaning of each). Members are only
- * ever appended. */
+ * ever appended. A value refused on any rank, such as a byte size of 2^63
+ * or more (what a negative int64_t becomes), is CAIRN_INVALID_ARGUMENT
+ * from cairn_open on every rank, naming the option. */
 typedef struct {
   /* sizeof(cairn_options_t) as the caller was compiled, set by
    * cairn_options_init: a later library reads only the members the caller
