@@ -31,7 +31,9 @@
 !
 ! Collective: cairn_open, cairn_commit, cairn_commit_async, cairn_get_shared,
 ! cairn_query_all, cairn_pin, cairn_unpin, cairn_drop, cairn_close (every
-! rank, same order). Everything else is local. The communicator is an
+! rank, same order). Everything else is local. cairn_open_local(st, path)
+! opens a store for one process, MPI initialized or not; on it the
+! collective routines are local. The communicator is an
 ! integer handle (`use mpi`: MPI_COMM_WORLD; mpi_f08: comm%MPI_VAL). A
 ! store, and its streams and async handles, are used by one thread at a
 ! time. Lists the module returns (keys, names, revisions) are allocatable
@@ -81,12 +83,12 @@ module cairn
       CAIRN_INVALID_ARGUMENT = -3, CAIRN_IO_ERROR = -4, CAIRN_NOT_SUPPORTED = -5, CAIRN_ABORTED = -6
   integer, parameter, public :: CAIRN_RANK_OWN = -1, CAIRN_RANK_SHARED = -2
 
-  ! An open store (cairn_open to cairn_close).
+  ! An open store (cairn_open or cairn_open_local to cairn_close).
   type, public :: cairn_store
     type(c_ptr) :: ptr = c_null_ptr
   end type cairn_store
 
-  public :: cairn_open, cairn_close, cairn_rank, cairn_size, cairn_revision, &
+  public :: cairn_open, cairn_open_local, cairn_close, cairn_rank, cairn_size, cairn_revision, &
       cairn_put, cairn_get, cairn_get_size, cairn_delete, cairn_commit, cairn_flush, &
       cairn_pin, cairn_unpin, cairn_drop, cairn_set_tag, cairn_get_tag, cairn_delete_tag, cairn_keys, &
       cairn_revisions, cairn_revision_ranks, cairn_last_error, cairn_version, &
@@ -275,6 +277,13 @@ module cairn
       type(c_options), intent(in) :: opts
       type(c_ptr), intent(out) :: store
       integer(c_int) :: c_open_f
+    end function
+    function c_open_local(path, opts, store) bind(C, name="cairn_open_local")
+      import :: c_char, c_int, c_ptr, c_options
+      character(kind=c_char), intent(in) :: path(*)
+      type(c_options), intent(in) :: opts
+      type(c_ptr), intent(out) :: store
+      integer(c_int) :: c_open_local
     end function
     function c_close(store) bind(C, name="cairn_close")
       import :: c_ptr, c_int
@@ -1169,6 +1178,52 @@ contains
     integer, intent(in), optional :: subfiles
     real(real64), intent(in), optional :: collective_timeout_s
     type(c_options) :: o
+    call fill_open_options(o, read_only, revision, keep_revisions, require_writer_lock, create_if_missing, &
+                      error_if_exists, sync, staging_bytes, extent_size, chunk_size, write_buffer_size, &
+                      writeback_bytes, inline_value_limit, compact_index_limit, subfiles, collective_timeout_s)
+    call check(c_open_f(cstr(path), int(comm, c_int), o, store%ptr), "cairn_open('" // path // "')", ierr)
+  end subroutine cairn_open
+
+  ! Local. Opens the store at `path` for this process alone (cairn_rank 0,
+  ! cairn_size 1), whether or not MPI is initialized (no MPI call is made
+  ! if it is not: a serial program or tool needs no MPI_Init); the
+  ! collective routines are then local. The options are cairn_open's, with
+  ! the same defaults and errors (C: cairn_open_local). Two processes must
+  ! not open one store for writing (the writer lock refuses the second).
+  subroutine cairn_open_local(store, path, read_only, revision, keep_revisions, ierr, require_writer_lock, &
+                              create_if_missing, error_if_exists, sync, staging_bytes, extent_size, chunk_size, &
+                              write_buffer_size, writeback_bytes, inline_value_limit, compact_index_limit, &
+                              subfiles, collective_timeout_s)
+    type(cairn_store), intent(out) :: store
+    character(*), intent(in) :: path
+    logical, intent(in), optional :: read_only
+    integer(int64), intent(in), optional :: revision, keep_revisions
+    integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: require_writer_lock, create_if_missing, error_if_exists, sync
+    integer(int64), intent(in), optional :: staging_bytes, extent_size, chunk_size, write_buffer_size, &
+        writeback_bytes, inline_value_limit, compact_index_limit
+    integer, intent(in), optional :: subfiles
+    real(real64), intent(in), optional :: collective_timeout_s
+    type(c_options) :: o
+    call fill_open_options(o, read_only, revision, keep_revisions, require_writer_lock, create_if_missing, &
+                      error_if_exists, sync, staging_bytes, extent_size, chunk_size, write_buffer_size, &
+                      writeback_bytes, inline_value_limit, compact_index_limit, subfiles, collective_timeout_s)
+    call check(c_open_local(cstr(path), o, store%ptr), "cairn_open_local('" // path // "')", ierr)
+  end subroutine cairn_open_local
+
+  ! The C options of cairn_open and cairn_open_local: the defaults, and
+  ! each option given.
+  subroutine fill_open_options(o, read_only, revision, keep_revisions, require_writer_lock, create_if_missing, &
+                          error_if_exists, sync, staging_bytes, extent_size, chunk_size, write_buffer_size, &
+                          writeback_bytes, inline_value_limit, compact_index_limit, subfiles, collective_timeout_s)
+    type(c_options), intent(out) :: o
+    logical, intent(in), optional :: read_only
+    integer(int64), intent(in), optional :: revision, keep_revisions
+    logical, intent(in), optional :: require_writer_lock, create_if_missing, error_if_exists, sync
+    integer(int64), intent(in), optional :: staging_bytes, extent_size, chunk_size, write_buffer_size, &
+        writeback_bytes, inline_value_limit, compact_index_limit
+    integer, intent(in), optional :: subfiles
+    real(real64), intent(in), optional :: collective_timeout_s
     call c_options_init_sized(o, c_sizeof(o))
     if (present(read_only)) then
       if (read_only) then
@@ -1194,8 +1249,7 @@ contains
     if (present(compact_index_limit)) o%compact_index_limit = compact_index_limit
     if (present(subfiles)) o%subfiles = int(subfiles, c_int)
     if (present(collective_timeout_s)) o%collective_timeout_s = collective_timeout_s
-    call check(c_open_f(cstr(path), int(comm, c_int), o, store%ptr), "cairn_open('" // path // "')", ierr)
-  end subroutine cairn_open
+  end subroutine fill_open_options
 
   ! Collective. Closes the store (pending changes are discarded).
   subroutine cairn_close(store, ierr)
