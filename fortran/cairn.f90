@@ -34,7 +34,9 @@
 !
 ! Collective: cairn_open, cairn_commit, cairn_commit_async, cairn_get_shared,
 ! cairn_query_all, cairn_pin, cairn_unpin, cairn_drop, cairn_close (every
-! rank, same order). Everything else is local. The communicator is an
+! rank, same order). Everything else is local. cairn_open_local(st, path)
+! opens a store for one process, MPI initialized or not; on it the
+! collective routines are local. The communicator is an
 ! integer handle (`use mpi`: MPI_COMM_WORLD; mpi_f08: comm%MPI_VAL). A
 ! store, and its streams and async handles, are used by one thread at a
 ! time. Lists the module returns (keys, names, revisions) are allocatable
@@ -84,12 +86,12 @@ module cairn
       CAIRN_INVALID_ARGUMENT = -3, CAIRN_IO_ERROR = -4, CAIRN_NOT_SUPPORTED = -5, CAIRN_ABORTED = -6
   integer, parameter, public :: CAIRN_RANK_OWN = -1, CAIRN_RANK_SHARED = -2
 
-  ! An open store (cairn_open to cairn_close).
+  ! An open store (cairn_open or cairn_open_local to cairn_close).
   type, public :: cairn_store
     type(c_ptr) :: ptr = c_null_ptr
   end type cairn_store
 
-  public :: cairn_open, cairn_close, cairn_rank, cairn_size, cairn_revision, &
+  public :: cairn_open, cairn_open_local, cairn_close, cairn_rank, cairn_size, cairn_revision, &
       cairn_put, cairn_get, cairn_get_size, cairn_delete, cairn_commit, cairn_flush, &
       cairn_pin, cairn_unpin, cairn_drop, cairn_set_tag, cairn_get_tag, cairn_delete_tag, cairn_keys, &
       cairn_revisions, cairn_revision_ranks, cairn_last_error, cairn_version, &
@@ -278,6 +280,13 @@ module cairn
       type(c_options), intent(in) :: opts
       type(c_ptr), intent(out) :: store
       integer(c_int) :: c_open_f
+    end function
+    function c_open_local(path, opts, store) bind(C, name="cairn_open_local")
+      import :: c_char, c_int, c_ptr, c_options
+      character(kind=c_char), intent(in) :: path(*)
+      type(c_options), intent(in) :: opts
+      type(c_ptr), intent(out) :: store
+      integer(c_int) :: c_open_local
     end function
     function c_close(store) bind(C, name="cairn_close")
       import :: c_ptr, c_int
@@ -1188,9 +1197,11 @@ contains
   !     chunk_size, write_buffer_size, writeback_bytes, inline_value_limit,
   !     compact_index_limit; integer: subfiles (0: chosen by file system);
   !     real(real64): collective_timeout_s (0: wait forever).
-  ! A negative size, revision or keep_revisions is CAIRN_INVALID_ARGUMENT
-  ! (nothing opened); other bad values are refused by the library with a
-  ! message naming the option.
+  ! Bad values (a negative size, revision or keep_revisions; a path that
+  ! holds char(0); and what the library's options check refuses, a byte
+  ! size of 2^63 or more among them) are CAIRN_INVALID_ARGUMENT on every
+  ! rank (nothing opened), with a message naming the option, even when
+  ! only one rank passes one.
   subroutine cairn_open(store, path, comm, read_only, revision, keep_revisions, ierr, require_writer_lock, &
                         create_if_missing, error_if_exists, sync, staging_bytes, extent_size, chunk_size, &
                         write_buffer_size, writeback_bytes, inline_value_limit, compact_index_limit, subfiles, &
@@ -1209,6 +1220,76 @@ contains
     type(c_options) :: o
     character(:), allocatable :: bad
     integer(c_int) :: rc
+    call fill_open_options(o, bad, path, read_only, revision, keep_revisions, require_writer_lock, &
+                      create_if_missing, error_if_exists, sync, staging_bytes, extent_size, chunk_size, &
+                      write_buffer_size, writeback_bytes, inline_value_limit, compact_index_limit, subfiles, &
+                      collective_timeout_s)
+    if (len(bad) > 0) then
+      ! The open is collective, and some of these options may differ per
+      ! rank: this rank still takes part, with an option the library refuses
+      ! (every rank then fails alike), and reports its own cause.
+      o%write_buffer_size = 0
+      rc = c_open_f(cstr(path), int(comm, c_int), o, store%ptr)
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_open('" // path // "'): InvalidArgument: " // bad, ierr)
+      return
+    end if
+    call check(c_open_f(cstr(path), int(comm, c_int), o, store%ptr), "cairn_open('" // path // "')", ierr)
+  end subroutine cairn_open
+
+  ! Local. Opens the store at `path` for this process alone (cairn_rank 0,
+  ! cairn_size 1), whether or not MPI is initialized (no MPI call is made
+  ! if it is not: a serial program or tool needs no MPI_Init); the
+  ! collective routines are then local. The options are cairn_open's, with
+  ! the same defaults and errors (C: cairn_open_local). Two processes must
+  ! not open one store for writing (the writer lock refuses the second).
+  subroutine cairn_open_local(store, path, read_only, revision, keep_revisions, ierr, require_writer_lock, &
+                              create_if_missing, error_if_exists, sync, staging_bytes, extent_size, chunk_size, &
+                              write_buffer_size, writeback_bytes, inline_value_limit, compact_index_limit, &
+                              subfiles, collective_timeout_s)
+    type(cairn_store), intent(out) :: store
+    character(*), intent(in) :: path
+    logical, intent(in), optional :: read_only
+    integer(int64), intent(in), optional :: revision, keep_revisions
+    integer, intent(out), optional :: ierr
+    logical, intent(in), optional :: require_writer_lock, create_if_missing, error_if_exists, sync
+    integer(int64), intent(in), optional :: staging_bytes, extent_size, chunk_size, write_buffer_size, &
+        writeback_bytes, inline_value_limit, compact_index_limit
+    integer, intent(in), optional :: subfiles
+    real(real64), intent(in), optional :: collective_timeout_s
+    type(c_options) :: o
+    character(:), allocatable :: bad
+    call fill_open_options(o, bad, path, read_only, revision, keep_revisions, require_writer_lock, &
+                      create_if_missing, error_if_exists, sync, staging_bytes, extent_size, chunk_size, &
+                      write_buffer_size, writeback_bytes, inline_value_limit, compact_index_limit, subfiles, &
+                      collective_timeout_s)
+    if (len(bad) > 0) then  ! nobody else takes part: refused here
+      call fail(CAIRN_INVALID_ARGUMENT, "cairn_open_local('" // path // "'): InvalidArgument: " // bad, ierr)
+      return
+    end if
+    call check(c_open_local(cstr(path), o, store%ptr), "cairn_open_local('" // path // "')", ierr)
+  end subroutine cairn_open_local
+
+  ! The C options of cairn_open and cairn_open_local: the defaults, and
+  ! each option given. What the library could not tell from the C struct
+  ! (a negative revision or keep_revisions, which C reads as 2^64 - n; a
+  ! char(0) in the path, where C would cut it) is named in `bad` ("" if
+  ! none). Sizes go through as they are (c_size_t and c_int64_t have the
+  ! same kind here): a negative one reaches the library as 2^63 or more,
+  ! which its options check refuses on every rank, naming the option.
+  subroutine fill_open_options(o, bad, path, read_only, revision, keep_revisions, require_writer_lock, &
+                          create_if_missing, error_if_exists, sync, staging_bytes, extent_size, chunk_size, &
+                          write_buffer_size, writeback_bytes, inline_value_limit, compact_index_limit, subfiles, &
+                          collective_timeout_s)
+    type(c_options), intent(out) :: o
+    character(:), allocatable, intent(out) :: bad
+    character(*), intent(in) :: path
+    logical, intent(in), optional :: read_only
+    integer(int64), intent(in), optional :: revision, keep_revisions
+    logical, intent(in), optional :: require_writer_lock, create_if_missing, error_if_exists, sync
+    integer(int64), intent(in), optional :: staging_bytes, extent_size, chunk_size, write_buffer_size, &
+        writeback_bytes, inline_value_limit, compact_index_limit
+    integer, intent(in), optional :: subfiles
+    real(real64), intent(in), optional :: collective_timeout_s
     call c_options_init_sized(o, c_sizeof(o))
     if (present(read_only)) then
       if (read_only) then
@@ -1223,28 +1304,18 @@ contains
     if (present(create_if_missing)) o%create_if_missing = merge(1_c_int, 0_c_int, create_if_missing)
     if (present(error_if_exists)) o%error_if_exists = merge(1_c_int, 0_c_int, error_if_exists)
     if (present(sync)) o%sync = merge(1_c_int, 0_c_int, sync)
-    call size_opt(staging_bytes, "staging_bytes", o%staging_bytes)
-    call size_opt(extent_size, "extent_size", o%extent_size)
-    call size_opt(chunk_size, "chunk_size", o%chunk_size)
-    call size_opt(writeback_bytes, "writeback_bytes", o%writeback_bytes)
-    call size_opt(write_buffer_size, "write_buffer_size", o%write_buffer_size)
-    call size_opt(inline_value_limit, "inline_value_limit", o%inline_value_limit)
-    call size_opt(compact_index_limit, "compact_index_limit", o%compact_index_limit)
+    if (present(staging_bytes)) o%staging_bytes = staging_bytes
+    if (present(extent_size)) o%extent_size = extent_size
+    if (present(chunk_size)) o%chunk_size = chunk_size
+    if (present(writeback_bytes)) o%writeback_bytes = writeback_bytes
+    if (present(write_buffer_size)) o%write_buffer_size = write_buffer_size
+    if (present(inline_value_limit)) o%inline_value_limit = inline_value_limit
+    if (present(compact_index_limit)) o%compact_index_limit = compact_index_limit
     if (present(subfiles)) o%subfiles = int(subfiles, c_int)
     if (present(collective_timeout_s)) o%collective_timeout_s = collective_timeout_s
     if (len(bad) == 0 .and. index(path, c_null_char) > 0) &
       bad = "the path holds char(0) at position " // itoa(int(index(path, c_null_char), int64)) // &
             "; paths passed from Fortran cannot hold it"
-    if (len(bad) > 0) then
-      ! The open is collective, and some of these options may differ per
-      ! rank: this rank still takes part, with an option the library refuses
-      ! (every rank then fails alike), and reports its own cause.
-      o%write_buffer_size = 0
-      rc = c_open_f(cstr(path), int(comm, c_int), o, store%ptr)
-      call fail(CAIRN_INVALID_ARGUMENT, "cairn_open('" // path // "'): InvalidArgument: " // bad, ierr)
-      return
-    end if
-    call check(c_open_f(cstr(path), int(comm, c_int), o, store%ptr), "cairn_open('" // path // "')", ierr)
 
   contains
 
@@ -1261,21 +1332,7 @@ contains
         bad = name // " is " // itoa(v) // ", it must be >= 0"
       end if
     end subroutine count_opt
-
-    ! Copies a size option into the C struct (c_size_t and c_int64_t have
-    ! the same kind here); a negative one is named in `bad` instead.
-    subroutine size_opt(v, name, dest)
-      integer(int64), intent(in), optional :: v
-      character(*), intent(in) :: name
-      integer(c_int64_t), intent(inout) :: dest
-      if (.not. present(v)) return
-      if (v >= 0) then
-        dest = v
-      else if (len(bad) == 0) then
-        bad = name // " is " // itoa(v) // ", a size must be >= 0"
-      end if
-    end subroutine size_opt
-  end subroutine cairn_open
+  end subroutine fill_open_options
 
   ! Collective. Closes the store (pending changes are discarded).
   subroutine cairn_close(store, ierr)

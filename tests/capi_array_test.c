@@ -347,6 +347,23 @@ static void check_read_options(const char* path, int rank, int size) {
   cairn_array_read_stats_t st;
   CHECK(cairn_array_read_stats(s, &st, 4) == CAIRN_INVALID_ARGUMENT && cairn_array_read_stats(NULL, &st, sizeof st) ==
         CAIRN_INVALID_ARGUMENT);
+  CHECK(cairn_array_read_stats(s, &st, 12) == CAIRN_INVALID_ARGUMENT &&
+        strstr(cairn_last_error(), "cairn_array_read_stats: stats_size 12 is not sizeof(cairn_array_read_stats_t)") !=
+            NULL);
+  /* An older cairn.h's smaller struct gets only its members; a newer one's
+   * larger struct gets 0 in the members this library does not know. */
+  {
+    struct {
+      cairn_array_read_stats_t st;
+      uint64_t newer[2];
+    } big;
+    memset(&big, 0xff, sizeof big);
+    CHECK(cairn_array_read_stats(s, &big.st, offsetof(cairn_array_read_stats_t, blocks_decoded)) == CAIRN_OK);
+    CHECK(big.st.calls >= 1 && big.st.calls != UINT64_MAX && big.st.blocks_decoded == UINT64_MAX);
+    memset(&big, 0xff, sizeof big);
+    CHECK(cairn_array_read_stats(s, &big.st, sizeof big) == CAIRN_OK);
+    CHECK(big.st.calls >= 1 && big.st.blocks_decoded != UINT64_MAX && big.newer[0] == 0 && big.newer[1] == 0);
+  }
   CHECK(cairn_close(s) == CAIRN_OK);
   free(mine);
   free(box);

@@ -10,6 +10,26 @@
 
 #include "cairn/cairn.h"
 
+/* The structs that cannot grow (cairn.h, "Structs across versions"): a
+ * member added to one breaks every program built against an older cairn.h
+ * that steps through an array of them. Their sizes on LP64 as released;
+ * if one of these fails, add a new struct and a new function instead. */
+#if defined(__LP64__)
+_Static_assert(sizeof(cairn_tag_t) == 56, "cairn_tag_t cannot grow");
+_Static_assert(sizeof(cairn_read_t) == 40, "cairn_read_t cannot grow");
+_Static_assert(sizeof(cairn_object_t) == 48, "cairn_object_t cannot grow");
+_Static_assert(sizeof(cairn_query_t) == 128, "cairn_query_t cannot grow");
+_Static_assert(sizeof(cairn_hit_t) == 24, "cairn_hit_t cannot grow");
+_Static_assert(sizeof(cairn_revision_info_t) == 64, "cairn_revision_info_t cannot grow");
+_Static_assert(sizeof(cairn_array_block_t) == 24, "cairn_array_block_t cannot grow");
+_Static_assert(sizeof(cairn_array_info_t) == 80, "cairn_array_info_t cannot grow");
+_Static_assert(sizeof(cairn_array_block_info_t) == 48, "cairn_array_block_info_t cannot grow");
+_Static_assert(sizeof(cairn_name_t) == 16, "cairn_name_t cannot grow");
+#endif
+/* The counter structs filled by size grow by whole uint64_t members. */
+_Static_assert(sizeof(cairn_io_stats_t) % 8 == 0, "cairn_io_stats_t: uint64_t members only");
+_Static_assert(sizeof(cairn_array_read_stats_t) % 8 == 0, "cairn_array_read_stats_t: uint64_t members only");
+
 static int failures = 0;
 #define CHECK(cond)                                                                              \
   do {                                                                                           \

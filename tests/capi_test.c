@@ -349,7 +349,22 @@ int main(int argc, char** argv) {
   memset(&io, 0xff, sizeof io);
   CHECK(cairn_stats(s, &io, offsetof(cairn_io_stats_t, writeback_requests)) == CAIRN_OK);
   CHECK(io.write_bytes >= N && io.writeback_requests == UINT64_MAX);
+  /* A newer cairn.h's larger struct: the members this library does not
+   * know read as 0. */
+  {
+    struct {
+      cairn_io_stats_t io;
+      uint64_t newer[2];
+    } big;
+    memset(&big, 0xff, sizeof big);
+    CHECK(cairn_stats(s, &big.io, sizeof big) == CAIRN_OK);
+    CHECK(big.io.write_bytes >= N && big.io.writeback_requests != UINT64_MAX && big.newer[0] == 0 &&
+          big.newer[1] == 0);
+  }
   CHECK(cairn_stats(s, &io, 12) == CAIRN_INVALID_ARGUMENT && cairn_stats(NULL, &io, sizeof io) == CAIRN_INVALID_ARGUMENT);
+  CHECK(strstr(cairn_last_error(), "cairn_stats: NULL argument") != NULL);
+  CHECK(cairn_stats(s, &io, 0) == CAIRN_INVALID_ARGUMENT &&
+        strstr(cairn_last_error(), "cairn_stats: stats_size 0 is not sizeof(cairn_io_stats_t)") != NULL);
   uint64_t rev = 0;
   if (h) CHECK(cairn_async_wait(h, &rev) == CAIRN_OK && rev == 1);
   cairn_async_free(h);

@@ -153,6 +153,25 @@ cp -r "$s" "$tmp/d"
 flip "$tmp/d/data.00000" $(( (1 << 20) + 5000 ))
 "$tool" verify "$tmp/d" --all >"$tmp/dv" 2>&1; rc=$?
 check "verify --all fails naming revision 1 only" '[ $rc -eq 2 ] && grep -q "FAILED: 1$" "$tmp/dv" && grep -q "^CORRUPT revision 1: " "$tmp/dv"'
+# Every revision damaged (three): verify --all names each, in order, and
+# lists the store once per pass: the listing it starts with, and one after
+# the pass for all its failed revisions (not an open and a listing per
+# failed revision). Counted as opens of MANIFEST under strace, against
+# those of one `ls` (a listing) and one `verify --revision` (a check).
+cp -r "$s" "$tmp/d3"
+"$mpiexec" -n 2 "$writer" "$tmp/d3" write 3 >/dev/null 2>&1 || { echo "FAIL: setup of d3"; failures=$((failures + 1)); }
+for r in 1 2 3; do flip "$tmp/d3/data.00000" $(( (r << 20) + 5000 )); done
+"$tool" verify "$tmp/d3" --all >"$tmp/d3v" 2>&1; rc=$?
+check "verify --all of three damaged revisions names each, in order" '[ $rc -eq 2 ] && grep -q "FAILED: 1, 2, 3$" "$tmp/d3v" && [ "$(grep -o "^revision [0-9]*: .*FAILED$" "$tmp/d3v" | cut -d: -f1 | tr "\n" " ")" = "revision 1 revision 2 revision 3 " ] && ! grep -q expired "$tmp/d3v"'
+"$tool" verify "$tmp/d3" --all --json >"$tmp/d3j" 2>&1; rc=$?
+check "verify --all --json of three damaged revisions" '[ $rc -eq 2 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"failed\"]==[1,2,3] and d[\"expired\"]==[] and [r[\"revision\"] for r in d[\"revisions\"]]==[1,2,3] and not d[\"ok\"]" "$tmp/d3j"'
+if command -v strace >/dev/null && strace -o /dev/null true 2>/dev/null; then
+  opens() { strace -f -e trace=openat -o "$tmp/trace" "$@" >/dev/null 2>&1; grep -c 'MANIFEST"' "$tmp/trace"; }
+  list=$(opens "$tool" ls "$tmp/d3") one=$(opens "$tool" verify "$tmp/d3" --revision 2) all=$(opens "$tool" verify "$tmp/d3" --all)
+  check "verify --all of three failed revisions lists once per pass ($all MANIFEST opens; a listing $list, a check $one)" '[ "$list" -ge 1 ] && [ "$all" -le $((2 * list + 3 * one)) ]'
+else
+  echo "SKIP: no usable strace: verify --all's listings per pass not counted"
+fi
 
 echo "cli checks: $checks, failures: $failures"
 echo "$((checks - failures)) passed, $failures failed"

@@ -481,16 +481,21 @@ int CmdVerify(const std::string& path, uint64_t revision, bool json) {
   return rep.problems.empty() ? 0 : kExitCorrupt;
 }
 
-// Whether `revision` is still retained by the store at `path` (true when
-// that cannot be told: a failure is then reported as found).
-bool StillRetained(const std::string& path, uint64_t revision) {
+// The revisions the store at `path` retains now (one open, one listing).
+Status ListNow(const std::string& path, std::vector<cairn::RevisionInfo>* now) {
   std::unique_ptr<cairn::Store> st;
-  std::vector<cairn::RevisionInfo> now;
-  if (!OpenStore(path, 0, &st).ok() || !st->ListRevisions(&now).ok()) return true;
-  for (const cairn::RevisionInfo& ri : now)
-    if (ri.revision == revision) return true;
-  return false;
+  Status s = OpenStore(path, 0, &st);
+  if (s.ok()) s = st->ListRevisions(now);
+  return s;
 }
+
+// One revision's check in a pass of CmdVerifyAll: its report and its own
+// problems (the manifest's are kept apart).
+struct RevisionCheck {
+  cairn::RevisionInfo ri;
+  cairn::VerifyReport rep;
+  std::vector<std::string> mine;
+};
 
 // Verifies every retained revision; problems of the manifest itself are
 // shown once. A revision whose check failed and that a writer's retention
@@ -500,21 +505,52 @@ bool StillRetained(const std::string& path, uint64_t revision) {
 // the listing are then checked too, until a pass sees no such expiry (at
 // most kVerifyRounds passes; then exit 1: the writer expires revisions
 // faster than they can be checked). Exit 2 if the manifest or any revision
-// still retained has a problem.
+// still retained has a problem. A pass whose checks all pass lists nothing;
+// one where some failed lists the store once, after its last check: that
+// listing tells which failed revisions expired (a revision gone from it
+// expired while, or after, it was checked) and which revisions the next
+// pass checks. Results are printed in order: those after a pass's first
+// failure once its listing is made. If that listing fails, its failures
+// are reported as found (damage), and no further pass is made.
 int CmdVerifyAll(const std::string& path, bool json) {
   constexpr int kVerifyRounds = 5;
-  std::unique_ptr<cairn::Store> st;
-  Status s = OpenStore(path, 0, &st);
-  if (!s.ok()) return Fail(s);
   std::vector<cairn::RevisionInfo> todo;
-  s = st->ListRevisions(&todo);
+  Status s = ListNow(path, &todo);
   if (!s.ok()) return Fail(s);
-  st.reset();
   std::vector<std::string> manifest_problems;
   std::vector<uint64_t> failed, expired;
   std::set<uint64_t> checked;
   bool first = true, inconclusive = false;
   size_t count = 0;
+  auto print = [&](const RevisionCheck& c, bool gone) {
+    const cairn::RevisionInfo& ri = c.ri;
+    const cairn::VerifyReport& rep = c.rep;
+    const std::vector<std::string>& mine = c.mine;
+    if (gone) {
+      expired.push_back(ri.revision);
+    } else if (!mine.empty()) {
+      failed.push_back(ri.revision);
+    }
+    if (json) {
+      std::printf("%s\n {\"revision\": %lu, \"objects\": %lu, \"bytes\": %lu, \"ok\": %s, \"expired\": %s, "
+                  "\"problems\": [",
+                  first ? "" : ",", ri.revision, rep.objects, rep.bytes, mine.empty() ? "true" : "false",
+                  gone ? "true" : "false");
+      for (size_t i = 0; i < mine.size(); i++) std::printf("%s%s", i ? ", " : "", JsonString(mine[i]).c_str());
+      std::printf("]}");
+    } else if (gone) {
+      for (const auto& p : mine) std::printf("note revision %lu (expired while checked): %s\n", ri.revision, p.c_str());
+      std::printf("revision %lu: expired while it was checked (the writer's retention dropped it, so what the "
+                  "check saw may be newer data in its place); the revisions committed since are checked too\n",
+                  ri.revision);
+    } else {
+      for (const auto& p : mine) std::printf("CORRUPT revision %lu: %s\n", ri.revision, p.c_str());
+      std::printf("revision %lu: %lu objects, %lu chunks, %lu bytes checked: %s\n", ri.revision, rep.objects,
+                  rep.chunks, rep.bytes, mine.empty() ? "OK" : "FAILED");
+    }
+    first = false;
+    count++;
+  };
   if (json) std::printf("{\"revisions\": [");
   for (int round = 0; !todo.empty(); round++) {
     if (round == kVerifyRounds) {
@@ -522,62 +558,37 @@ int CmdVerifyAll(const std::string& path, bool json) {
       break;
     }
     size_t expired_before = expired.size();
+    std::vector<RevisionCheck> held;  // from the pass's first failure on
     for (const cairn::RevisionInfo& ri : todo) {
       checked.insert(ri.revision);
-      cairn::VerifyReport rep;
+      RevisionCheck c;
+      c.ri = ri;
+      std::unique_ptr<cairn::Store> st;
       s = OpenStore(path, ri.revision, &st);
-      if (s.ok()) s = cairn::Inspector::Verify(st.get(), &rep);
-      if (!s.ok()) rep.problems.push_back(s.ToString());
-      std::vector<std::string> mine;
-      for (const std::string& p : rep.problems) {
+      if (s.ok()) s = cairn::Inspector::Verify(st.get(), &c.rep);
+      if (!s.ok()) c.rep.problems.push_back(s.ToString());
+      for (const std::string& p : c.rep.problems) {
         if (p.rfind("MANIFEST:", 0) == 0) {
           // The same for every revision: kept once, from whichever check saw it.
           if (std::find(manifest_problems.begin(), manifest_problems.end(), p) == manifest_problems.end())
             manifest_problems.push_back(p);
         } else {
-          mine.push_back(p);
+          c.mine.push_back(p);
         }
       }
-      bool gone = !mine.empty() && !StillRetained(path, ri.revision);
-      if (gone) {
-        expired.push_back(ri.revision);
-      } else if (!mine.empty()) {
-        failed.push_back(ri.revision);
-      }
-      if (json) {
-        std::printf("%s\n {\"revision\": %lu, \"objects\": %lu, \"bytes\": %lu, \"ok\": %s, \"expired\": %s, "
-                    "\"problems\": [",
-                    first ? "" : ",", ri.revision, rep.objects, rep.bytes, mine.empty() ? "true" : "false",
-                    gone ? "true" : "false");
-        for (size_t i = 0; i < mine.size(); i++) std::printf("%s%s", i ? ", " : "", JsonString(mine[i]).c_str());
-        std::printf("]}");
-      } else if (gone) {
-        for (const auto& p : mine) std::printf("note revision %lu (expired while checked): %s\n", ri.revision, p.c_str());
-        std::printf("revision %lu: expired while it was checked (the writer's retention dropped it, so what the "
-                    "check saw may be newer data in its place); the revisions committed since are checked too\n",
-                    ri.revision);
-      } else {
-        for (const auto& p : mine) std::printf("CORRUPT revision %lu: %s\n", ri.revision, p.c_str());
-        std::printf("revision %lu: %lu objects, %lu chunks, %lu bytes checked: %s\n", ri.revision, rep.objects,
-                    rep.chunks, rep.bytes, mine.empty() ? "OK" : "FAILED");
-      }
-      first = false;
-      count++;
-      st.reset();
+      if (held.empty() && c.mine.empty()) print(c, false);
+      else held.push_back(std::move(c));
     }
     todo.clear();
-    if (expired.size() == expired_before) break;
-    // Revisions committed since: what failed may be carried into them.
+    if (held.empty()) break;  // every check passed: nothing can have expired
+    // The pass's one listing: which failed revisions expired, and (what
+    // failed may be carried into them) the revisions committed since.
     std::vector<cairn::RevisionInfo> now;
-    s = OpenStore(path, 0, &st);
-    if (s.ok()) s = st->ListRevisions(&now);
-    st.reset();
-    if (!s.ok()) {  // the report so far stands (and its JSON closes); the rest is unknown
-      std::fprintf(stderr, "cairn: verify --all of %s: listing the revisions again: %s\n", path.c_str(),
-                   s.ToString().c_str());
-      inconclusive = true;
-      break;
-    }
+    bool listed = ListNow(path, &now).ok();
+    std::set<uint64_t> retained;
+    for (const cairn::RevisionInfo& ri : now) retained.insert(ri.revision);
+    for (const RevisionCheck& c : held) print(c, listed && !c.mine.empty() && !retained.count(c.ri.revision));
+    if (expired.size() == expired_before) break;
     for (const cairn::RevisionInfo& ri : now)
       if (!checked.count(ri.revision)) todo.push_back(ri);
   }

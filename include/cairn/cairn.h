@@ -23,6 +23,23 @@
  * by the caller, and released with cairn_free; everything it points to
  * lives in that block.
  *
+ * Structs across versions: only two kinds may grow, by members appended at
+ * the end. Options structs (cairn_options_t, cairn_read_options_t,
+ * cairn_array_put_options_t, cairn_array_read_options_t) carry the
+ * caller's sizeof in struct_size; the library reads only that part and
+ * gives the rest its defaults. Counter structs (cairn_io_stats_t,
+ * cairn_array_read_stats_t: uint64_t members only) are filled by size:
+ * the caller passes its sizeof, and the library writes only that many
+ * bytes (0 in members it does not know). Every other struct cannot grow:
+ * it is an element of an array, cairn's (cairn_object_t, cairn_hit_t,
+ * cairn_revision_info_t, cairn_array_info_t, cairn_array_block_t,
+ * cairn_array_block_info_t, cairn_name_t, cairn_tag_t) or the caller's
+ * (cairn_read_t, cairn_query_t, cairn_tag_t), stepped through with the
+ * sizeof each side was compiled with. A new member there means a new
+ * struct and a new function using it, the old ones kept (as
+ * cairn_array_blocks added cairn_array_block_info_t beside
+ * cairn_array_block_t).
+ *
  * Keys and names: the calls here take them as NUL-terminated strings, so a
  * key holding a NUL byte (the C++ and Python APIs accept any bytes) cannot
  * be named through the C API. Such keys are still listed, with key_len
@@ -56,7 +73,9 @@ typedef struct cairn_store cairn_store_t;
 
 /* Open options; cairn_options_init fills the documented defaults
  * (see include/cairn/options.h for the meaning of each). Members are only
- * ever appended. */
+ * ever appended. A value refused on any rank, such as a byte size of 2^63
+ * or more (what a negative int64_t becomes), is CAIRN_INVALID_ARGUMENT
+ * from cairn_open on every rank, naming the option. */
 typedef struct {
   /* sizeof(cairn_options_t) as the caller was compiled, set by
    * cairn_options_init: a later library reads only the members the caller
@@ -118,7 +137,8 @@ enum {
 
 /* One tag. For integers set i (signed) or u (unsigned), for floats d; for
  * strings, bytes and arrays set data/len (len in bytes; arrays are packed
- * little-endian elements). Borrowed: cairn copies what it needs. */
+ * little-endian elements). Borrowed: cairn copies what it needs. An array
+ * element both ways: never grows (see the top of this file). */
 typedef struct {
   const char* name;
   int type;
@@ -195,7 +215,8 @@ int cairn_get(cairn_store_t* store, const char* key, int rank, void* buf, size_t
 
 /* One value of a cairn_multi_get: the caller fills key, data and capacity;
  * cairn fills size (the value's size, also when it did not fit; 0 when the
- * call was refused) and code (CAIRN_OK or this key's error). */
+ * call was refused) and code (CAIRN_OK or this key's error). An element
+ * of the caller's array: never grows (see the top of this file). */
 typedef struct {
   const char* key;    /* NUL-terminated */
   void* data;         /* at least `capacity` writable bytes (NULL if 0) */
@@ -290,7 +311,8 @@ int cairn_flush(cairn_store_t* store);
 
 /* What this rank's handle did through the store since it opened. Metadata
  * operations are file-system calls that touch the namespace or force
- * durability. Members are only ever appended (all uint64_t). */
+ * durability. Filled by size (cairn_stats): members are only ever
+ * appended, all uint64_t (see the top of this file). */
 typedef struct {
   uint64_t read_requests, read_bytes, write_requests, write_bytes;
   uint64_t opens;    /* open() calls, creating or not */
@@ -398,7 +420,8 @@ int cairn_get_tag(cairn_store_t* store, const char* key, int rank, const char* n
 /* ---- Listing keys ---- */
 
 /* One object of a namespace, as cairn_list returns it. key is
- * NUL-terminated and key_len long (keys are bytes: a key may hold NULs). */
+ * NUL-terminated and key_len long (keys are bytes: a key may hold NULs).
+ * An array element: never grows (see the top of this file). */
 typedef struct {
   const char* key;
   size_t key_len;
@@ -424,7 +447,8 @@ enum {
   CAIRN_QUERY_WILDCARD = 4  /* ... a string/bytes matching value.data (* and ?) */
 };
 /* One condition. value and upper are tags whose name is ignored. Numbers
- * compare by value whatever their type and width. */
+ * compare by value whatever their type and width. An element of the
+ * caller's array: never grows (see the top of this file). */
 typedef struct {
   const char* name;
   int op;
@@ -432,7 +456,8 @@ typedef struct {
   cairn_tag_t upper;
 } cairn_query_t;
 
-/* One query result: the namespace (rank, or CAIRN_RANK_SHARED) and key. */
+/* One query result: the namespace (rank, or CAIRN_RANK_SHARED) and key.
+ * An array element: never grows (see the top of this file). */
 typedef struct {
   int rank;
   const char* key;
@@ -456,7 +481,8 @@ int cairn_query_all(cairn_store_t* store, const cairn_query_t* conds, size_t nco
 
 /* ---- Revisions ---- */
 
-/* One retained revision, as cairn_list_revisions returns it. */
+/* One retained revision, as cairn_list_revisions returns it. An array
+ * element: never grows (see the top of this file). */
 typedef struct {
   uint64_t revision;
   uint64_t parent;      /* the revision it was built on (0: none) */
@@ -592,8 +618,9 @@ int cairn_get_array_opts(cairn_store_t* store, const char* name, int ndims, cons
                          const uint64_t* count, void* out, size_t cap, const cairn_array_read_options_t* opts);
 
 /* What this handle's array reads did since it opened
- * (cairn::ArrayReadStats): the planning cost and the bytes moved. Members
- * are only ever appended (all uint64_t). */
+ * (cairn::ArrayReadStats): the planning cost and the bytes moved. Filled
+ * by size (cairn_array_read_stats): members are only ever appended, all
+ * uint64_t (see the top of this file). */
 typedef struct {
   uint64_t calls;
   uint64_t blocks_examined; /* blocks the overlap index looked at */
@@ -616,7 +643,8 @@ int cairn_array_read_stats(const cairn_store_t* store, cairn_array_read_stats_t*
 int cairn_delete_array(cairn_store_t* store, const char* name);
 
 /* One block of an array: the namespace (writer rank) holding it, and its
- * start and count (ndims each, row-major). */
+ * start and count (ndims each, row-major). An array element: never grows
+ * (see the top of this file). */
 typedef struct {
   int rank;
   const uint64_t* start;
@@ -624,7 +652,8 @@ typedef struct {
 } cairn_array_block_t;
 
 /* What the store's revision holds of one array. Shape and block indices
- * are row-major (reverse them for Fortran order). */
+ * are row-major (reverse them for Fortran order). An element of
+ * cairn_list_arrays' array: never grows (see the top of this file). */
 typedef struct {
   const char* name;        /* NUL-terminated, name_len bytes */
   size_t name_len;
@@ -670,7 +699,8 @@ int cairn_array_blocks(cairn_store_t* store, const char* name, cairn_array_block
  * *arrays gets *narrays entries (NULL when 0), one block freed with
  * cairn_free. */
 int cairn_list_arrays(cairn_store_t* store, cairn_array_info_t** arrays, size_t* narrays);
-/* One name, as cairn_query_arrays returns it. */
+/* One name, as cairn_query_arrays returns it. An array element: never
+ * grows (see the top of this file). */
 typedef struct {
   const char* name;  /* NUL-terminated, name_len bytes */
   size_t name_len;

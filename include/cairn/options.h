@@ -18,7 +18,10 @@ CAIRN_API_BEGIN
 // per rank. Open compares them with rank 0's and fails on every rank with
 // InvalidArgument naming the option and the ranks' values when one differs
 // (a difference would otherwise give mismatched collective calls and a hang
-// later).
+// later). A value refused on any rank (each option's comment says which are
+// valid; every byte size must be below 2^63, so a negative size from C or
+// Fortran is refused) fails Open on every rank with InvalidArgument naming
+// the option and the rank.
 struct Options {
   // Create the store directory and its manifest if they do not exist.
   bool create_if_missing = true;

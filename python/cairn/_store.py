@@ -184,7 +184,8 @@ class Store:
     ``Store(path, comm=None, mode="a", revision=None, **options)``
 
     - ``comm``: an mpi4py communicator (every rank of it opens together), or
-      None for a single-process store (no MPI needed).
+      None for a single-process store (no MPI needed); anything else raises
+      TypeError naming what was given.
     - ``mode``: "a" read-write, created if missing; "r+" read-write, must
       exist; "x" read-write, must not exist; "r" read-only (any number of
       ranks).

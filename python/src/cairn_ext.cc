@@ -329,13 +329,31 @@ void SetOption(cairn::Options* o, const std::string& k, nb::handle v) {
   }
 }
 
+// "int 5", "mpi4py.MPI.Group <mpi4py.MPI.Group object at 0x...>": the
+// type (with its module unless a builtin) and the repr (cut at 100
+// characters) of a value given where another kind was expected.
+std::string TypeAndRepr(nb::handle v) {
+  nb::handle t = nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(v.ptr())));
+  std::string type = nb::cast<std::string>(nb::str(t.attr("__qualname__")));
+  std::string module = nb::hasattr(t, "__module__") ? nb::cast<std::string>(nb::str(t.attr("__module__"))) : "";
+  if (!module.empty() && module != "builtins") type = module + "." + type;
+  std::string repr = nb::cast<std::string>(nb::repr(v));
+  if (repr.size() > 100) repr = repr.substr(0, 97) + "...";
+  return type + " " + repr;
+}
+
 // The MPI_Comm of an mpi4py communicator, through mpi4py's own
 // PyMPIComm_Get, which its module exports as a capsule in __pyx_capi__
 // (mpi4py 3 and 4 alike). The extension is built without mpi4py's C header:
 // a header from another mpi4py than the one imported at run time (pip's
 // isolated build fetched mpi4py 4 for a user with Debian's 3.1) made every
 // import of the C API fail. Without the capsule, the Fortran handle is as
-// good (comm.py2f()).
+// good (comm.py2f()). Anything but an mpi4py.MPI.Comm (an instance of it or
+// of a subclass, such as MPI.COMM_WORLD, an Intracomm) is a TypeError
+// saying what was expected (that, or None for a single process) and what
+// was given: mpi4py's own ("Cannot convert int to mpi4py.MPI.Comm") named
+// neither None nor the value, and an object with a py2f would have been
+// taken for one.
 MPI_Comm CommOf(nb::handle comm) {
   using GetFn = MPI_Comm* (*)(PyObject*);
   // Looked up once, with the GIL held (no C++ static-init guard around an
@@ -343,8 +361,10 @@ MPI_Comm CommOf(nb::handle comm) {
   // (a future mpi4py) is not called; the Fortran handle serves instead.
   static GetFn get = nullptr;
   static bool looked = false;
+  static PyObject* comm_type = nullptr;  // mpi4py.MPI.Comm, kept for good
   if (!looked) {
     nb::object mpi = nb::module_::import_("mpi4py.MPI");
+    comm_type = nb::object(mpi.attr("Comm")).release().ptr();
     if (nb::hasattr(mpi, "__pyx_capi__")) {
       PyObject* cap = PyDict_GetItemString(mpi.attr("__pyx_capi__").ptr(), "PyMPIComm_Get");
       const char* sig = cap && PyCapsule_CheckExact(cap) ? PyCapsule_GetName(cap) : nullptr;
@@ -355,6 +375,13 @@ MPI_Comm CommOf(nb::handle comm) {
     }
     looked = true;
   }
+  int is_comm = PyObject_IsInstance(comm.ptr(), comm_type);
+  if (is_comm < 0) throw nb::python_error();
+  if (is_comm == 0)
+    throw nb::type_error(("cairn.Store: comm must be an mpi4py communicator (mpi4py.MPI.Comm, such as "
+                          "MPI.COMM_WORLD), or None for a single process; got " +
+                          TypeAndRepr(comm))
+                             .c_str());
   if (get != nullptr) {
     MPI_Comm* c = get(comm.ptr());
     if (c == nullptr) throw nb::python_error();

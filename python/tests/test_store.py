@@ -2,10 +2,12 @@
 # widths, queries, commits (synchronous and asynchronous), revisions and
 # retention, streams, read-only opens and the errors of each.
 import json
+import os
 import pickle
 
 import numpy as np
 import pytest
+from mpi4py import MPI
 
 import cairn
 
@@ -219,6 +221,43 @@ def test_streams_numpy_pickle_json(path, comm):
             st.open_stream("nope", "rb")
         with pytest.raises(cairn.InvalidArgument):
             st.open_stream("x", "w")
+
+
+class Intracomm:
+    """Not an mpi4py communicator, though it looks like one: its class is
+    named like mpi4py's, and it has rank, size, py2f and Get_rank."""
+    rank, size = 0, 1
+
+    def py2f(self):
+        return 0
+
+    def Get_rank(self):
+        return 0
+
+    def __repr__(self):
+        return "<fake Intracomm>"
+
+
+@pytest.mark.parametrize("bad, given", [
+    (5, "int 5"),
+    ("MPI_COMM_WORLD", "str 'MPI_COMM_WORLD'"),
+    (Intracomm(), "Intracomm <fake Intracomm>"),
+    (MPI.COMM_WORLD.Get_group(), "mpi4py.MPI.Group <mpi4py.MPI.Group object at"),
+])
+def test_comm_of_wrong_type(path, bad, given):
+    # TypeError naming what is expected (an mpi4py communicator, or None
+    # for a single process) and what was given (type and value); before,
+    # mpi4py's "Cannot convert int to mpi4py.MPI.Comm" said neither None
+    # nor the value. Nothing is opened or created.
+    with pytest.raises(TypeError) as e:
+        cairn.Store(path, bad)
+    msg = str(e.value)
+    assert "comm must be an mpi4py communicator" in msg and "MPI.COMM_WORLD" in msg, msg
+    assert "or None for a single process" in msg, msg
+    assert "; got " in msg and given in msg, msg
+    assert not os.path.exists(path)
+    if isinstance(bad, MPI.Group):
+        bad.Free()
 
 
 def test_errors(path, comm):

@@ -405,9 +405,6 @@ int cairn_async_committed(const cairn_async_t* h) { return h && h->handle.commit
 
 int cairn_stats(const cairn_store_t* s, cairn_io_stats_t* stats, size_t stats_size) {
   if (!s || !stats) return Invalid("cairn_stats: NULL argument");
-  if (stats_size == 0 || stats_size % 8 != 0)
-    return Invalid(("cairn_stats: stats_size " + std::to_string(stats_size) +
-                    " is not sizeof(cairn_io_stats_t) of a cairn.h (a multiple of 8)").c_str());
   cairn::IoStats st = s->store->stats();
   cairn_io_stats_t o;
   o.read_requests = st.read_requests;
@@ -428,10 +425,7 @@ int cairn_stats(const cairn_store_t* s, cairn_io_stats_t* stats, size_t stats_si
   o.index_tables_reused = st.index_tables_reused;
   o.index_tables_streamed = st.index_tables_streamed;
   o.writeback_requests = st.writeback_requests;
-  // A newer cairn.h's members this library does not know read as 0.
-  std::memset(static_cast<void*>(stats), 0, stats_size);
-  std::memcpy(stats, &o, stats_size < sizeof o ? stats_size : sizeof o);
-  return CAIRN_OK;
+  return CopyOut(o, stats, stats_size, "cairn_stats", "cairn_io_stats_t");
 }
 
 int cairn_flush(cairn_store_t* s) {

@@ -175,9 +175,6 @@ int cairn_get_array(cairn_store_t* s, const char* name, int ndims, const uint64_
 
 int cairn_array_read_stats(const cairn_store_t* s, cairn_array_read_stats_t* stats, size_t stats_size) {
   if (!s || !stats) return Invalid("cairn_array_read_stats: NULL argument");
-  if (stats_size == 0 || stats_size % 8 != 0)
-    return Invalid(("cairn_array_read_stats: stats_size " + std::to_string(stats_size) +
-                    " is not sizeof(cairn_array_read_stats_t) of a cairn.h (a multiple of 8)").c_str());
   cairn::ArrayReadStats st = s->store->array_read_stats();
   cairn_array_read_stats_t o;
   o.calls = st.calls;
@@ -189,10 +186,7 @@ int cairn_array_read_stats(const cairn_store_t* s, cairn_array_read_stats_t* sta
   o.bytes_read = st.bytes_read;
   o.index_nodes = st.index_nodes;
   o.blocks_decoded = st.blocks_decoded;
-  // A newer cairn.h's members this library does not know read as 0.
-  std::memset(static_cast<void*>(stats), 0, stats_size);
-  std::memcpy(stats, &o, stats_size < sizeof o ? stats_size : sizeof o);
-  return CAIRN_OK;
+  return CopyOut(o, stats, stats_size, "cairn_array_read_stats", "cairn_array_read_stats_t");
 }
 
 int cairn_get_array_opts(cairn_store_t* s, const char* name, int ndims, const uint64_t* start,

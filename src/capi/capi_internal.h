@@ -68,6 +68,25 @@ int KnownPart(const Opts* caller, Opts* known, void (*init)(Opts*), const char* 
   return Invalid((std::string(fn) + ": options struct not accepted: " + why).c_str());
 }
 
+// Copies an output struct the library filled (`filled`, this cairn.h's
+// layout) into the caller's, of `caller_size` bytes (the function's
+// stats_size argument: the caller's sizeof as compiled). A caller built
+// against an older cairn.h gets the members it knows; one built against a
+// newer cairn.h gets 0 in the members appended after ours. Such structs
+// only ever get uint64_t members appended, so every cairn.h's size is a
+// multiple of 8: a size that is 0 or is not is InvalidArgument naming
+// `fn` and `type` (nothing written). cairn_stats, cairn_array_read_stats.
+template <typename Out>
+int CopyOut(const Out& filled, Out* caller, size_t caller_size, const char* fn, const char* type) {
+  if (caller_size == 0 || caller_size % 8 != 0)
+    return Invalid((std::string(fn) + ": stats_size " + std::to_string(caller_size) + " is not sizeof(" + type +
+                    ") of a cairn.h (a multiple of 8)")
+                       .c_str());
+  std::memset(static_cast<void*>(caller), 0, caller_size);
+  std::memcpy(static_cast<void*>(caller), &filled, caller_size < sizeof filled ? caller_size : sizeof filled);
+  return CAIRN_OK;
+}
+
 // Records "IOError: <what>: out of memory" and returns CAIRN_IO_ERROR.
 int OutOfMemory(const char* what);
 

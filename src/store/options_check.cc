@@ -1,8 +1,10 @@
 #include "store/options_check.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -57,7 +59,38 @@ Named Decode(const std::string& bytes) {
   return n;
 }
 
+bool IsPow2(uint64_t v) { return v && !(v & (v - 1)); }
+
 }  // namespace
+
+Status ValidateOptions(const Options& o) {
+  const std::pair<const char*, uint64_t> sizes[] = {
+      {"extent_size", o.extent_size},
+      {"chunk_size", o.chunk_size},
+      {"write_buffer_size", o.write_buffer_size},
+      {"writeback_bytes", o.writeback_bytes},
+      {"inline_value_limit", o.inline_value_limit},
+      {"compact_index_limit", o.compact_index_limit},
+      {"staging_bytes", o.staging_bytes},
+  };
+  for (const auto& [name, v] : sizes)
+    if (v >> 63)
+      return Status::InvalidArgument(std::string(name) + " is " + std::to_string(v) + " (" +
+                                     std::to_string(int64_t(v)) +
+                                     " as a signed 64-bit integer): a byte size must be below 2^63");
+  if (!IsPow2(o.extent_size) || o.extent_size < 4096)
+    return Status::InvalidArgument("extent_size must be a power of two >= 4096");
+  if (!IsPow2(o.chunk_size) || o.chunk_size < 4096)
+    return Status::InvalidArgument("chunk_size must be a power of two >= 4096");
+  if (o.write_buffer_size < 4096) return Status::InvalidArgument("write_buffer_size must be >= 4096");
+  if (o.inline_value_limit > (1u << 20)) return Status::InvalidArgument("inline_value_limit must be <= 1 MiB");
+  if (o.compact_index_limit > (256u << 20)) return Status::InvalidArgument("compact_index_limit must be <= 256 MiB");
+  if (o.subfiles < 0) return Status::InvalidArgument("subfiles must be >= 0");
+  if (!(o.collective_timeout_s >= 0)) return Status::InvalidArgument("collective_timeout_s must be >= 0");
+  if (o.staging_bytes != 0 && o.staging_bytes < o.write_buffer_size)
+    return Status::InvalidArgument("staging_bytes must be 0 or at least write_buffer_size");
+  return Status::OK();
+}
 
 std::string EncodeCollectiveOptions(const Options& o, const std::string& path) {
   return Encode(Collective(o, path));

@@ -28,23 +28,7 @@ namespace cairn {
 
 namespace {
 
-bool IsPow2(uint64_t v) { return v && !(v & (v - 1)); }
 uint64_t RoundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-
-Status ValidateOptions(const Options& o) {
-  if (!IsPow2(o.extent_size) || o.extent_size < 4096)
-    return Status::InvalidArgument("extent_size must be a power of two >= 4096");
-  if (!IsPow2(o.chunk_size) || o.chunk_size < 4096)
-    return Status::InvalidArgument("chunk_size must be a power of two >= 4096");
-  if (o.write_buffer_size < 4096) return Status::InvalidArgument("write_buffer_size must be >= 4096");
-  if (o.inline_value_limit > (1u << 20)) return Status::InvalidArgument("inline_value_limit must be <= 1 MiB");
-  if (o.compact_index_limit > (256u << 20)) return Status::InvalidArgument("compact_index_limit must be <= 256 MiB");
-  if (o.subfiles < 0) return Status::InvalidArgument("subfiles must be >= 0");
-  if (!(o.collective_timeout_s >= 0)) return Status::InvalidArgument("collective_timeout_s must be >= 0");
-  if (o.staging_bytes != 0 && o.staging_bytes < o.write_buffer_size)
-    return Status::InvalidArgument("staging_bytes must be 0 or at least write_buffer_size");
-  return Status::OK();
-}
 
 Status CheckKey(std::string_view key) {
   if (key.empty()) return Status::InvalidArgument("empty key");
