@@ -78,17 +78,17 @@ TEST(OutsidePassFindings, DeleteArrayOfAnArrayInTheCommitInFlight) {
   EXPECT_TRUE(st->GetArrayInfo("A", &info).IsNotFound());
 }
 
-// Open issue of the fifth outside pass (tests/breaker/FINDINGS5.md 4):
-// the C API's sized calls trust any size. cairn_stats and
-// cairn_array_read_stats zero `stats_size` bytes (a multiple of 8 is all
-// they check), and cairn_options_init_sized(opts, size) zeroes `size`
+// Fixed after the fifth outside pass (tests/breaker/FINDINGS5.md 4): the
+// C API's sized calls trusted any size. cairn_stats and
+// cairn_array_read_stats zeroed `stats_size` bytes (a multiple of 8 was all
+// they checked), and cairn_options_init_sized(opts, size) zeroed `size`
 // bytes: a garbage size (an uninitialized variable, a size in elements or
-// bits, a binding that passes the wrong thing) writes far past the
-// caller's struct and the process dies with SIGSEGV, where a size no
-// cairn.h ever had could be refused (InvalidArgument; nothing written).
-// DISABLED: it crashes the test binary on the current code. Run with
-// --gtest_also_run_disabled_tests --gtest_filter=*Huge*.
-TEST(OutsidePassFindings, DISABLED_HugeStructSizesAreRefusedNotWrittenThrough) {
+// bits, a binding that passes the wrong thing) wrote far past the caller's
+// struct and the process died with SIGSEGV. A size above kMaxStructSize
+// (4 KiB, which no cairn.h struct will reach) is now refused, nothing
+// written (cairn_options_init_sized writes nothing; cairn_open then refuses
+// the struct).
+TEST(OutsidePassFindings, HugeStructSizesAreRefusedNotWrittenThrough) {
   test::TempDir dir;
   cairn_options_t o;
   cairn_options_init(&o);
@@ -103,6 +103,9 @@ TEST(OutsidePassFindings, DISABLED_HugeStructSizesAreRefusedNotWrittenThrough) {
   cairn_options_init_sized(&x, size_t(1) << 40);  // nothing written
   EXPECT_EQ(x.struct_size, 0u);
   EXPECT_EQ(cairn_close(s), CAIRN_OK);
+  cairn_store_t* t = nullptr;
+  EXPECT_EQ(cairn_open_local(dir.sub("t").c_str(), &x, &t), CAIRN_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(cairn_last_error()).find("struct_size is 0"), std::string::npos) << cairn_last_error();
 }
 
 // The fifth outside pass's finding 5 (a program built against the cairn.h

@@ -109,8 +109,10 @@ typedef struct {
 
 /* Fills the documented defaults into the first `size` bytes of *opts (the
  * caller's sizeof(cairn_options_t)) and sets struct_size to `size`: the
- * library never writes past what the caller was compiled with. NULL (or
- * a size below sizeof(size_t)): nothing. Called by the cairn_options_init
+ * library never writes past what the caller was compiled with. NULL, a
+ * size below sizeof(size_t) or above 4096 (no cairn.h struct is that
+ * large: a garbage size): nothing written, and cairn_open then refuses the
+ * struct. Called by the cairn_options_init
  * macro below; take this function's address, or bind it by name from
  * another language (ctypes, cffi, bindgen), rather than
  * cairn_options_init's. */
@@ -336,8 +338,8 @@ typedef struct {
  * the members it knows; one built against a newer cairn.h gets 0 in the
  * members this library does not know) with this rank's counters
  * (Store::stats).
- * CAIRN_INVALID_ARGUMENT for a NULL argument or a stats_size that is 0 or
- * not a multiple of 8 (nothing written). */
+ * CAIRN_INVALID_ARGUMENT for a NULL argument or a stats_size that is 0,
+ * not a multiple of 8 or above 4096 (nothing written). */
 int cairn_stats(const cairn_store_t* store, cairn_io_stats_t* stats, size_t stats_size);
 
 /* ---- Streams (see include/cairn/stream.h) ---- */

@@ -122,7 +122,9 @@ void InitAllOptions(cairn_options_t* o) { cairn_options_init_sized(o, sizeof *o)
 extern "C" {
 
 void cairn_options_init_sized(cairn_options_t* o, size_t size) {
-  if (!o || size < sizeof(o->struct_size)) return;
+  // Nothing written for a size no cairn.h has (kMaxStructSize): the struct
+  // is then refused by cairn_open (struct_size as the caller left it).
+  if (!o || size < sizeof(o->struct_size) || size > kMaxStructSize) return;
   cairn::Options d;
   cairn_options_t full;
   std::memset(static_cast<void*>(&full), 0, sizeof full);

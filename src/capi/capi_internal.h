@@ -76,8 +76,18 @@ int KnownPart(const Opts* caller, Opts* known, void (*init)(Opts*), const char* 
 // only ever get uint64_t members appended, so every cairn.h's size is a
 // multiple of 8: a size that is 0 or is not is InvalidArgument naming
 // `fn` and `type` (nothing written). cairn_stats, cairn_array_read_stats.
+// The largest struct size the sized calls accept: members are appended one
+// at a time, none over 8 bytes, so no cairn.h struct will reach it; a larger
+// size is garbage (an uninitialized variable, a size in bits), refused with
+// nothing written rather than written through.
+constexpr size_t kMaxStructSize = 4096;
+
 template <typename Out>
 int CopyOut(const Out& filled, Out* caller, size_t caller_size, const char* fn, const char* type) {
+  if (caller_size > kMaxStructSize)
+    return Invalid((std::string(fn) + ": stats_size " + std::to_string(caller_size) + " is not sizeof(" + type +
+                    ") of any cairn.h (at most " + std::to_string(kMaxStructSize) + "); nothing written")
+                       .c_str());
   if (caller_size == 0 || caller_size % 8 != 0)
     return Invalid((std::string(fn) + ": stats_size " + std::to_string(caller_size) + " is not sizeof(" + type +
                     ") of a cairn.h (a multiple of 8)")
