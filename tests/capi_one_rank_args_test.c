@@ -82,6 +82,28 @@ int main(int argc, char** argv) {
     CHECK(h && cairn_async_wait(h, &rev) == CAIRN_OK && rev == 1);
     cairn_async_free(h);
   }
+  /* cairn_query_all with a NULL condition array on the last rank: every
+   * rank fails and no rank gets hits. The last rank once took part with no
+   * conditions, which match every key: the others got its keys (here
+   * "plain", with no tag at all) as OK hits (a review of this pass). */
+  CHECK(cairn_put(s, "plain", "x", 1, NULL, 0) == CAIRN_OK);
+  {
+    cairn_query_t q;
+    memset(&q, 0, sizeof q);
+    q.name = "step";
+    q.op = CAIRN_QUERY_EQUAL;
+    q.value.type = CAIRN_TAG_INT32;
+    q.value.i = 1;
+    cairn_hit_t* hits = NULL;
+    size_t nhits = 7;
+    int qrc = cairn_query_all(s, rank == size - 1 ? NULL : &q, 1, &hits, &nhits);
+    if (size > 1 || rank == size - 1) {
+      CHECK(qrc == CAIRN_INVALID_ARGUMENT);
+      CHECK(strstr(cairn_last_error(), "cairn_query_all: NULL argument") != NULL);
+      if (rank != size - 1) CHECK(hits == NULL && nhits == 0);
+    }
+    if (qrc == CAIRN_OK) cairn_free(hits);
+  }
   /* The next collective calls line up. */
   uint64_t rev = 0;
   CHECK(cairn_put(s, "k", "again", 5, NULL, 0) == CAIRN_OK);

@@ -444,6 +444,9 @@ class Store {
  private:
   friend class Inspector;  // the command-line tool's view of the internals
   explicit Store(std::unique_ptr<Rep> rep);
+  // QueryAll, with this rank's part refused as `refused` when not OK (it
+  // then queries nothing, and every rank fails with it).
+  Status QueryAllAgreed(const std::vector<TagQuery>& all_of, std::vector<QueryHit>* hits, const Status& refused);
   std::unique_ptr<Rep> rep_;
 };
 

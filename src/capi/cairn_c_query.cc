@@ -10,6 +10,7 @@
 #include "cairn/cairn.h"
 #include "cairn/version.h"
 #include "capi/capi_internal.h"
+#include "store/inspect.h"
 
 using namespace cairn_capi;
 
@@ -279,16 +280,22 @@ int cairn_query(cairn_store_t* s, const cairn_query_t* conds, size_t nconds, int
 int cairn_query_all(cairn_store_t* s, const cairn_query_t* conds, size_t nconds,
                     cairn_hit_t** hits, size_t* nhits) {
   if (!s) return Invalid("cairn_query_all: NULL store");
-  // Collective: a rank with bad arguments still takes part (with no
-  // conditions), so that no rank is left waiting; then it reports them.
+  // Collective: a rank with bad arguments still takes part, so that no
+  // rank is left waiting, but queries nothing and makes every rank fail
+  // with its refusal (it once took part with no conditions, which match
+  // every key: the other ranks got its whole namespace as OK hits).
   std::vector<cairn::TagQuery> q;
   std::string why;
   bool args_ok = (conds || !nconds) && hits && nhits;
   if (args_ok && !ToQueries(conds, nconds, &q, &why)) args_ok = false;
   else if (!args_ok) why = "NULL argument";
   std::vector<cairn::QueryHit> hv;
-  int rc = Code(s->store->QueryAll(args_ok ? q : std::vector<cairn::TagQuery>{}, &hv));
-  if (!args_ok) return Invalid(("cairn_query_all: " + why).c_str());
+  if (!args_ok) {
+    std::string msg = "cairn_query_all: " + why;
+    cairn::Inspector::QueryAllRefused(s->store.get(), cairn::Status::InvalidArgument(msg), &hv);
+    return Invalid(msg.c_str());
+  }
+  int rc = Code(s->store->QueryAll(q, &hv));
   *hits = nullptr;
   *nhits = 0;
   if (rc != CAIRN_OK) return rc;

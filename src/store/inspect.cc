@@ -9,6 +9,10 @@
 
 namespace cairn {
 
+Status Inspector::QueryAllRefused(Store* store, const Status& refused, std::vector<QueryHit>* hits) {
+  return store->QueryAllAgreed({}, hits, refused);
+}
+
 const RevisionRecord& Inspector::Record(const Store& store) { return store.rep_->current; }
 const std::string& Inspector::Path(const Store& store) { return store.rep_->path; }
 void Inspector::PendingBytes(const Store& store, uint64_t* held, uint64_t* live) {

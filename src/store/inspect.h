@@ -21,6 +21,10 @@ struct VerifyReport {
 
 class Inspector {
  public:
+  // Store::QueryAll for a rank whose own arguments were refused (the C API:
+  // a NULL argument, a bad condition): it takes part in the collective,
+  // queries nothing, and every rank fails with "rank R: " + `refused`.
+  static Status QueryAllRefused(Store* store, const Status& refused, std::vector<QueryHit>* hits);
   // The record of the revision the store is open at.
   static const RevisionRecord& Record(const Store& store);
   // The store directory.

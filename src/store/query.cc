@@ -244,6 +244,11 @@ Status QueryTableKeys(const IndexTable& t, const std::vector<TagQuery>& all_of, 
 }
 
 Status Store::QueryAll(const std::vector<TagQuery>& all_of, std::vector<QueryHit>* hits) {
+  return QueryAllAgreed(all_of, hits, Status::OK());
+}
+
+Status Store::QueryAllAgreed(const std::vector<TagQuery>& all_of, std::vector<QueryHit>* hits,
+                             const Status& refused) {
   rep_->FinishInflight();  // one collective at a time, in the same order everywhere
   hits->clear();
   Rep* rp = rep_.get();
@@ -264,8 +269,8 @@ Status Store::QueryAll(const std::vector<TagQuery>& all_of, std::vector<QueryHit
   for (uint64_t ns = first; ns < rp->current.nranks; ns += uint64_t(c->size()))
     mine_ns.push_back(int(ns));
   std::string mine;
-  Status s;
-  for (int ns : mine_ns) {
+  Status s = refused;
+  for (int ns : s.ok() ? mine_ns : std::vector<int>()) {
     std::vector<std::string> keys;
     ReadOptions ro;
     ro.rank = ns;
