@@ -493,11 +493,11 @@ contains
     write(suffix, '(a,i0)') "-local-", rank
     p = trim(dir) // trim(suffix)
     call cairn_open_local(ls, p, create_if_missing=.false., ierr=ierr)
-    call check(ierr == CAIRN_NOT_FOUND .and. index(cairn_last_error(), "cairn_open_local('" // p // "')") > 0, 3700)
+    call check(ierr == CAIRN_NOT_FOUND .and. index(cairn_last_error(), "cairn_open_local('" // p // "')") > 0, 3730)
     call cairn_open_local(ls, p, write_buffer_size=-1_int64, ierr=ierr)
-    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "write_buffer_size is") > 0, 3701)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "write_buffer_size is") > 0, 3731)
     call cairn_open_local(ls, p, sync=.true., ierr=ierr)
-    call check(ierr == CAIRN_OK .and. cairn_rank(ls) == 0 .and. cairn_size(ls) == 1, 3702)
+    call check(ierr == CAIRN_OK .and. cairn_rank(ls) == 0 .and. cairn_size(ls) == 1, 3732)
     if (ierr /= CAIRN_OK) return
     x = [(real(i, real64) / 4 + rank, i = 1, 50)]
     n = [7, 8, 9 + rank]
@@ -505,26 +505,26 @@ contains
     call cairn_commit(ls, r1)
     call cairn_put(ls, "n", n)
     call cairn_commit(ls, r2)
-    call check(r1 == 1 .and. r2 == 2 .and. cairn_revision(ls) == 2, 3703)
+    call check(r1 == 1 .and. r2 == 2 .and. cairn_revision(ls) == 2, 3733)
     call cairn_close(ls)
     call cairn_open_local(ls, p, read_only=.true., ierr=ierr)
-    call check(ierr == CAIRN_OK .and. cairn_revision(ls) == 2 .and. cairn_size(ls) == 1, 3704)
+    call check(ierr == CAIRN_OK .and. cairn_revision(ls) == 2 .and. cairn_size(ls) == 1, 3734)
     if (ierr /= CAIRN_OK) return
     y = 0
     m = 0
     call cairn_get(ls, "x", y)
     call cairn_get(ls, "n", m)
-    call check(all(y == x) .and. all(m == n), 3705)
+    call check(all(y == x) .and. all(m == n), 3735)
     call cairn_keys(ls, keys)
-    call check(size(keys) == 2, 3706)
-    if (size(keys) == 2) call check(keys(1) == "n" .and. keys(2) == "x", 3707)
+    call check(size(keys) == 2, 3736)
+    if (size(keys) == 2) call check(keys(1) == "n" .and. keys(2) == "x", 3737)
     call cairn_put(ls, "z", x, ierr=ierr)
-    call check(ierr == CAIRN_INVALID_ARGUMENT, 3708)
+    call check(ierr == CAIRN_INVALID_ARGUMENT, 3738)
     call cairn_close(ls)
     call cairn_open_local(ls, p, read_only=.true., revision=1_int64)
-    call check(cairn_revision(ls) == 1, 3709)
+    call check(cairn_revision(ls) == 1, 3739)
     call cairn_get_size(ls, "n", r2, ierr=ierr)
-    call check(ierr == CAIRN_NOT_FOUND, 3710)
+    call check(ierr == CAIRN_NOT_FOUND, 3740)
     call cairn_close(ls)
     call execute_command_line("rm -rf '" // p // "'")
   end subroutine open_local
@@ -780,8 +780,12 @@ contains
       call check(ierr == CAIRN_INVALID_ARGUMENT .and. size(names) == 0 .and. &
                  index(cairn_last_error(), "char(0)") > 0, 3718)
     else
+      ! Every rank fails with the last rank's refusal (it once took part
+      ! with no conditions, which match every key: its whole namespace
+      ! came back here as OK hits).
       call cairn_query_all(ns, [cairn_tag_exists("t")], names, ierr=ierr)
-      call check(ierr == CAIRN_OK, 3719)
+      call check(ierr == CAIRN_INVALID_ARGUMENT .and. size(names) == 0 .and. &
+                 index(cairn_last_error(), ": cairn_query_all: condition 0 has a NULL name") > 0, 3719)
     end if
     call cairn_query_all(ns, [cairn_tag_exists("t")], names)
     call check(size(names) == nranks, 3720)

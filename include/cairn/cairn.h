@@ -111,8 +111,9 @@ typedef struct {
  * caller's sizeof(cairn_options_t)) and sets struct_size to `size`: the
  * library never writes past what the caller was compiled with. NULL, a
  * size below sizeof(size_t) or above 4096 (no cairn.h struct is that
- * large: a garbage size): nothing written, and cairn_open then refuses the
- * struct. Called by the cairn_options_init
+ * large: a garbage size): nothing written, so the struct keeps whatever
+ * struct_size it held (cairn_open refuses it unless that happens to be a
+ * size of a cairn.h). Called by the cairn_options_init
  * macro below; take this function's address, or bind it by name from
  * another language (ctypes, cffi, bindgen), rather than
  * cairn_options_init's. */

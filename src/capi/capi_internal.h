@@ -74,8 +74,9 @@ int KnownPart(const Opts* caller, Opts* known, void (*init)(Opts*), const char* 
 // against an older cairn.h gets the members it knows; one built against a
 // newer cairn.h gets 0 in the members appended after ours. Such structs
 // only ever get uint64_t members appended, so every cairn.h's size is a
-// multiple of 8: a size that is 0 or is not is InvalidArgument naming
-// `fn` and `type` (nothing written). cairn_stats, cairn_array_read_stats.
+// multiple of 8: a size that is 0, is not, or is above kMaxStructSize is
+// InvalidArgument naming `fn` and `type` (nothing written). cairn_stats,
+// cairn_array_read_stats.
 // The largest struct size the sized calls accept: members are appended one
 // at a time, none over 8 bytes, so no cairn.h struct will reach it; a larger
 // size is garbage (an uninitialized variable, a size in bits), refused with

@@ -438,7 +438,8 @@ Status MarkRevision(Store::Rep* r, RecordType type, uint64_t rev) {
                           std::string(type == RecordType::kPin ? "Pin" : type == RecordType::kUnpin ? "Unpin" : "Drop") +
                           " of revision " + std::to_string(rev) + " on rank " + std::to_string(c->rank()) +
                           ", of revision " + std::to_string(root_rev) +
-                          " on rank 0 (done there): a collective call names the same revision on every rank");
+                          " on rank 0 (" + (s.ok() ? std::string("done there") : "refused there: " + s.ToString()) +
+                          "): a collective call names the same revision on every rank");
   if (!s.ok()) return mine.ok() ? s : mine;
   rev = root_rev;
   auto& revs = r->revisions;
