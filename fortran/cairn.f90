@@ -3145,7 +3145,10 @@ contains
     call check(c_get_shared(store%ptr, cstr(key), p, cap, size), "cairn_get_shared('" // key // "')", rc)
     if (nul_in(key, "cairn_get_shared", ierr)) return  ! after the collective, which it joined offering no buffer
     if (no_size(int(n, int64), "cairn_get_shared('" // key // "')", ierr)) return
-    if (rc == CAIRN_INVALID_ARGUMENT .and. cap == 0 .and. size /= n) rc = CAIRN_OK  ! the size message below
+    ! The size message below, for a buffer refused as too small (C then
+    ! reports the size); not for another refusal (a key that differs from
+    ! rank 0's leaves size 0 and its own message).
+    if (rc == CAIRN_INVALID_ARGUMENT .and. cap == 0 .and. size > 0 .and. size /= n) rc = CAIRN_OK
     if (rc /= CAIRN_OK) then
       call fail(rc, last_msg, ierr)
     else if (size /= n) then
