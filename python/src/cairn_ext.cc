@@ -502,7 +502,21 @@ class PyStore {
     cairn::Options o;
     o.read_only = read_only;
     o.revision = revision;
-    for (auto [k, v] : options) SetOption(&o, nb::cast<std::string>(k), v);
+    try {
+      for (auto [k, v] : options) SetOption(&o, nb::cast<std::string>(k), v);
+    } catch (const StatusError&) {
+      // The open is collective: a rank whose options are refused still
+      // takes part, with an option the library refuses (every rank then
+      // fails, none waits for it), and raises its own error.
+      if (!comm.is_none()) {
+        MPI_Comm c = CommOf(comm);
+        o.write_buffer_size = 0;
+        std::unique_ptr<cairn::Store> refused;
+        nb::gil_scoped_release r;
+        cairn::Store::Open(o, path, c, &refused);
+      }
+      throw;
+    }
     cairn::Status s;
     if (comm.is_none()) {
       nb::gil_scoped_release r;

@@ -260,6 +260,24 @@ def test_comm_of_wrong_type(path, bad, given):
         bad.Free()
 
 
+def test_bad_option_on_one_rank_fails_every_rank(path, comm):
+    # An option refused on the last rank only: that rank raises its own
+    # error, every other rank fails the collective open too (before, the
+    # last rank raised before the open and the others waited for it for
+    # ever). Nothing is created.
+    if comm is None or comm.Get_size() == 1:
+        pytest.skip("needs 2 or more ranks")
+    last = comm.Get_rank() == comm.Get_size() - 1
+    with pytest.raises(cairn.InvalidArgument) as e:
+        cairn.Store(path, comm, writeback_bytes=("x" if last else 8 << 20))
+    if last:
+        assert "option writeback_bytes must be an int" in str(e.value), str(e.value)
+    else:
+        assert "rank %d" % (comm.Get_size() - 1) in str(e.value), str(e.value)
+    comm.Barrier()
+    assert not os.path.exists(os.path.join(path, "MANIFEST"))
+
+
 def test_errors(path, comm):
     with pytest.raises(cairn.NotFound):
         cairn.Store(path, comm, mode="r")
