@@ -203,6 +203,117 @@ TEST_F(TableReuseTest, DamageToAReusedTableIsReported) {
   EXPECT_NE(st.ToString().find("checksum"), std::string::npos) << st.ToString();
 }
 
+// A program that saves all its state at every checkpoint puts every object
+// again. Objects put back byte for byte as they were (small values, tags)
+// leave the namespace unchanged, so its table is reused as if nothing had
+// been put; one changed tag, a deleted object or a value rewritten as
+// chunks makes the table new, and every revision reads back its own state.
+TEST_F(TableReuseTest, ObjectsSavedAgainUnchangedReuseTheTable) {
+  int rank = Rank(), size = Size(), changer = size - 1;
+  const int n = 40;
+  auto small = [](int r, int i) { return "v" + std::to_string(r) + "_" + std::to_string(i); };  // inline
+  auto tags = [](int r, int i, int gen) {
+    return TagList{{"rank", TagValue::Int(r)}, {"i", TagValue::Int(i)}, {"gen", TagValue::Int(gen)}};
+  };
+  // The state of revision `rev` for rank r: object i's value and its "gen" tag.
+  auto gen_of = [&](int r, int i, uint64_t rev) { return r == changer && i == 7 && rev >= 3 ? 1 : 0; };
+  auto saved = [&](Store* s) {  // every object put again, as a checkpoint does
+    for (int i = 0; i < n; i++) ASSERT_TRUE(s->Put(Key(rank, i), small(rank, i), tags(rank, i, 0)).ok());
+  };
+  std::unique_ptr<Store> s;
+  ASSERT_TRUE(Store::Open(SmallOptions(), Path(), MPI_COMM_WORLD, &s).ok());
+  saved(s.get());
+  if (rank == 0) { ASSERT_TRUE(s->PutShared("shared", "s0").ok()); }
+  ASSERT_TRUE(s->Commit().ok());  // revision 1
+  IoStats a = s->stats();
+
+  // Revision 2: everything saved again, unchanged, shared object too:
+  // every table reused, nothing gathered.
+  saved(s.get());
+  if (rank == 0) { ASSERT_TRUE(s->PutShared("shared", "s0").ok()); }
+  ASSERT_TRUE(s->Commit().ok());
+  IoStats b = s->stats();
+  EXPECT_EQ(b.index_tables_reused - a.index_tables_reused, uint64_t(rank == 0 ? 2 : 1));
+  EXPECT_EQ(b.index_bytes_gathered, a.index_bytes_gathered);
+
+  // Revision 3: saved again, with one tag of one object changed on the last
+  // rank (put as a changed copy, then SetTag on a second object and back).
+  saved(s.get());
+  if (rank == changer) {
+    ASSERT_TRUE(s->Put(Key(rank, 7), small(rank, 7), tags(rank, 7, 1)).ok());
+    ASSERT_TRUE(s->SetTag(Key(rank, 8), {"gen", TagValue::Int(5)}).ok());
+    ASSERT_TRUE(s->SetTag(Key(rank, 8), {"gen", TagValue::Int(0)}).ok());  // back as it was
+  }
+  ASSERT_TRUE(s->Commit().ok());
+  IoStats c = s->stats();
+  EXPECT_EQ(c.index_tables_reused - b.index_tables_reused,
+            uint64_t(rank == changer ? 0 : 1) + uint64_t(rank == 0 ? 1 : 0));
+
+  // Revision 4: a new object put and deleted again, an object deleted and
+  // put back as it was: unchanged, reused.
+  saved(s.get());
+  ASSERT_TRUE(s->Put("passing", "x").ok());
+  ASSERT_TRUE(s->Delete("passing").ok());
+  ASSERT_TRUE(s->Delete(Key(rank, 3)).ok());
+  ASSERT_TRUE(s->Put(Key(rank, 3), small(rank, 3), tags(rank, 3, 0)).ok());
+  if (rank == changer) { ASSERT_TRUE(s->Put(Key(rank, 7), small(rank, 7), tags(rank, 7, 1)).ok()); }
+  ASSERT_TRUE(s->Commit().ok());
+  IoStats d = s->stats();
+  EXPECT_EQ(d.index_tables_reused - c.index_tables_reused, uint64_t(rank == 0 ? 2 : 1));
+
+  // Revision 5: rank 0 deletes an object; the others put one object's
+  // value again as chunks (a larger value written the same twice): both
+  // change the table.
+  if (rank == 0) {
+    ASSERT_TRUE(s->Delete(Key(rank, 5)).ok());
+  } else {
+    ASSERT_TRUE(s->Put(Key(rank, 2), Value(rank, 2, 0), tags(rank, 2, 0)).ok());
+  }
+  ASSERT_TRUE(s->Commit().ok());
+  IoStats e = s->stats();
+  EXPECT_EQ(e.index_tables_reused - d.index_tables_reused, uint64_t(rank == 0 ? 1 : 0));  // rank 0: shared
+  ASSERT_TRUE(s->Close().ok());
+
+  // Revision 6: the chunked value put again, same bytes: new chunks, so
+  // the table is new (chunk places differ), and it reads back.
+  {
+    ASSERT_TRUE(Store::Open(SmallOptions(), Path(), MPI_COMM_WORLD, &s).ok());
+    if (rank != 0) { ASSERT_TRUE(s->Put(Key(rank, 2), Value(rank, 2, 0), tags(rank, 2, 0)).ok()); }
+    ASSERT_TRUE(s->Commit().ok());
+    EXPECT_EQ(s->stats().index_tables_reused, uint64_t(rank == 0 ? 2 : 0));
+    ASSERT_TRUE(s->Close().ok());
+  }
+
+  for (uint64_t rev = 1; rev <= 6; rev++) {
+    Options o = SmallOptions();
+    o.revision = rev;
+    o.read_only = true;
+    ASSERT_TRUE(Store::Open(o, Path(), MPI_COMM_WORLD, &s).ok()) << "revision " << rev;
+    std::vector<ObjectInfo> objs;
+    ASSERT_TRUE(s->List(&objs).ok());
+    bool deleted5 = rank == 0 && rev >= 5;
+    EXPECT_EQ(objs.size(), size_t(deleted5 ? n - 1 : n)) << "revision " << rev;
+    for (int i = 0; i < n; i++) {
+      std::string v;
+      Status g = s->Get(Key(rank, i), &v);
+      if (deleted5 && i == 5) {
+        EXPECT_TRUE(g.IsNotFound()) << g.ToString();
+        continue;
+      }
+      ASSERT_TRUE(g.ok()) << Key(rank, i) << " revision " << rev << ": " << g.ToString();
+      bool chunked = rank != 0 && i == 2 && rev >= 5;
+      EXPECT_EQ(v, chunked ? Value(rank, 2, 0) : small(rank, i)) << Key(rank, i) << " revision " << rev;
+      TagList t;
+      ASSERT_TRUE(s->GetTags(Key(rank, i), &t).ok());
+      EXPECT_EQ(t, tags(rank, i, gen_of(rank, i, rev))) << Key(rank, i) << " revision " << rev;
+    }
+    std::string sv;
+    ASSERT_TRUE(s->GetShared("shared", &sv).ok());
+    EXPECT_EQ(sv, "s0");
+    ASSERT_TRUE(s->Close().ok());
+  }
+}
+
 }  // namespace
 }  // namespace cairn::test
 

@@ -10,15 +10,21 @@ NextTable MakeNextTable(const NamespaceState& st, uint32_t ns, uint64_t rev,
   NextTable t;
   // Reuse needs the base to be the table `previous` names: same length
   // (a cheap guard; Open, Adopt and DiscardPending keep them paired).
-  if (previous && st.unchanged() && st.base() && st.base()->ns == ns &&
-      previous->length == st.base()->length) {
+  auto reusable = [&] {
+    return previous && st.base() && st.base()->ns == ns && previous->length == st.base()->length;
+  };
+  auto reuse = [&] {
     t.reused = true;
     t.table = st.base();
     t.desc = *previous;
     return t;
-  }
+  };
+  if (st.unchanged() && reusable()) return reuse();
   NamespaceState::Entries e;
   st.CollectEntries(&e);
+  // Objects put again as they were (a program that saves all its state at
+  // every checkpoint) leave the namespace as the base: nothing to write.
+  if (!e.changed && reusable()) return reuse();
   uint64_t length = IndexTableSize(st.dict().names(), e.bodies);
   t.desc.objects = e.bodies.size();
   t.desc.value_bytes = e.value_bytes;

@@ -1,6 +1,7 @@
 // A namespace's index table for the revision being committed: built from
 // its state, or, when nothing in the namespace changed since the revision
-// the view is at, that revision's table reused as it lies (same bytes, same
+// the view is at (nothing put or deleted, or only objects put back byte for
+// byte as they were), that revision's table reused as it lies (same bytes, same
 // place, same descriptor): nothing is encoded, gathered to rank 0, written
 // or synced for it. doc/design.md, "Commit, step by step".
 //

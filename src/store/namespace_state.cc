@@ -146,22 +146,30 @@ uint64_t NamespaceState::capacity_hint() const {
 }
 
 template <class Fn>
-void NamespaceState::Merge(Fn&& fn) const {
+bool NamespaceState::Merge(Fn&& fn) const {
   std::vector<const std::pair<const std::string, Pending>*> ov(order_);
   auto less = [](auto* a, auto* b) { return a->first < b->first; };
   if (!std::is_sorted(ov.begin(), ov.end(), less)) std::sort(ov.begin(), ov.end(), less);
   size_t nb = base_ ? base_->entries.size() : 0;
   size_t i = 0, j = 0;
+  bool changed = false;
   while (i < nb || j < ov.size()) {
     if (j == ov.size() || (i < nb && base_->keys[i] < ov[j]->first)) {
       fn(base_->entries[i++], true);
       continue;
     }
-    // The overlay wins over a base entry of the same key.
-    if (i < nb && base_->keys[i] == ov[j]->first) i++;
-    if (!ov[j]->second.deleted) fn(ov[j]->second.body, false);
+    // The overlay wins over a base entry of the same key. A pending entry
+    // changes the namespace unless it is byte for byte the base entry it
+    // replaces (a body holds the whole object: value or chunk locations,
+    // and tags); a deletion changes it if the base had the key.
+    const Pending& p = ov[j]->second;
+    bool in_base = i < nb && base_->keys[i] == ov[j]->first;
+    if (p.deleted ? in_base : !in_base || base_->entries[i] != p.body) changed = true;
+    if (in_base) i++;
+    if (!p.deleted) fn(p.body, false);
     j++;
   }
+  return changed;
 }
 
 void NamespaceState::ForEach(const std::function<void(std::string_view)>& fn) const {
@@ -171,12 +179,13 @@ void NamespaceState::ForEach(const std::function<void(std::string_view)>& fn) co
 void NamespaceState::CollectEntries(Entries* e) const {
   e->bodies.clear();
   e->bodies.reserve(capacity_hint());
-  Merge([e](std::string_view body, bool from_base) {
+  e->changed = Merge([e](std::string_view body, bool from_base) {
     e->bodies.push_back(body);
     e->value_bytes += EntryValueSize(body);
     if (!e->chunked && EntryChunked(body)) e->chunked = true;
     if (from_base) e->from_base = true;
   });
+  if (!base_) e->changed = true;
 }
 
 std::shared_ptr<IndexTable> NamespaceState::ViewTable(uint32_t ns, uint64_t revision, Entries e,

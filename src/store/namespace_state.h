@@ -54,6 +54,11 @@ class NamespaceState {
     uint64_t value_bytes = 0;
     bool chunked = false;    // some entry holds a chunked value
     bool from_base = false;  // some entry is the base's
+    // Whether the entries differ from the base's: false when every pending
+    // change puts back the base entry byte for byte (an object saved again
+    // unchanged) or deletes a key the base does not have. Such a table
+    // would be the base's, entry for entry, so a commit reuses the base.
+    bool changed = true;
   };
   void CollectEntries(Entries* e) const;
   // The table of `revision` made of `e` (from CollectEntries, with no
@@ -96,8 +101,9 @@ class NamespaceState {
   // The merge of base and overlay in key order, the one walk behind
   // ForEach and CollectEntries: fn(body, from_base) for every current
   // entry, from_base telling a base entry from a pending one.
+  // Returns whether the result differs from the base (Entries::changed).
   template <class Fn>
-  void Merge(Fn&& fn) const;
+  bool Merge(Fn&& fn) const;
   // Blocks are shared: a table made by ViewTable keeps those it views.
   std::vector<std::shared_ptr<char[]>> arena_;
   size_t arena_used_ = 0, arena_cap_ = 0;
