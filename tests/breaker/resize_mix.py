@@ -264,7 +264,8 @@ def check_rev(d, rev, tolerate=False, st=None):
     except cairn.Corruption as e:
         if not tolerate:
             raise
-        bad = []
+        # Corruption (its space reused) is allowed; what was read before it
+        # must still have been right, so bad is kept
         n = -1
         st.close()
     return n, bad
