@@ -44,6 +44,11 @@ for np in 3 4; do
       'reader "$s" array "$name" --select "$box" >"$tmp/r" && "$tool" get "$s" "$name" --select "$box" >"$tmp/c" &&
        cmp -s "$tmp/r" "$tmp/c" && $PY "$here/array_check.py" raw "$tmp/r" "$name" "$box" >/dev/null'
   done
+  # a selection starting with a negative index, written "--select -2,..." as
+  # the tool takes it (argparse took it for an option: "expected one argument")
+  check "$np ranks: --select with a leading negative index, as the tool" \
+    'reader "$s" array temp --select -2,1:3,: >"$tmp/r" && "$tool" get "$s" temp --select -2,1:3,: >"$tmp/c" &&
+     cmp -s "$tmp/r" "$tmp/c" && [ -s "$tmp/r" ]'
   check "$np ranks: a selection past the shape is an error" '! reader "$s" array temp --select 0:8 >/dev/null 2>&1'
   check "$np ranks: a missing array is NotFound" '! reader "$s" array nope 2>"$tmp/e" >/dev/null && grep -q "no array" "$tmp/e"'
 done

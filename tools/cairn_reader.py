@@ -1174,6 +1174,17 @@ def main(argv=None):
     s.add_argument("--revision", "-r", type=int)
     s.add_argument("--no-verify", action="store_true", default=None,
                    dest="no_verify2", help=argparse.SUPPRESS)
+    # "--select -2,1:3" (a leading negative index, as `cairn get` takes it):
+    # argparse would take "-2,1:3" for an option; joined, it is a value.
+    given = list(sys.argv[1:] if argv is None else argv)
+    argv, i = [], 0
+    while i < len(given):
+        if given[i] == "--select" and i + 1 < len(given):
+            argv.append("--select=" + given[i + 1])
+            i += 2
+        else:
+            argv.append(given[i])
+            i += 1
     args = p.parse_args(argv)
     verify = not (args.no_verify or getattr(args, "no_verify2", None))
     if verify:

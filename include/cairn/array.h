@@ -54,7 +54,8 @@ struct ArrayBlock {
   std::vector<uint64_t> count;   // extent per dimension (row-major)
   // The block's minimum and maximum element, when it was put with
   // ArrayPutOptions::statistics (NaNs skipped; 64-bit integers rounded to
-  // the nearest double).
+  // the nearest double). Per block: other blocks of the array, put with
+  // or without statistics, on this rank or others, do not change it.
   bool has_statistics = false;
   double min = 0, max = 0;
 };

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import operator
 import os
+import sys
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _array, _cairn, _tags
@@ -239,7 +240,16 @@ class Store:
     def __enter__(self) -> "Store":
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        # close() is collective. Leaving the block on an exception that only
+        # this rank raised, while the others go on into another collective
+        # call (a commit), mismatches the calls and the job aborts inside
+        # close(), before Python prints the exception: say it first, so that
+        # the cause is in the output (one line, also when it is handled).
+        if exc_type is not None and not self.closed and self.size > 1:
+            sys.stderr.write(f"cairn: rank {self.rank}: leaving `with cairn.Store({self.path!r})` on "
+                             f"{exc_type.__name__}: {exc}; closing the store (collective)\n")
+            sys.stderr.flush()
         self.close()
 
     def __repr__(self) -> str:

@@ -75,6 +75,39 @@ def test_block_statistics(path, comm):
         assert cairn.Block(0, (0,), (1,)) == (0, (0,), (1,), False, None, None)
 
 
+@pytest.mark.parametrize("dtype", ["int64", "uint64", "float32", "float64"])
+def test_block_statistics_of_some_blocks_only(path, comm, dtype):
+    """Statistics asked for some blocks only (the first block of each rank,
+    not the others; on 1 rank, one of rank 0's two): those blocks carry
+    them, the others have none, in a grid (one block per rank) and in
+    irregular blocks. Before, the array kept none at all unless every block
+    of every rank asked (sixth outside pass)."""
+    g = global_data((23, 5, 4), dtype)
+    rank, size = (0, 1) if comm is None else (comm.rank, comm.size)
+    blocks = row_blocks(g.shape[0], size)
+    grid = global_data((4 * size, 3), dtype)
+    with cairn.Store(path, comm) as st:
+        for k, (lo, hi) in enumerate(blocks[rank]):
+            st.put_array("irr", g[lo:hi], start=(lo, 0, 0), global_shape=g.shape, statistics=(k == 0))
+        st.put_array("grid", grid[4 * rank:4 * rank + 4], start=(4 * rank, 0), global_shape=grid.shape,
+                     statistics=(rank == 0))
+        st.commit()
+        firsts = {q: b[0][0] for q, b in blocks.items() if b}
+        for b in st.array("irr").blocks:
+            part = g[b.start[0]:b.start[0] + b.count[0]]
+            if firsts.get(b.rank) == b.start[0]:
+                assert b.has_statistics is True and (b.min, b.max) == (part.min(), part.max()), b
+            else:
+                assert b.has_statistics is False and b.min is None and b.max is None, b
+        for b in st.array("grid").blocks:
+            part = grid[b.start[0]:b.start[0] + b.count[0]]
+            if b.rank == 0:
+                assert b.has_statistics is True and (b.min, b.max) == (part.min(), part.max()), b
+            else:
+                assert b.has_statistics is False, b
+        assert np.array_equal(st.array("irr")[...], g) and np.array_equal(st.array("grid")[...], grid)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_every_dtype(path, comm, dtype):
     g = global_data((11, 3), dtype)

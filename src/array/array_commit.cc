@@ -266,8 +266,12 @@ Status CombineRounds(Store::Rep* r, const std::vector<std::string>& rounds, std:
       continue;
     }
     ArrayMeta& m = g.meta;
-    m.stats = m.nblocks > 0 && std::all_of(g.has_stats.begin(), g.has_stats.end(), [](uint8_t x) { return x != 0; });
+    // Kept when any block has them (a put with statistics on some ranks
+    // only lost them all); the others get the "none" pair.
+    m.stats = m.nblocks > 0 && std::any_of(g.has_stats.begin(), g.has_stats.end(), [](uint8_t x) { return x != 0; });
     if (!m.stats) m.minmax.clear();
+    for (uint64_t i = 0; m.stats && i < m.nblocks; i++)
+      if (!g.has_stats[i]) NoBlockStatistics(m.dtype, &m.minmax[2 * i], &m.minmax[2 * i + 1]);
     for (uint32_t n : m.ns) m.max_ns = std::max(m.max_ns, n);
     if (!MakeRegular(&m)) {
       Status s = CheckNoOverlap(name, m);

@@ -80,7 +80,7 @@ void FillInfo(std::string_view name, const CachedArray& c, bool with_blocks, Arr
     b.start.resize(nd);
     b.count.resize(nd);
     m.Block(i, b.start.data(), b.count.data());
-    if (m.stats) {
+    if (m.stats && BlockHasStatistics(m.dtype, m.minmax[2 * i], m.minmax[2 * i + 1])) {
       b.has_statistics = true;
       uint64_t lo = m.minmax[2 * i], hi = m.minmax[2 * i + 1];
       auto conv = [&](uint64_t v) {

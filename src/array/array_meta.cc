@@ -2,6 +2,8 @@
 #include "array/array_meta.h"
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
 
 #include "format/coding.h"
 
@@ -237,6 +239,38 @@ Status DecodeArrayMeta(std::string_view bytes, const std::string& where, ArrayMe
   if (d.remaining() != 0) return bad("has " + std::to_string(d.remaining()) + " trailing bytes");
   *out = std::move(m);
   return Status::OK();
+}
+
+namespace {
+bool IsFloat(DType t) { return t == DType::kFloat32 || t == DType::kFloat64; }
+bool IsUnsigned(DType t) {
+  return t == DType::kUInt8 || t == DType::kUInt16 || t == DType::kUInt32 || t == DType::kUInt64;
+}
+}  // namespace
+
+void NoBlockStatistics(DType dtype, uint64_t* min_bits, uint64_t* max_bits) {
+  if (IsFloat(dtype)) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    std::memcpy(min_bits, &lo, 8);
+    std::memcpy(max_bits, &hi, 8);
+  } else if (IsUnsigned(dtype)) {
+    *min_bits = UINT64_MAX;
+    *max_bits = 0;
+  } else {
+    *min_bits = uint64_t(INT64_MAX);
+    *max_bits = uint64_t(INT64_MIN);
+  }
+}
+
+bool BlockHasStatistics(DType dtype, uint64_t min_bits, uint64_t max_bits) {
+  if (IsFloat(dtype)) {
+    double lo, hi;
+    std::memcpy(&lo, &min_bits, 8);
+    std::memcpy(&hi, &max_bits, 8);
+    return !(lo > hi);  // NaN, NaN (every element NaN) has statistics
+  }
+  if (IsUnsigned(dtype)) return min_bits <= max_bits;
+  return int64_t(min_bits) <= int64_t(max_bits);
 }
 
 }  // namespace cairn

@@ -62,6 +62,13 @@ struct ArrayMeta {
   uint64_t MemoryBytes() const;
 };
 
+// A block put without statistics in an array where other blocks have them:
+// its pair is minimum > maximum, which no element can give (floats +inf and
+// -inf; all-NaN blocks are NaN, NaN), so readers take it for "none".
+void NoBlockStatistics(DType dtype, uint64_t* min_bits, uint64_t* max_bits);
+// False for the pair NoBlockStatistics writes (minimum above maximum).
+bool BlockHasStatistics(DType dtype, uint64_t min_bits, uint64_t max_bits);
+
 std::string EncodeArrayMeta(const ArrayMeta& m);
 // Decodes and checks a descriptor (every block inside the shape); `where`
 // names it in errors (Corruption).
