@@ -104,6 +104,26 @@ int main(int argc, char** argv) {
     }
     if (qrc == CAIRN_OK) cairn_free(hits);
   }
+  /* cairn_query_all with another value on the last rank: each rank answered
+   * its own conditions and the union came back as OK; now every rank fails,
+   * told rank 0's conditions and the last rank's. */
+  {
+    cairn_query_t q;
+    memset(&q, 0, sizeof q);
+    q.name = "step";
+    q.op = CAIRN_QUERY_EQUAL;
+    q.value.type = CAIRN_TAG_INT32;
+    q.value.i = rank == size - 1 ? 2 : 1;
+    cairn_hit_t* hits = NULL;
+    size_t nhits = 7;
+    int qrc = cairn_query_all(s, &q, 1, &hits, &nhits);
+    if (size > 1) {
+      CHECK(qrc == CAIRN_INVALID_ARGUMENT);
+      CHECK(strstr(cairn_last_error(), "differ from rank 0's") != NULL);
+      CHECK(hits == NULL && nhits == 0);
+    }
+    if (qrc == CAIRN_OK) cairn_free(hits);
+  }
   /* The next collective calls line up. */
   uint64_t rev = 0;
   CHECK(cairn_put(s, "k", "again", 5, NULL, 0) == CAIRN_OK);

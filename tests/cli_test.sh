@@ -116,7 +116,12 @@ check "verify --all passes on the retained revisions" '"$tool" verify "$tmp/r" -
 check "verify --all --json" '"$tool" verify "$tmp/r" --all --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"ok\"] and d[\"failed\"]==[] and len(d[\"revisions\"])>=2"'
 # --all checks every retained revision: a --revision beside it is a usage
 # error, not ignored (an outside pass, FINDINGS5.md 8: exit 0 for "-r 99").
-check "verify --all refuses --revision" '"$tool" verify "$tmp/r" --all -r 99 >"$tmp/vr" 2>&1; rc=$?; [ $rc -ge 100 ] && grep -q "revision" "$tmp/vr"'
+check "verify --all refuses --revision" '"$tool" verify "$tmp/r" --all -r 99 >"$tmp/vr" 2>&1; rc=$?; [ $rc -eq 1 ] && grep -q "revision" "$tmp/vr"'
+# Usage errors exit 1, as --help and the README say ("1 on any other error";
+# they exited with CLI11's codes, 109 for an unknown option).
+check "an unknown option exits 1" '"$tool" verify "$tmp/r" --no-such-option >/dev/null 2>&1; [ $? -eq 1 ]'
+check "an unknown option with --json exits 1 with a JSON error" '"$tool" verify "$tmp/r" --no-such-option --json >"$tmp/uj" 2>/dev/null; [ $? -eq 1 ] && python3 -c "import json,sys; assert json.load(open(sys.argv[1]))[\"error\"][\"code\"]==\"InvalidArgument\"" "$tmp/uj"'
+check "--help exits 0" '"$tool" --help >/dev/null 2>&1'
 
 # A damaged manifest record between intact ones (issue 10, item 6): readers
 # skip it, verify --all and writers report it, repair rewrites the manifest.

@@ -496,6 +496,14 @@ contains
     call check(ierr == CAIRN_NOT_FOUND .and. index(cairn_last_error(), "cairn_open_local('" // p // "')") > 0, 3730)
     call cairn_open_local(ls, p, write_buffer_size=-1_int64, ierr=ierr)
     call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "write_buffer_size is") > 0, 3731)
+    ! Refused here, before the library (which would read a negative count as
+    ! 2^64 - n, and cut the path at char(0)): each names what was wrong.
+    call cairn_open_local(ls, p, revision=-1_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "revision is -1") > 0, 3741)
+    call cairn_open_local(ls, p, keep_revisions=-2_int64, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "keep_revisions is -2") > 0, 3742)
+    call cairn_open_local(ls, p // c_null_char // "x", ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "char(0) at position") > 0, 3743)
     call cairn_open_local(ls, p, sync=.true., ierr=ierr)
     call check(ierr == CAIRN_OK .and. cairn_rank(ls) == 0 .and. cairn_size(ls) == 1, 3732)
     if (ierr /= CAIRN_OK) return

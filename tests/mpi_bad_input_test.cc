@@ -345,6 +345,31 @@ TEST_F(MpiBadInput, CollectiveCallsWithAnotherArgumentOnOneRank) {
   ASSERT_TRUE(s->Close().ok());
 }
 
+// QueryAll with other conditions on one rank: each rank answered its own and
+// the union came back as OK. Now every rank is refused, told both.
+TEST_F(MpiBadInput, QueryAllWithOtherConditionsOnOneRank) {
+  const int odd = size_ - 1;
+  std::unique_ptr<Store> s;
+  ASSERT_TRUE(Store::Open(Small(), dir_ + "/s", MPI_COMM_WORLD, &s).ok());
+  TagList red = {{"color", TagValue::String("red")}};
+  TagList blue = {{"color", TagValue::String("blue")}};
+  ASSERT_TRUE(s->Put("r", "1", red).ok());
+  ASSERT_TRUE(s->Put("b", "2", blue).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  std::vector<QueryHit> hits;
+  Status st = s->QueryAll({TagQuery::Equal("color", TagValue::String(rank_ == odd ? "blue" : "red"))}, &hits);
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString() << " with " << hits.size() << " hits";
+  EXPECT_TRUE(hits.empty());
+  EXPECT_NE(st.message().find("rank " + std::to_string(odd)), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("red"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("blue"), std::string::npos) << st.ToString();
+  // The calls still line up: the same conditions everywhere work.
+  st = s->QueryAll({TagQuery::Equal("color", TagValue::String("red"))}, &hits);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(hits.size(), size_t(size_));
+  ASSERT_TRUE(s->Close().ok());
+}
+
 }  // namespace
 }  // namespace cairn
 

@@ -520,6 +520,7 @@ int CmdVerifyAll(const std::string& path, bool json) {
   std::vector<std::string> manifest_problems;
   std::vector<uint64_t> failed, expired;
   std::set<uint64_t> checked;
+  bool listing_failed = false;
   bool first = true, inconclusive = false;
   size_t count = 0;
   auto print = [&](const RevisionCheck& c, bool gone) {
@@ -584,7 +585,17 @@ int CmdVerifyAll(const std::string& path, bool json) {
     // The pass's one listing: which failed revisions expired, and (what
     // failed may be carried into them) the revisions committed since.
     std::vector<cairn::RevisionInfo> now;
-    bool listed = ListNow(path, &now).ok();
+    Status ls = ListNow(path, &now);
+    bool listed = ls.ok();
+    if (!listed) {
+      // Said, not swallowed: which failed revisions expired, and which were
+      // committed since, is then unknown (the failures count as damage).
+      std::fprintf(stderr,
+                   "cairn: verify --all of %s: listing the revisions after a failed check failed: %s (the "
+                   "failures are reported as found; revisions committed since were not checked)\n",
+                   path.c_str(), ls.ToString().c_str());
+      listing_failed = true;
+    }
     std::set<uint64_t> retained;
     for (const cairn::RevisionInfo& ri : now) retained.insert(ri.revision);
     for (const RevisionCheck& c : held) print(c, listed && !c.mine.empty() && !retained.count(c.ri.revision));
@@ -595,7 +606,7 @@ int CmdVerifyAll(const std::string& path, bool json) {
   std::string failed_list, expired_list;
   for (uint64_t v : failed) failed_list += (failed_list.empty() ? "" : ", ") + std::to_string(v);
   for (uint64_t v : expired) expired_list += (expired_list.empty() ? "" : ", ") + std::to_string(v);
-  bool ok = failed.empty() && manifest_problems.empty();
+  bool ok = failed.empty() && manifest_problems.empty() && !listing_failed;
   if (json) {
     std::printf("\n], \"manifest_problems\": [");
     for (size_t i = 0; i < manifest_problems.size(); i++)
@@ -795,9 +806,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     bool want_json = false;
     for (int i = 1; i < argc; i++) want_json |= std::string_view(argv[i]) == "--json";
-    if (!want_json || e.get_exit_code() == 0) return app.exit(e);
+    // A usage error is an "other error": exit 1, as the help and README
+    // say (CLI11's own codes, 100 and above, are not part of the contract).
+    if (e.get_exit_code() == 0) return app.exit(e);
+    if (!want_json) return app.exit(e) == 0 ? 0 : 1;
     JsonError("InvalidArgument", e.what());
-    return e.get_exit_code();
+    return 1;
   }
   g_json = json;
   if (*drop) return CmdMark(path, cairn::RecordType::kDrop, revision);

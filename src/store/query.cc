@@ -7,6 +7,7 @@
 
 #include "array/array_meta.h"
 #include "format/coding.h"
+#include "store/query_agree.h"
 #include "store/store_rep.h"
 
 namespace cairn {
@@ -269,7 +270,10 @@ Status Store::QueryAllAgreed(const std::vector<TagQuery>& all_of, std::vector<Qu
   for (uint64_t ns = first; ns < rp->current.nranks; ns += uint64_t(c->size()))
     mine_ns.push_back(int(ns));
   std::string mine;
-  Status s = refused;
+  // Rank 0's conditions everywhere: a rank that passed others would answer
+  // its own, and the union would come back as OK.
+  Status same = CheckConditionsMatchRank0(c, all_of);
+  Status s = !refused.ok() ? refused : same;
   for (int ns : s.ok() ? mine_ns : std::vector<int>()) {
     std::vector<std::string> keys;
     ReadOptions ro;
