@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
