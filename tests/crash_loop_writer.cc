@@ -31,7 +31,11 @@
 // rank 0 puts its values and the shared "meta" every revision (alone: as
 // rank r). Every commit must then reuse exactly the tables of the
 // unchanged namespaces (IoStats::index_tables_reused), the first one after
-// a restart included; extents are 16 KiB.
+// a restart included; extents are 16 KiB. CAIRN_TEST_BIG=1 (not with
+// CAIRN_TEST_TABLES): each rank also keeps the large namespace of
+// big_namespace_rounds.h (60,000 keys at revision 1, a few changes per
+// revision: tables over 4 MiB built from the base, WriteBuiltTable),
+// every key and Query checked.
 #include <fcntl.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -45,6 +49,7 @@
 
 #include "cairn/array.h"
 #include "cairn/store.h"
+#include "big_namespace_rounds.h"
 #include "tag_edit_rounds.h"
 #include "test_util.h"
 
@@ -63,6 +68,14 @@ bool TablesMode() {
   return on;
 }
 int g_ranks = 1;  // MPI_COMM_WORLD's size
+// CAIRN_TEST_BIG (see the top of the file).
+bool BigMode() {
+  static const bool on = [] {
+    const char* e = std::getenv("CAIRN_TEST_BIG");
+    return e && *e && std::string(e) != "0";
+  }();
+  return on;
+}
 // Whether rank `rank` puts at revision `rev` (always, unless TablesMode).
 // Rank 0 changes every revision when there are others (its short-lived data
 // then shares extents with the other ranks' tables it writes).
@@ -136,6 +149,7 @@ cairn::Status PutRevision(cairn::Store* s, int rank, uint64_t rev) {
   // Global arrays: "A" put again by every revision, "B" at revision 1 only.
   if (st.ok()) st = PutArrayPart(s, "A", rank, rev);
   if (st.ok() && rev == 1) st = PutArrayPart(s, "B", rank, 1);
+  if (st.ok() && BigMode()) st = cairn::test::BigRevision(s, rank, rev);
   if (!st.ok()) return st;
   if (rank == 0) return s->PutShared("meta", "revision " + std::to_string(rev));
   return cairn::Status::OK();
@@ -156,6 +170,7 @@ std::string CheckRevision(cairn::Store* s, int rank, uint64_t rev) {
     if (err.empty()) err = cairn::test::CheckEditedTags(s, rank, rev);
     if (err.empty()) err = CheckArray(s, "A", s->writer_ranks(), rev, rev);
     if (err.empty()) err = CheckArray(s, "B", s->writer_ranks(), rev, 1);
+    if (err.empty() && BigMode()) err = cairn::test::CheckBig(s, rank, rev);
   }
   std::string meta;
   cairn::Status st = s->GetShared("meta", &meta);  // collective: called whatever err says

@@ -57,6 +57,12 @@ ranks' fsyncs before rank 0 appends the record is seen by the cuts.
 --lock: after every cut and its replay, the writer lock (lock_check): a
 job takes the store (flag L: checks it, then holds it), and a second job's
 writable open must fail on every rank naming the holder's pid.
+--big: flag B instead (BIG_FLAGS, at 1 and 2 ranks in turn): a namespace
+of 60,000 keys put at revision 1, then a few puts and tag edits per
+revision, so each rank's index table (over 4 MiB) is built from its base
+and written in pieces (WriteBuiltTable, src/store/commit_tables.cc) over
+space reused from expired revisions; every key's value and tags, and
+Query, are checked. Each store's first job runs uncut (see cut_trials).
 --first-open-dies: the case of issue 10 item 8 instead, labelled as such: a
 first job creates a store and is killed (-9, no power loss) before its first
 commit; a second job commits; then the power is cut.
@@ -291,6 +297,7 @@ RESIZE_FLAGS = ["r", "arp", "sr", "asfr"]  # --resize: r, each job at another ra
 # ranks only (rank 0's fsync is not delayed, so 1 rank would test nothing);
 # "2f": two data files, so the synchronous commit's fsync is by each file's
 # leader (rank 2 of 4 leads the second).
+BIG_FLAGS = ["B", "aB", "sfB", "asB"]  # --big: plain, asynchronous, staged + Flush, both
 SLOW_FLAGS = ["aup", "e", "ast", "su", "asfge", "2f", "afgu", "sftp"]
 
 
@@ -351,6 +358,9 @@ def cut_trials(r, trials, log, zeros, resize=False):
         if "--slow-fsync" in sys.argv:
             np = [2, 4][(chain // 2) % 2] if SLOW_FLAGS[chain % len(SLOW_FLAGS)] != "2f" else 4
             flags = SLOW_FLAGS[chain % len(SLOW_FLAGS)]
+        if "--big" in sys.argv:
+            np = [1, 2][chain % 2]
+            flags = BIG_FLAGS[chain % len(BIG_FLAGS)]
         store = os.path.join(r.tmp, f"s{chain}")
         journal = os.path.join(r.tmp, f"j{chain}")
         chain += 1
@@ -364,12 +374,18 @@ def cut_trials(r, trials, log, zeros, resize=False):
             key = (np, k == 0)
             n = est.get(key, 20 * np + (10 if k == 0 else 0))
             cut = start + r.rng.randint(0, max(n - 1, 0))
+            if "--big" in sys.argv and k == 0:
+                # The store's first job runs uncut (journaled: its trial is
+                # a power loss after it ended), so that the cuts land in the
+                # revisions whose large tables are built from the base, not
+                # in revision 1's 60,000 puts, which would take most of them.
+                cut = None
             before = last_acked(store)
             revs = 3
             t0 = time.time()
             rc, out = r.run(np, store, revs, flags, journal=journal, cut=cut)
             calls, was_cut, _ = read_journal(journal) if os.path.exists(journal) else (0, 0, [])
-            what = f"trial {t} (np={np}, flags={flags}, cut at call {cut - start} of the run)"
+            what = f"trial {t} (np={np}, flags={flags}, " + (f"cut at call {cut - start} of the run)" if cut is not None else "uncut)")
             if "CHECK FAILED" in out or (rc != 0 and not was_cut):
                 failures.append(f"{what}: the restart after the previous cut found:\n{out}")
                 log(f"FAIL {what}\n{out}")

@@ -32,6 +32,12 @@
 // (SetTag of r, then DeleteTag of name, SetTag adding name, or SetTags of
 // both, in turn); the check compares its tags and finds it by Query and
 // QueryAll on r (and on name). Not combined with r or u.
+// B = a large namespace (tests/big_namespace_rounds.h): revision 1 puts
+// 60,000 more keys with four tags each (a table of several MiB, streamed),
+// every later revision a few puts, SetTags and a DeleteTag, so its table is
+// built from the base and written in pieces (WriteBuiltTable); the check
+// reads every one of those keys' values and tags, and Query on them. Not
+// combined with r or u.
 // L = hold the store (power_loss_test.py --lock): after the check, write
 // the ranks' pids to STORE.held and wait for STORE.release, then close
 // without committing (REVISIONS is not used).
@@ -51,6 +57,7 @@
 
 #include "cairn/store.h"
 #include "cairn/stream.h"
+#include "big_namespace_rounds.h"
 #include "tag_edit_rounds.h"
 #include "test_util.h"
 
@@ -70,6 +77,7 @@ bool g_streams = false;    // flag t
 bool g_resize = false;     // flag r
 bool g_pins = false;       // flag p
 bool g_edits = false;      // flag e
+bool g_big = false;        // flag B
 std::string StreamValue(int rank, uint64_t w) { return Pattern(rank * 7777ull + w * 31 + 5, 20000 + size_t(w % 5) * 1000); }
 int Ranks();
 bool RankWrites(int rank, uint64_t rev) { return !g_unchanged || rank != Ranks() - 1 || rev % 3 == 1; }
@@ -144,6 +152,10 @@ cairn::Status PutRevision(cairn::Store* s, int rank, uint64_t rev) {
     cairn::Status st = cairn::test::EditTagsForRevision(s, rank, rev);
     if (!st.ok()) return st;
   }
+  if (g_big) {
+    cairn::Status st = cairn::test::BigRevision(s, rank, rev);
+    if (!st.ok()) return st;
+  }
   if (rank == 0) return s->PutShared("meta", Shared(rev));
   return cairn::Status::OK();
 }
@@ -202,6 +214,7 @@ std::string CheckRevision(cairn::Store* s, int rank, uint64_t rev) {
     if (err.empty() && hits != want)
       err = "revision " + std::to_string(rev) + " QueryAll on tg's tags found " + std::to_string(hits.size()) + " hits";
   }
+  if (err.empty() && g_big) err = cairn::test::CheckBig(s, rank, rev);
   if (err.empty() && g_arrays) err = CheckArray(s, "G", rev, LastArrayWrite(rev));
   if (err.empty() && g_arrays) err = CheckArray(s, "H", rev, 1);
   return err;
@@ -242,6 +255,7 @@ int main(int argc, char** argv) {
   g_resize = flags.find('r') != std::string::npos;
   g_pins = flags.find('p') != std::string::npos;
   g_edits = flags.find('e') != std::string::npos;
+  g_big = flags.find('B') != std::string::npos;
 
   // The check of what the restart finds: first read-only, before any
   // writable open has cut a torn tail (what a reader started right after
