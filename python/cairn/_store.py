@@ -179,6 +179,20 @@ class Stream(io.RawIOBase):
             super().close()
 
 
+def _take_part_refused(path: Any, comm: Any) -> None:
+    """Takes part in the collective open for a rank whose arguments were
+    refused before it: write_buffer_size 0 is refused by the library on
+    every rank, so no rank waits for this one and nothing is created."""
+    try:
+        p = os.fspath(path)
+    except TypeError:
+        p = ""
+    try:
+        _cairn.Store(p if isinstance(p, str) else "", comm, False, 0, {"write_buffer_size": 0})
+    except Exception:
+        pass  # the caller raises its own error
+
+
 class Store:
     """A cairn store, opened collectively over an mpi4py communicator.
 
@@ -216,15 +230,23 @@ class Store:
 
     def __init__(self, path: Union[str, os.PathLike], comm: Any = None, mode: str = "a",
                  revision: Optional[int] = None, **options: Any) -> None:
-        if mode not in ("a", "r", "r+", "x"):
-            raise InvalidArgument(f"mode must be 'a', 'r', 'r+' or 'x', got {mode!r}")
-        if mode == "r+":
-            options.setdefault("create_if_missing", False)
-        if mode == "x":
-            options.setdefault("error_if_exists", True)
-        self.path = os.fspath(path)
-        self.mode = mode
-        rev = 0 if revision is None else _int(revision, 0, _U64, "revision")
+        try:
+            if mode not in ("a", "r", "r+", "x"):
+                raise InvalidArgument(f"mode must be 'a', 'r', 'r+' or 'x', got {mode!r}")
+            if mode == "r+":
+                options.setdefault("create_if_missing", False)
+            if mode == "x":
+                options.setdefault("error_if_exists", True)
+            self.path = os.fspath(path)
+            self.mode = mode
+            rev = 0 if revision is None else _int(revision, 0, _U64, "revision")
+        except Exception:
+            # The open is collective: a rank refused here still takes part,
+            # with an option the library refuses (every rank then fails,
+            # none waits for it), and raises its own error.
+            if comm is not None:
+                _take_part_refused(path, comm)
+            raise
         self._s = _cairn.Store(self.path, comm, mode == "r", rev, options)
 
     # ---- life cycle ----

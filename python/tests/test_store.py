@@ -278,6 +278,30 @@ def test_bad_option_on_one_rank_fails_every_rank(path, comm):
     assert not os.path.exists(os.path.join(path, "MANIFEST"))
 
 
+@pytest.mark.parametrize("arg, said", [
+    ({"mode": "w"}, "mode must be 'a', 'r', 'r+' or 'x', got 'w'"),
+    ({"revision": -1}, "revision -1 is out of range"),
+    ({"revision": "3"}, "revision must be an int"),
+])
+def test_bad_argument_on_one_rank_fails_every_rank(path, comm, arg, said):
+    # A mode or revision refused by Python on the last rank only, before the
+    # collective open: that rank still takes part (with an option the
+    # library refuses) and raises its own error; every other rank fails the
+    # open too (before, the last rank raised before the open and the others
+    # waited for it for ever). Nothing is created.
+    if comm is None or comm.Get_size() == 1:
+        pytest.skip("needs 2 or more ranks")
+    last = comm.Get_rank() == comm.Get_size() - 1
+    with pytest.raises(cairn.InvalidArgument) as e:
+        cairn.Store(path, comm, **(arg if last else {}))
+    if last:
+        assert said in str(e.value), str(e.value)
+    else:
+        assert "rank %d" % (comm.Get_size() - 1) in str(e.value), str(e.value)
+    comm.Barrier()
+    assert not os.path.exists(os.path.join(path, "MANIFEST"))
+
+
 def test_errors(path, comm):
     with pytest.raises(cairn.NotFound):
         cairn.Store(path, comm, mode="r")
