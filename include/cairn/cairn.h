@@ -158,7 +158,8 @@ const char* cairn_last_error(void);
 /* Collective. Opens the store at `path` over `comm`. opts may be NULL. A
  * NULL path or store, or an options struct refused (see struct_size), on
  * some ranks only is CAIRN_INVALID_ARGUMENT on every rank (that rank still
- * takes part, so none is left waiting).
+ * takes part, so none is left waiting); the other ranks' message is
+ * "rank R: " and that rank's own cause (R the lowest such rank).
  * Any number of ranks may open a revision written by another number, read-
  * only or read-write (Options::read_only in cairn/options.h): every
  * namespace of the revision stays readable by rank number, and after a

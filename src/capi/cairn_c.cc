@@ -11,6 +11,7 @@
 #include "cairn/store.h"
 #include "cairn/stream.h"
 #include "capi/capi_internal.h"
+#include "store/inspect.h"
 
 struct cairn_async {
   cairn::AsyncCommit handle;
@@ -171,14 +172,10 @@ int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cai
   }
   if (rc != CAIRN_OK) {
     // The open is collective, and the other ranks' arguments may be fine:
-    // this rank still takes part, with an option the library refuses (every
-    // rank then fails alike, none is left waiting), and reports its own
-    // cause.
+    // this rank still takes part, carrying its refusal, so every rank fails
+    // with this rank's cause ("rank R: ...") and none is left waiting.
     const std::string why = last_error;
-    cairn::Options refused;
-    refused.write_buffer_size = 0;
-    std::unique_ptr<cairn::Store> none;
-    if (cairn::Store::Open(refused, path ? path : "", comm, &none).ok()) none->Close();  // cannot open
+    cairn::Inspector::OpenRefused(path ? path : "", comm, cairn::Status::InvalidArgument(why));
     last_error = why;
     return rc;
   }

@@ -14,6 +14,7 @@
 #include "format/subfile_header.h"
 #include "io/fs_layout.h"
 #include "io/coalescing_reader.h"
+#include "store/inspect.h"
 #include "store/crash_point.h"
 #include "store/finalize_hook.h"
 #include "store/options_check.h"
@@ -415,12 +416,17 @@ Status SharedTable(Store::Rep* rep, const NamespaceDesc& d, std::string bytes,
   return s;
 }
 
+// `refused`: this rank's own arguments were refused before the open
+// (Inspector::OpenRefused); it comes first, since such a rank's options
+// are stand-ins and would only "differ".
 Status AgreeOpen(Comm* c, const Options& o, const std::string& path, const std::string& root_opts,
-                 bool differs, const Status& local, const Status& found, const Status& late) {
+                 bool differs, const Status& local, const Status& found, const Status& late,
+                 const Status& refused) {
   int size = c->size(), rank = c->rank();
-  uint64_t v[3] = {differs ? 1u : 0u, local.ok() ? 0u : uint64_t(size - rank),
-                   late.ok() ? 0u : uint64_t(size - rank)};
-  c->IallreduceMax(v, 3)->Wait();  // max of size - rank: the lowest rank
+  uint64_t v[4] = {differs ? 1u : 0u, local.ok() ? 0u : uint64_t(size - rank),
+                   late.ok() ? 0u : uint64_t(size - rank), refused.ok() ? 0u : uint64_t(size - rank)};
+  c->IallreduceMax(v, 4)->Wait();  // max of size - rank: the lowest rank
+  if (v[3] != 0) return StatusOfRank(c, size - int(v[3]), refused);
   if (v[0] != 0) return ExplainOptionDifference(c, o, path, root_opts);
   if (v[1] != 0) return StatusOfRank(c, size - int(v[1]), local);
   if (!found.ok()) return found;
@@ -443,7 +449,7 @@ enum class TableBlock : uint8_t { kNone = 0, kScattered = 1, kFailed = 2 };
 // one agreement; no other collective step.
 Status FinishReadOnlyOpen(Store::Rep* rep, Decoder* d, const std::string& root_opts, bool differs,
                           const Status& local, std::vector<std::string>* parts, Status rank0_tables,
-                          std::shared_ptr<const IndexTable> rank0_shared) {
+                          std::shared_ptr<const IndexTable> rank0_shared, const Status& refused) {
   Comm* c = rep->comm.get();
   const Options& options = rep->opt;
   int rank = c->rank(), nranks = c->size();
@@ -490,7 +496,7 @@ Status FinishReadOnlyOpen(Store::Rep* rep, Decoder* d, const std::string& root_o
         t->ns == kSharedNamespace)
       rep->tables[kSharedNamespace] = t;  // (rep->shared, the pending puts, stays rank 0's)
   }
-  Status s = AgreeOpen(c, options, rep->path, root_opts, differs, local, found, late);
+  Status s = AgreeOpen(c, options, rep->path, root_opts, differs, local, found, late, refused);
   if (!s.ok()) return s;
   rep->store_id = info.store_id;
   rep->newest_revision = info.newest_revision;
@@ -563,8 +569,10 @@ void StartReadOnlyOpen(Store::Rep* rep, const Status& local, std::string* hello,
 
 }  // namespace
 
+// `refused` (not OK): this rank's own arguments were refused before the
+// open (Inspector::OpenRefused); it takes part and every rank fails with it.
 static Status OpenWith(const Options& options, const std::string& path, std::unique_ptr<Comm> comm,
-                       std::unique_ptr<Store::Rep>* out) {
+                       std::unique_ptr<Store::Rep>* out, const Status& refused = Status::OK()) {
   auto rep = std::make_unique<Store::Rep>();
   rep->opt = options;
   rep->path = path;
@@ -584,6 +592,7 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   //    "Small values").
   Status local = ValidateOptions(options);
   if (path.empty()) local = Status::InvalidArgument("empty store path");
+  if (!refused.ok()) local = refused;
   const std::string my_opts = nranks > 1 ? EncodeCollectiveOptions(options, path) : std::string();
   std::string hello;
   std::vector<std::string> parts;
@@ -601,14 +610,14 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   const bool differs = root_opts != my_opts;
   if (read_only_open) {
     Status s = FinishReadOnlyOpen(rep.get(), &hd, root_opts, differs, local, &parts, rank0_tables,
-                                  std::move(rank0_shared));
+                                  std::move(rank0_shared), refused);
     if (s.ok()) *out = std::move(rep);
     return s;
   }
 
   // 1. A writable open: every rank's options are valid and the same, then
   //    rank 0 reads the manifest and tells everyone what it found.
-  Status s = AgreeOpen(c, options, path, root_opts, differs, local, Status::OK(), Status::OK());
+  Status s = AgreeOpen(c, options, path, root_opts, differs, local, Status::OK(), Status::OK(), refused);
   if (!s.ok()) return s;
   OpenInfo info;
   if (rank == 0) {
@@ -892,6 +901,13 @@ Status Store::Open(const Options& options, const std::string& path, MPI_Comm com
     store->reset(new Store(std::move(rep)));
     RegisterOpenStore(store->get());
   }
+  return s;
+}
+
+Status Inspector::OpenRefused(const std::string& path, MPI_Comm comm, const Status& refused) {
+  std::unique_ptr<Store::Rep> rep;
+  Status s = OpenWith(Options(), path, NewMpiComm(comm, 0), &rep, refused);
+  if (s.ok()) s = Status::Aborted("a refused open succeeded");  // cannot happen: `refused` is agreed
   return s;
 }
 
