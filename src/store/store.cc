@@ -905,6 +905,12 @@ Status Store::Open(const Options& options, const std::string& path, MPI_Comm com
 }
 
 Status Inspector::OpenRefused(const std::string& path, MPI_Comm comm, const Status& refused) {
+  // No collective to take part in (Store::Open refuses these before one).
+  int init = 0, inter = 0;
+  MPI_Initialized(&init);
+  if (!init || comm == MPI_COMM_NULL) return refused;
+  MPI_Comm_test_inter(comm, &inter);
+  if (inter) return refused;
   std::unique_ptr<Store::Rep> rep;
   Status s = OpenWith(Options(), path, NewMpiComm(comm, 0), &rep, refused);
   if (s.ok()) s = Status::Aborted("a refused open succeeded");  // cannot happen: `refused` is agreed
