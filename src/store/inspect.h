@@ -26,8 +26,8 @@ class Inspector {
   // queries nothing, and every rank fails with "rank R: " + `refused`.
   static Status QueryAllRefused(Store* store, const Status& refused, std::vector<QueryHit>* hits);
   // Store::Open for a rank whose own arguments were refused before it (the
-  // C API: a NULL argument, an options struct not filled by init; Python:
-  // a bad mode or revision): it takes part in the collective open with
+  // C API: a NULL argument, an options struct not filled by init; the
+  // Python extension still uses a stand-in option): it takes part in the collective open with
   // default options, nothing is opened or created, and every rank fails
   // with "rank R: " + `refused` (R the lowest refusing rank). `refused`
   // must not be OK. Returns that status.
