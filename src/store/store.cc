@@ -877,9 +877,9 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   return Status::OK();
 }
 
-Status Store::Open(const Options& options, const std::string& path, MPI_Comm comm,
-                   std::unique_ptr<Store>* store) {
-  store->reset();
+// Why `comm` cannot carry a collective open (OK if it can): MPI not
+// initialized, MPI_COMM_NULL, an inter-communicator.
+static Status CheckOpenComm(MPI_Comm comm, const std::string& path) {
   int init = 0;
   MPI_Initialized(&init);
   if (!init) return Status::InvalidArgument("MPI is not initialized (use the single-process Open)");
@@ -895,8 +895,16 @@ Status Store::Open(const Options& options, const std::string& path, MPI_Comm com
     return Status::InvalidArgument("Store::Open of " + path + ": the communicator is an inter-communicator "
                                    "(two groups); a store is opened over an intra-communicator: "
                                    "MPI_Intercomm_merge gives one");
+  return Status::OK();
+}
+
+Status Store::Open(const Options& options, const std::string& path, MPI_Comm comm,
+                   std::unique_ptr<Store>* store) {
+  store->reset();
+  Status s = CheckOpenComm(comm, path);
+  if (!s.ok()) return s;
   std::unique_ptr<Rep> rep;
-  Status s = OpenWith(options, path, NewMpiComm(comm, options.collective_timeout_s), &rep);
+  s = OpenWith(options, path, NewMpiComm(comm, options.collective_timeout_s), &rep);
   if (s.ok()) {
     store->reset(new Store(std::move(rep)));
     RegisterOpenStore(store->get());
@@ -905,12 +913,7 @@ Status Store::Open(const Options& options, const std::string& path, MPI_Comm com
 }
 
 Status Inspector::OpenRefused(const std::string& path, MPI_Comm comm, const Status& refused) {
-  // No collective to take part in (Store::Open refuses these before one).
-  int init = 0, inter = 0;
-  MPI_Initialized(&init);
-  if (!init || comm == MPI_COMM_NULL) return refused;
-  MPI_Comm_test_inter(comm, &inter);
-  if (inter) return refused;
+  if (!CheckOpenComm(comm, path).ok()) return refused;  // no collective to take part in
   std::unique_ptr<Store::Rep> rep;
   Status s = OpenWith(Options(), path, NewMpiComm(comm, 0), &rep, refused);
   if (s.ok()) s = Status::Aborted("a refused open succeeded");  // cannot happen: `refused` is agreed
