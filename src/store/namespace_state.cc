@@ -185,7 +185,6 @@ void NamespaceState::CollectEntries(Entries* e) const {
     if (!e->chunked && EntryChunked(body)) e->chunked = true;
     if (from_base) e->from_base = true;
   });
-  if (!base_) e->changed = true;
 }
 
 std::shared_ptr<IndexTable> NamespaceState::ViewTable(uint32_t ns, uint64_t revision, Entries e,
