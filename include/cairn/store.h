@@ -179,6 +179,15 @@ class Store {
   // rank cannot be finished by the others.
   static Status Open(const Options& options, const std::string& path,
                      MPI_Comm comm, std::unique_ptr<Store>* store);
+  // For a rank that cannot call Open because its own arguments were refused
+  // before it (a binding's check, say): takes part in the collective Open
+  // the other ranks of `comm` make, so that none waits for this one.
+  // Nothing is opened or created; every rank's Open (and this call) fails
+  // with `why`'s code and "rank R: " + `why`'s message, R the lowest
+  // refusing rank. `why` must not be OK (InvalidArgument is used if it is).
+  // A null or inter-communicator, or MPI not initialized, has no collective
+  // to take part in: `why` is returned at once.
+  static Status RefuseOpen(const std::string& path, MPI_Comm comm, const Status& why);
   // Opens the store for a single process. Works whether or not MPI is
   // initialized (no MPI call is made if it is not).
   static Status Open(const Options& options, const std::string& path,

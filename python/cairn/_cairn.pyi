@@ -2,6 +2,7 @@
 # Users go through cairn.Store (python/cairn/_store.py), which is typed inline.
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+def refuse_open(path: str, comm: Any, why: str) -> None: ...
 def mpi_initialized() -> bool: ...
 
 _TagTuple = Tuple[str, int, Any]

@@ -179,18 +179,19 @@ class Stream(io.RawIOBase):
             super().close()
 
 
-def _take_part_refused(path: Any, comm: Any) -> None:
+def _take_part_refused(path: Any, comm: Any, why: BaseException) -> None:
     """Takes part in the collective open for a rank whose arguments were
-    refused before it: write_buffer_size 0 is refused by the library on
-    every rank, so no rank waits for this one and nothing is created."""
+    refused before it, carrying its refusal: every other rank's open fails
+    with "rank R: " and this rank's cause, none waits for it, nothing is
+    created."""
     try:
         p = os.fspath(path)
     except TypeError:
         p = ""
     try:
-        _cairn.Store(p if isinstance(p, str) else "", comm, False, 0, {"write_buffer_size": 0})
+        _cairn.refuse_open(p if isinstance(p, str) else "", comm, str(why))
     except Exception:
-        pass  # the caller raises its own error
+        pass  # the caller raises its own error (a comm of the wrong type: no collective)
 
 
 class Store:
@@ -240,12 +241,12 @@ class Store:
             self.path = os.fspath(path)
             self.mode = mode
             rev = 0 if revision is None else _int(revision, 0, _U64, "revision")
-        except Exception:
+        except Exception as e:
             # The open is collective: a rank refused here still takes part,
-            # with an option the library refuses (every rank then fails,
-            # none waits for it), and raises its own error.
+            # carrying its refusal (every rank then fails, none waits for
+            # it), and raises its own error.
             if comm is not None:
-                _take_part_refused(path, comm)
+                _take_part_refused(path, comm, e)
             raise
         self._s = _cairn.Store(self.path, comm, mode == "r", rev, options)
 

@@ -494,6 +494,13 @@ cairn::ReadOptions RO(int rank) {
   return ro;
 }
 
+// Store::RefuseOpen over an mpi4py communicator, the GIL released.
+void RefuseOpen(const std::string& path, nb::handle comm, const cairn::Status& why) {
+  MPI_Comm c = CommOf(comm);
+  nb::gil_scoped_release r;
+  cairn::Store::RefuseOpen(path, c, why);
+}
+
 class PyStore {
  public:
   PyStore(const std::string& path, nb::handle comm, bool read_only, uint64_t revision,
@@ -504,17 +511,11 @@ class PyStore {
     o.revision = revision;
     try {
       for (auto [k, v] : options) SetOption(&o, nb::cast<std::string>(k), v);
-    } catch (const StatusError&) {
+    } catch (const StatusError& e) {
       // The open is collective: a rank whose options are refused still
-      // takes part, with an option the library refuses (every rank then
-      // fails, none waits for it), and raises its own error.
-      if (!comm.is_none()) {
-        MPI_Comm c = CommOf(comm);
-        o.write_buffer_size = 0;
-        std::unique_ptr<cairn::Store> refused;
-        nb::gil_scoped_release r;
-        cairn::Store::Open(o, path, c, &refused);
-      }
+      // takes part, carrying its refusal (every rank then fails naming this
+      // rank and its cause, none waits for it), and raises its own error.
+      if (!comm.is_none()) RefuseOpen(path, comm, e.status);
       throw;
     }
     cairn::Status s;
@@ -900,6 +901,10 @@ class PyStore {
 NB_MODULE(_cairn, m) {
   m.doc() = "The compiled core of the cairn package (use the `cairn` module).";
   nb::register_exception_translator(Translate);
+  // A rank whose arguments Python refused takes part in the others' open.
+  m.def("refuse_open", [](const std::string& path, nb::handle comm, const std::string& why) {
+    RefuseOpen(path, comm, cairn::Status::InvalidArgument(why));
+  });
   m.def("mpi_initialized", [] {
     int f = 0;
     MPI_Initialized(&f);

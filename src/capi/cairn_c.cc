@@ -11,7 +11,6 @@
 #include "cairn/store.h"
 #include "cairn/stream.h"
 #include "capi/capi_internal.h"
-#include "store/inspect.h"
 
 struct cairn_async {
   cairn::AsyncCommit handle;
@@ -175,7 +174,9 @@ int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cai
     // this rank still takes part, carrying its refusal, so every rank fails
     // with this rank's cause ("rank R: ...") and none is left waiting.
     const std::string why = last_error;
-    cairn::Inspector::OpenRefused(path ? path : "", comm, cairn::Status::InvalidArgument(why));
+    std::string_view cause = why;  // the code is the status's, not repeated in its message
+    if (cause.starts_with("InvalidArgument: ")) cause.remove_prefix(std::strlen("InvalidArgument: "));
+    cairn::Store::RefuseOpen(path ? path : "", comm, cairn::Status::InvalidArgument(cause));
     last_error = why;
     return rc;
   }

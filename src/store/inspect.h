@@ -25,13 +25,6 @@ class Inspector {
   // a NULL argument, a bad condition): it takes part in the collective,
   // queries nothing, and every rank fails with "rank R: " + `refused`.
   static Status QueryAllRefused(Store* store, const Status& refused, std::vector<QueryHit>* hits);
-  // Store::Open for a rank whose own arguments were refused before it (the
-  // C API: a NULL argument, an options struct not filled by init; the
-  // Python extension still uses a stand-in option): it takes part in the collective open with
-  // default options, nothing is opened or created, and every rank fails
-  // with "rank R: " + `refused` (R the lowest refusing rank). `refused`
-  // must not be OK. Returns that status.
-  static Status OpenRefused(const std::string& path, MPI_Comm comm, const Status& refused);
   // The record of the revision the store is open at.
   static const RevisionRecord& Record(const Store& store);
   // The store directory.

@@ -417,7 +417,7 @@ Status SharedTable(Store::Rep* rep, const NamespaceDesc& d, std::string bytes,
 }
 
 // `refused`: this rank's own arguments were refused before the open
-// (Inspector::OpenRefused); it comes first, since such a rank's options
+// (Store::RefuseOpen); it comes first, since such a rank's options
 // are stand-ins and would only "differ".
 Status AgreeOpen(Comm* c, const Options& o, const std::string& path, const std::string& root_opts,
                  bool differs, const Status& local, const Status& found, const Status& late,
@@ -473,7 +473,9 @@ Status FinishReadOnlyOpen(Store::Rep* rep, Decoder* d, const std::string& root_o
     if (block == TableBlock::kScattered)
       c->ScatterSized(rank == 0 ? *parts : std::vector<std::string>(), have_part ? rec.namespaces[rank].length : 0,
                       &my_bytes, 0);
-    if (block == TableBlock::kScattered && late.ok() && uint32_t(rank) < readers) {
+    // (A rank whose own open failed, or was refused, reads nothing: the
+    // agreement below fails every rank.)
+    if (block == TableBlock::kScattered && late.ok() && local.ok() && uint32_t(rank) < readers) {
       const NamespaceDesc& nd = rec.namespaces[rank];
       if (have_part) {
         std::shared_ptr<IndexTable> t;
@@ -570,7 +572,7 @@ void StartReadOnlyOpen(Store::Rep* rep, const Status& local, std::string* hello,
 }  // namespace
 
 // `refused` (not OK): this rank's own arguments were refused before the
-// open (Inspector::OpenRefused); it takes part and every rank fails with it.
+// open (Store::RefuseOpen); it takes part and every rank fails with it.
 static Status OpenWith(const Options& options, const std::string& path, std::unique_ptr<Comm> comm,
                        std::unique_ptr<Store::Rep>* out, const Status& refused = Status::OK()) {
   auto rep = std::make_unique<Store::Rep>();
@@ -912,7 +914,8 @@ Status Store::Open(const Options& options, const std::string& path, MPI_Comm com
   return s;
 }
 
-Status Inspector::OpenRefused(const std::string& path, MPI_Comm comm, const Status& refused) {
+Status Store::RefuseOpen(const std::string& path, MPI_Comm comm, const Status& why) {
+  const Status refused = why.ok() ? Status::InvalidArgument("an open refused without a cause") : why;
   if (!CheckOpenComm(comm, path).ok()) return refused;  // no collective to take part in
   std::unique_ptr<Store::Rep> rep;
   Status s = OpenWith(Options(), path, NewMpiComm(comm, 0), &rep, refused);
