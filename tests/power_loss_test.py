@@ -63,6 +63,14 @@ revision, so each rank's index table (over 4 MiB) is built from its base
 and written in pieces (WriteBuiltTable, src/store/commit_tables.cc) over
 space reused from expired revisions; every key's value and tags, and
 Query, are checked. Each store's first job runs uncut (see cut_trials).
+--same: flag i instead (SAME_FLAGS, at 1, 2 and 4 ranks): each rank
+puts all its small objects again every revision, unchanged except in one
+revision of three (one value or one tag changed), so its index table (and
+rank 0's shared one) is reused as it lies in the others (samesave,
+MakeNextTable); its large values, and the close of a stream left open
+across the commits between (t), come only with its changes; synchronous,
+asynchronous, staged. Every commit checks that exactly the unchanged
+namespaces' tables were reused, and every retained revision is read back.
 --first-open-dies: the case of issue 10 item 8 instead, labelled as such: a
 first job creates a store and is killed (-9, no power loss) before its first
 commit; a second job commits; then the power is cut.
@@ -298,6 +306,10 @@ RESIZE_FLAGS = ["r", "arp", "sr", "asfr"]  # --resize: r, each job at another ra
 # "2f": two data files, so the synchronous commit's fsync is by each file's
 # leader (rank 2 of 4 leads the second).
 BIG_FLAGS = ["B", "aB", "sfB", "asB"]  # --big: plain, asynchronous, staged + Flush, both
+# --same: i with a stream (synchronous, asynchronous + staged, staged +
+# Flush + pins) at 2 and 4 ranks, where a rank's table is reused while
+# another's is not; asynchronous without a stream at 1 rank.
+SAME_FLAGS = [("it", 2), ("asit", 4), ("sfitp", 4), ("ai", 1)]
 SLOW_FLAGS = ["aup", "e", "ast", "su", "asfge", "2f", "afgu", "sftp"]
 
 
@@ -361,6 +373,8 @@ def cut_trials(r, trials, log, zeros, resize=False):
         if "--big" in sys.argv:
             np = [1, 2][chain % 2]
             flags = BIG_FLAGS[chain % len(BIG_FLAGS)]
+        if "--same" in sys.argv:
+            flags, np = SAME_FLAGS[chain % len(SAME_FLAGS)]
         store = os.path.join(r.tmp, f"s{chain}")
         journal = os.path.join(r.tmp, f"j{chain}")
         chain += 1
