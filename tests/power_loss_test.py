@@ -321,7 +321,7 @@ BIG_FLAGS = ["B", "aB", "sfB", "asB"]  # --big: plain, asynchronous, staged + Fl
 # --same: i with a stream (synchronous, asynchronous + staged, staged +
 # Flush + pins) at 2 and 4 ranks, where a rank's table is reused while
 # another's is not; asynchronous without a stream at 1 rank.
-SAME_FLAGS = [("it", 2), ("asit", 4), ("sfitp", 4), ("ai", 1)]
+SAME_FLAGS = [("it", 2), ("asit", 4), ("sitp", 4), ("afi", 1)]
 SLOW_FLAGS = ["aup", "e", "ast", "su", "asfge", "2f", "afgu", "sftp"]
 
 

@@ -385,6 +385,7 @@ int main(int argc, char** argv) {
   }
   // The workload: more revisions, each reported once committed.
   std::unique_ptr<cairn::StreamWriter> sw;  // flag t: open across each commit
+  std::string reuse_err;  // flag i (see below)
   for (uint64_t r = rev + 1; r <= rev + revisions && err.empty(); r++) {
     st = PutRevision(s.get(), rank, r);
     // Flag i: the stream is closed (joins the commit) only in the rank's
@@ -412,14 +413,19 @@ int main(int argc, char** argv) {
     }
     if (!st.ok()) err = "revision " + std::to_string(r) + ": " + st.ToString();
     else if (got != r) err = "revision " + std::to_string(r) + " committed as " + std::to_string(got);
-    else if (g_same && r > 1 && s->stats().index_tables_reused - reused != WantReused(rank, r)) {
+    else if (rank == 0) AppendLine(store + ".acked", std::to_string(r) + "\n");
+    // Flag i: a rank whose commit reused other tables than it must says so
+    // at once and goes on committing with the others (the commits are
+    // collective: leaving the loop alone would hang them).
+    if (err.empty() && g_same && r > 1 && s->stats().index_tables_reused - reused != WantReused(rank, r)) {
       std::fprintf(stderr, "rank %d: CHECK FAILED: revision %llu reused %llu index tables, not %llu\n", rank,
                    (unsigned long long)r, (unsigned long long)(s->stats().index_tables_reused - reused),
                    (unsigned long long)WantReused(rank, r));
-      err = "reuse";
-    } else if (rank == 0) AppendLine(store + ".acked", std::to_string(r) + "\n");
+      if (reuse_err.empty()) reuse_err = "revision " + std::to_string(r) + ": index tables reused wrongly";
+    }
   }
   st = s->Close();
   if (err.empty() && !st.ok()) err = "close: " + st.ToString();
+  if (err.empty()) err = reuse_err;
   return Finish(rank, err, 2);
 }
