@@ -35,7 +35,15 @@
 // CAIRN_TEST_TABLES): each rank also keeps the large namespace of
 // big_namespace_rounds.h (60,000 keys at revision 1, a few changes per
 // revision: tables over 4 MiB built from the base, WriteBuiltTable),
-// every key and Query checked.
+// every key and Query checked. CAIRN_TEST_SAME=1 (not with CAIRN_TEST_TABLES
+// or CAIRN_TEST_BIG): objects saved again unchanged (same_save_rounds.h):
+// every revision each rank puts all its small objects again, changed only
+// in one revision of three (its own; its values v0..v4 then too), and
+// rank 0 puts "meta" again every revision, the same unless rank 0
+// changes; a write stream "st" (flushed in parts) stays open across the
+// commits between and is closed (joins the commit) at the next change.
+// Every commit must reuse exactly the tables of the unchanged namespaces,
+// as with CAIRN_TEST_TABLES; 16 KiB extents.
 #include <fcntl.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -49,7 +57,9 @@
 
 #include "cairn/array.h"
 #include "cairn/store.h"
+#include "cairn/stream.h"
 #include "big_namespace_rounds.h"
+#include "same_save_rounds.h"
 #include "tag_edit_rounds.h"
 #include "test_util.h"
 
@@ -67,6 +77,16 @@ bool TablesMode() {
   }();
   return on;
 }
+// CAIRN_TEST_SAME (see the top of the file).
+bool SameMode() {
+  static const bool on = [] {
+    const char* e = std::getenv("CAIRN_TEST_SAME");
+    return e && *e && std::string(e) != "0";
+  }();
+  return on;
+}
+// Namespaces left unchanged by some revisions (CAIRN_TEST_TABLES or _SAME).
+bool Reuses() { return TablesMode() || SameMode(); }
 int g_ranks = 1;  // MPI_COMM_WORLD's size
 // CAIRN_TEST_BIG (see the top of the file).
 bool BigMode() {
@@ -80,6 +100,7 @@ bool BigMode() {
 // Rank 0 changes every revision when there are others (its short-lived data
 // then shares extents with the other ranks' tables it writes).
 bool Changes(int rank, uint64_t rev) {
+  if (SameMode()) return cairn::test::SameChanges(rank, rev);
   if (!TablesMode() || rev == 1 || (rank == 0 && g_ranks > 1)) return true;
   return (rev + uint64_t(rank)) % 3 == 0;
 }
@@ -131,14 +152,45 @@ std::string CheckArray(cairn::Store* s, const char* name, int writers, uint64_t 
   return "";
 }
 
+// CAIRN_TEST_SAME: the stream's value for round w (its tag "w").
+std::string StreamValue(int rank, uint64_t w) { return Pattern(rank * 7777ull + w * 31 + 5, 20000 + size_t(w % 5) * 1000); }
+
+// CAIRN_TEST_SAME: the stream of this process, open across commits. In a
+// change revision the open one is closed (joins the commit); when none is
+// open, one is opened with tag w = rev, written and flushed in parts, and
+// left open.
+std::unique_ptr<cairn::StreamWriter> g_stream;
+cairn::Status StreamRound(cairn::Store* s, int rank, uint64_t rev) {
+  cairn::Status st;
+  if (g_stream && Changes(rank, rev)) {
+    st = g_stream->Close();
+    g_stream.reset();
+  }
+  if (!st.ok() || g_stream) return st;
+  st = s->OpenWriteStream("st", {{"w", cairn::TagValue::UInt(rev)}}, &g_stream);
+  std::string v = StreamValue(rank, rev);
+  for (size_t at = 0; st.ok() && at < v.size(); at += 7000) {
+    st = g_stream->Write(std::string_view(v).substr(at, 7000));
+    if (st.ok()) st = g_stream->Flush();  // on disk, named by no revision yet
+  }
+  return st;
+}
+
 cairn::Status PutRevision(cairn::Store* s, int rank, uint64_t rev) {
-  if (TablesMode()) {
-    // Values and "meta" only when this rank changes; nothing else.
+  if (Reuses()) {
+    // Values only when this rank changes; "meta" (TablesMode) likewise, or
+    // (SameMode) again every revision, with every small object.
     for (int i = 0; i < kKeys && Changes(rank, rev); i++) {
       cairn::Status st = s->Put("v" + std::to_string(i), Value(rank, rev, i), {{"rev", cairn::TagValue::UInt(rev)}});
       if (!st.ok()) return st;
     }
-    if (rank == 0 && Changes(0, rev)) return s->PutShared("meta", "revision " + std::to_string(rev));
+    if (SameMode()) {
+      cairn::Status st = cairn::test::SamePutAll(s, rank, rev);
+      if (st.ok()) st = StreamRound(s, rank, rev);
+      if (!st.ok()) return st;
+    }
+    if (rank == 0 && (Changes(0, rev) || SameMode()))
+      return s->PutShared("meta", "revision " + std::to_string(Wrote(0, rev)));
     return cairn::Status::OK();
   }
   for (int i = 0; i < kKeys; i++) {
@@ -166,7 +218,23 @@ std::string CheckRevision(cairn::Store* s, int rank, uint64_t rev) {
       err = "value v" + std::to_string(i) + " of revision " + std::to_string(rev) + " (written at " +
             std::to_string(wrote) + ") differs";
   }
-  if (!TablesMode()) {
+  if (SameMode() && err.empty()) {
+    err = cairn::test::SameCheck(s, rank, rev);
+    // The stream object: absent until a close joined a commit; then
+    // written whole in some earlier round w (its tag).
+    std::string v;
+    cairn::TagList tags;
+    cairn::Status gs = s->Get("st", &v);
+    if (gs.ok()) gs = s->GetTags("st", &tags);
+    if (!err.empty() || gs.IsNotFound()) {
+    } else if (!gs.ok()) {
+      err = "revision " + std::to_string(rev) + " get stream object: " + gs.ToString();
+    } else if (tags.size() != 1 || tags[0].name != "w" || tags[0].value.as_uint() >= rev ||
+               v != StreamValue(rank, tags[0].value.as_uint())) {
+      err = "revision " + std::to_string(rev) + " stream object differs";
+    }
+  }
+  if (!Reuses()) {
     if (err.empty()) err = cairn::test::CheckEditedTags(s, rank, rev);
     if (err.empty()) err = CheckArray(s, "A", s->writer_ranks(), rev, rev);
     if (err.empty()) err = CheckArray(s, "B", s->writer_ranks(), rev, 1);
@@ -188,7 +256,7 @@ std::string CommitRevision(cairn::Store* s, int rank, uint64_t rev) {
   cairn::Status st = s->Commit(&got);
   if (!st.ok()) return "commit of revision " + std::to_string(rev) + ": " + st.ToString();
   if (got != rev) return "committed as " + std::to_string(got) + ", not " + std::to_string(rev);
-  if (TablesMode() && rev > 1) {
+  if (Reuses() && rev > 1) {
     // Its own namespace's table; rank 0 also the shared one's (rank 0's puts).
     uint64_t want = Changes(rank, rev) ? 0 : 1;
     if (rank == 0) want *= 2;
@@ -313,7 +381,7 @@ int main(int argc, char** argv) {
   if (const char* k = std::getenv("CAIRN_TEST_KEEP")) o.keep_revisions = std::strtoull(k, nullptr, 10);
   // Small extents: an extent holding a reused table is soon free of
   // everything else, so that losing track of the table would hand it out.
-  if (TablesMode()) o.extent_size = 16 << 10;
+  if (Reuses()) o.extent_size = 16 << 10;
   std::unique_ptr<cairn::Store> s;
   cairn::Status st = cairn::Store::Open(o, store, MPI_COMM_WORLD, &s);
   std::string err;
@@ -339,7 +407,7 @@ int main(int argc, char** argv) {
     if (!AllAgree(err) && err.empty()) err = "another rank found revision " + std::to_string(rev) + " damaged";
     // The store takes the next revisions (TablesMode: 12, each reusing
     // and writing tables), each read back with every retained revision.
-    int next = TablesMode() ? 12 : 1;
+    int next = Reuses() ? 12 : 1;
     for (int k = 1; k <= next && err.empty(); k++) {
       uint64_t r = rev + uint64_t(k);
       st = PutRevision(s.get(), rank, r);
@@ -355,6 +423,7 @@ int main(int argc, char** argv) {
   }
   if (!err.empty()) std::fprintf(stderr, "rank %d: %s\n", rank, err.c_str());
   if (s) s->Close();
+  g_stream.reset();  // after the store's close: its data is not committed
   int bad = err.empty() ? 0 : 1, worst = 0;
   MPI_Allreduce(&bad, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();

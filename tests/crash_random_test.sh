@@ -14,8 +14,8 @@
 # writer kills itself at crash point P (src/store/crash_point.h; rank 0)
 # instead of being killed at a random moment, then the same checks (used
 # with compaction's points by crash_compact_test). The writer's environment
-# (CAIRN_TEST_KEEP, CAIRN_TEST_TABLES, CAIRN_TEST_BIG, CAIRN_MANIFEST_COMPACT_BYTES) is
-# passed through.
+# (CAIRN_TEST_KEEP, CAIRN_TEST_TABLES, CAIRN_TEST_SAME, CAIRN_TEST_BIG,
+# CAIRN_MANIFEST_COMPACT_BYTES) is passed through.
 set -u
 writer=$1 tool=$2 mpiexec=$3
 trials=${4:-54}

@@ -63,6 +63,20 @@ revision, so each rank's index table (over 4 MiB) is built from its base
 and written in pieces (WriteBuiltTable, src/store/commit_tables.cc) over
 space reused from expired revisions; every key's value and tags, and
 Query, are checked. Each store's first job runs uncut (see cut_trials).
+--same: flag i instead (SAME_FLAGS, at 1, 2 and 4 ranks): each rank
+puts all its small objects again every revision, unchanged except in one
+revision of three (one value or one tag changed), so its index table (and
+rank 0's shared one) is reused as it lies in the others (samesave,
+MakeNextTable); its large values, and the close of a stream left open
+across the commits between (t), come only with its changes; synchronous,
+asynchronous, staged. Every commit checks that exactly the unchanged
+namespaces' tables were reused, and every retained revision is read back.
+--drop: --big with DropBehind's lags lowered (CAIRN_TEST_TABLE_DROP_LAG =
+256 KiB: pages dropped behind a table being written once 512 KiB of it
+are written, writeback waited for 1.25 MiB behind its end; by default
+32 MiB and 80 MiB, which no other power-loss workload reaches), so that
+cuts land among those drops and waits; the run fails if no wait for
+writeback was journaled.
 --first-open-dies: the case of issue 10 item 8 instead, labelled as such: a
 first job creates a store and is killed (-9, no power loss) before its first
 commit; a second job commits; then the power is cut.
@@ -74,7 +88,8 @@ u64 a, u64 b, u64 c, u32 path length, u32 data length, path, data. Kinds:
 2 fsync of a file, 3 truncate (a new size, c old size, data the bytes cut
 off), 4 file created, 5 directory created, 6 fsync of a directory, 7 rename
 (path the source, a 1 if the target existed, data the target's path, a NUL,
-the target's bytes before the rename). A rename is durable once its
+the target's bytes before the rename), 8 a wait for writeback
+(sync_file_range: nothing durable, ignored by the replay). A rename is durable once its
 directory is fsynced after it; the replay undoes one that is not: the
 renamed file goes back to its old name and the target gets its old bytes.
 (The target's bytes are as the rename found them: cairn renames only over
@@ -92,7 +107,7 @@ import sys
 import tempfile
 import time
 
-WRITE, SYNC, TRUNCATE, CREATE, MKDIR, SYNCDIR, RENAME = 1, 2, 3, 4, 5, 6, 7
+WRITE, SYNC, TRUNCATE, CREATE, MKDIR, SYNCDIR, RENAME, WRITEBACK = 1, 2, 3, 4, 5, 6, 7, 8
 PAGE = 4096
 
 
@@ -269,6 +284,11 @@ class Runner:
         if cut is not None:
             env["CAIRN_FAULT_CUT"] = str(cut)
         env.update(extra or {})
+        if "--drop" in sys.argv:
+            # DropBehind's lags lowered from 16 and 64 MiB to 256 KiB and
+            # 1 MiB, so that the 5 MB tables of flag B reach its drops and
+            # its waits for writeback.
+            env["CAIRN_TEST_TABLE_DROP_LAG"] = str(256 << 10)
         if "--slow-fsync" in sys.argv:
             # The data fsync of ranks other than 0 is delayed (asynchronous
             # and synchronous commits, Flush): a commit step that did not
@@ -298,6 +318,10 @@ RESIZE_FLAGS = ["r", "arp", "sr", "asfr"]  # --resize: r, each job at another ra
 # "2f": two data files, so the synchronous commit's fsync is by each file's
 # leader (rank 2 of 4 leads the second).
 BIG_FLAGS = ["B", "aB", "sfB", "asB"]  # --big: plain, asynchronous, staged + Flush, both
+# --same: i with a stream (synchronous, asynchronous + staged, staged +
+# Flush + pins) at 2 and 4 ranks, where a rank's table is reused while
+# another's is not; asynchronous without a stream at 1 rank.
+SAME_FLAGS = [("it", 2), ("asit", 4), ("sitp", 4), ("afi", 1)]
 SLOW_FLAGS = ["aup", "e", "ast", "su", "asfge", "2f", "afgu", "sftp"]
 
 
@@ -347,7 +371,9 @@ def lock_check(r, np, store, flags):
 def cut_trials(r, trials, log, zeros, resize=False):
     """The main test: chains of cut, replay, reopen-and-check on one store."""
     failures = []
-    stats = {"cut": 0, "ran_to_end": 0, "tear": 0, "newer": 0, "store_gone": 0, "lock_checks": 0}
+    stats = {"cut": 0, "ran_to_end": 0, "tear": 0, "newer": 0, "store_gone": 0, "lock_checks": 0,
+             "writeback_waits": 0}
+    big = "--big" in sys.argv or "--drop" in sys.argv
     est = {}  # journal calls of the last uncut run, per (np, first run of a store)
     chain_len = 8
     t = 0
@@ -358,9 +384,11 @@ def cut_trials(r, trials, log, zeros, resize=False):
         if "--slow-fsync" in sys.argv:
             np = [2, 4][(chain // 2) % 2] if SLOW_FLAGS[chain % len(SLOW_FLAGS)] != "2f" else 4
             flags = SLOW_FLAGS[chain % len(SLOW_FLAGS)]
-        if "--big" in sys.argv:
+        if big:
             np = [1, 2][chain % 2]
             flags = BIG_FLAGS[chain % len(BIG_FLAGS)]
+        if "--same" in sys.argv:
+            flags, np = SAME_FLAGS[chain % len(SAME_FLAGS)]
         store = os.path.join(r.tmp, f"s{chain}")
         journal = os.path.join(r.tmp, f"j{chain}")
         chain += 1
@@ -374,7 +402,7 @@ def cut_trials(r, trials, log, zeros, resize=False):
             key = (np, k == 0)
             n = est.get(key, 20 * np + (10 if k == 0 else 0))
             cut = start + r.rng.randint(0, max(n - 1, 0))
-            if "--big" in sys.argv and k == 0:
+            if big and k == 0:
                 # The store's first job runs uncut (journaled: its trial is
                 # a power loss after it ended), so that the cuts land in the
                 # revisions whose large tables are built from the base, not
@@ -384,7 +412,8 @@ def cut_trials(r, trials, log, zeros, resize=False):
             revs = 3
             t0 = time.time()
             rc, out = r.run(np, store, revs, flags, journal=journal, cut=cut)
-            calls, was_cut, _ = read_journal(journal) if os.path.exists(journal) else (0, 0, [])
+            calls, was_cut, recs = read_journal(journal) if os.path.exists(journal) else (0, 0, [])
+            stats["writeback_waits"] += sum(1 for rec in recs if rec[0] == WRITEBACK)
             what = f"trial {t} (np={np}, flags={flags}, " + (f"cut at call {cut - start} of the run)" if cut is not None else "uncut)")
             if "CHECK FAILED" in out or (rc != 0 and not was_cut):
                 failures.append(f"{what}: the restart after the previous cut found:\n{out}")
@@ -491,10 +520,14 @@ def main():
         else:
             trials = int(args[3]) if len(args) > 3 else (1040 if long_form else 104)
             failures, stats = cut_trials(r, trials, log, "--zeros" in sys.argv, "--resize" in sys.argv)
+            if "--drop" in sys.argv and stats["writeback_waits"] == 0:
+                failures.append("no wait for writeback was journaled: the tables no longer reach DropBehind's "
+                                "wait (CAIRN_TEST_TABLE_DROP_LAG, src/store/commit_tables.cc)")
             print(f"power-loss cuts: {trials} trials ({stats['cut']} cut inside a job, {stats['ran_to_end']} after "
                   f"it ended; {stats['tear']} torn; store directory lost {stats['store_gone']} times, each "
                   f"before anything was reported committed"
-                  f"{'; %d writer-lock checks' % stats['lock_checks'] if stats['lock_checks'] else ''}); "
+                  f"{'; %d writer-lock checks' % stats['lock_checks'] if stats['lock_checks'] else ''}"
+                  f"{'; %d waits for writeback' % stats['writeback_waits'] if stats['writeback_waits'] else ''}); "
                   f"failures: {len(failures)} "
                   f"({time.time() - t0:.0f} s)")
         for f in failures[:5]:

@@ -32,6 +32,16 @@
 // (SetTag of r, then DeleteTag of name, SetTag adding name, or SetTags of
 // both, in turn); the check compares its tags and finds it by Query and
 // QueryAll on r (and on name). Not combined with r or u.
+// i = objects saved again unchanged (tests/same_save_rounds.h): every
+// revision each rank puts its small objects "i0".."i4" again, byte for
+// byte as they were except in its change revisions (one in three, one
+// object's value or tag changed); its large values k0..k5 (and, with t,
+// the stream's close) only in its change revisions. So in the others its
+// namespace is unchanged and the commit reuses its table as it lies (and
+// rank 0's shared "meta", put again the same, the shared table): each
+// commit checks IoStats::index_tables_reused, the first after a restart
+// included, and each retained revision's objects and tags are checked.
+// Not combined with r, u, g, e or B.
 // B = a large namespace (tests/big_namespace_rounds.h): revision 1 puts
 // 60,000 more keys with four tags each (a table of several MiB, streamed),
 // every later revision a few puts, SetTags and a DeleteTag, so its table is
@@ -58,6 +68,7 @@
 #include "cairn/store.h"
 #include "cairn/stream.h"
 #include "big_namespace_rounds.h"
+#include "same_save_rounds.h"
 #include "tag_edit_rounds.h"
 #include "test_util.h"
 
@@ -78,9 +89,13 @@ bool g_resize = false;     // flag r
 bool g_pins = false;       // flag p
 bool g_edits = false;      // flag e
 bool g_big = false;        // flag B
+bool g_same = false;       // flag i
 std::string StreamValue(int rank, uint64_t w) { return Pattern(rank * 7777ull + w * 31 + 5, 20000 + size_t(w % 5) * 1000); }
 int Ranks();
-bool RankWrites(int rank, uint64_t rev) { return !g_unchanged || rank != Ranks() - 1 || rev % 3 == 1; }
+bool RankWrites(int rank, uint64_t rev) {
+  if (g_same) return cairn::test::SameChanges(rank, rev);
+  return !g_unchanged || rank != Ranks() - 1 || rev % 3 == 1;
+}
 bool Writes(uint64_t rev, int i) { return g_resize || rev == 1 || i % 3 == 0 || (rev + uint64_t(i)) % 3 == 0; }
 uint64_t LastWrite(int rank, uint64_t rev, int i) {
   while (!(Writes(rev, i) && RankWrites(rank, rev))) rev--;
@@ -119,7 +134,16 @@ std::string CheckArray(cairn::Store* s, const std::string& name, uint64_t rev, u
                " element " + std::to_string(i);
   return "";
 }
-std::string Shared(uint64_t rev) { return "revision " + std::to_string(rev); }
+// Flag i: "meta" is put again every revision, changed only when rank 0 changes.
+std::string Shared(uint64_t rev) {
+  return "revision " + std::to_string(g_same ? cairn::test::SameLastChange(0, rev) : rev);
+}
+// Flag i: the index tables a commit of revision `rev` must reuse on `rank`
+// (its own namespace's, and at rank 0 the shared one's, when unchanged).
+uint64_t WantReused(int rank, uint64_t rev) {
+  uint64_t same = cairn::test::SameChanges(rank, rev) ? 0 : 1;
+  return rank == 0 ? 2 * same : same;
+}
 
 void AppendLine(const std::string& path, const std::string& text) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -154,6 +178,10 @@ cairn::Status PutRevision(cairn::Store* s, int rank, uint64_t rev) {
   }
   if (g_big) {
     cairn::Status st = cairn::test::BigRevision(s, rank, rev);
+    if (!st.ok()) return st;
+  }
+  if (g_same) {
+    cairn::Status st = cairn::test::SamePutAll(s, rank, rev);
     if (!st.ok()) return st;
   }
   if (rank == 0) return s->PutShared("meta", Shared(rev));
@@ -215,6 +243,7 @@ std::string CheckRevision(cairn::Store* s, int rank, uint64_t rev) {
       err = "revision " + std::to_string(rev) + " QueryAll on tg's tags found " + std::to_string(hits.size()) + " hits";
   }
   if (err.empty() && g_big) err = cairn::test::CheckBig(s, rank, rev);
+  if (err.empty() && g_same) err = cairn::test::SameCheck(s, rank, rev);
   if (err.empty() && g_arrays) err = CheckArray(s, "G", rev, LastArrayWrite(rev));
   if (err.empty() && g_arrays) err = CheckArray(s, "H", rev, 1);
   return err;
@@ -256,6 +285,7 @@ int main(int argc, char** argv) {
   g_pins = flags.find('p') != std::string::npos;
   g_edits = flags.find('e') != std::string::npos;
   g_big = flags.find('B') != std::string::npos;
+  g_same = flags.find('i') != std::string::npos;
 
   // The check of what the restart finds: first read-only, before any
   // writable open has cut a torn tail (what a reader started right after
@@ -355,10 +385,15 @@ int main(int argc, char** argv) {
   }
   // The workload: more revisions, each reported once committed.
   std::unique_ptr<cairn::StreamWriter> sw;  // flag t: open across each commit
+  std::string reuse_err;  // flag i (see below)
   for (uint64_t r = rev + 1; r <= rev + revisions && err.empty(); r++) {
     st = PutRevision(s.get(), rank, r);
-    if (st.ok() && g_streams) {
-      if (sw) st = sw->Close();  // joins commit r
+    // Flag i: the stream is closed (joins the commit) only in the rank's
+    // change revisions, and stays open across the commits between, whose
+    // tables are reused while its flushed chunks lie unreferenced.
+    bool reopen = !g_same || cairn::test::SameChanges(rank, r) || !sw;
+    if (st.ok() && g_streams && reopen) {
+      if (sw && (!g_same || cairn::test::SameChanges(rank, r))) st = sw->Close();  // joins commit r
       sw.reset();
       if (st.ok()) st = s->OpenWriteStream("st", {{"w", cairn::TagValue::UInt(r)}}, &sw);
       std::string v = StreamValue(rank, r);
@@ -368,7 +403,7 @@ int main(int argc, char** argv) {
       }
     }
     if (st.ok() && flush && r % 2 == 0) st = s->Flush();
-    uint64_t got = 0;
+    uint64_t got = 0, reused = s->stats().index_tables_reused;
     if (st.ok() && async) {
       cairn::AsyncCommit c;
       st = s->CommitAsync(&c);
@@ -379,8 +414,18 @@ int main(int argc, char** argv) {
     if (!st.ok()) err = "revision " + std::to_string(r) + ": " + st.ToString();
     else if (got != r) err = "revision " + std::to_string(r) + " committed as " + std::to_string(got);
     else if (rank == 0) AppendLine(store + ".acked", std::to_string(r) + "\n");
+    // Flag i: a rank whose commit reused other tables than it must says so
+    // at once and goes on committing with the others (the commits are
+    // collective: leaving the loop alone would hang them).
+    if (err.empty() && g_same && r > 1 && s->stats().index_tables_reused - reused != WantReused(rank, r)) {
+      std::fprintf(stderr, "rank %d: CHECK FAILED: revision %llu reused %llu index tables, not %llu\n", rank,
+                   (unsigned long long)r, (unsigned long long)(s->stats().index_tables_reused - reused),
+                   (unsigned long long)WantReused(rank, r));
+      if (reuse_err.empty()) reuse_err = "revision " + std::to_string(r) + ": index tables reused wrongly";
+    }
   }
   st = s->Close();
   if (err.empty() && !st.ok()) err = "close: " + st.ToString();
+  if (err.empty()) err = reuse_err;
   return Finish(rank, err, 2);
 }

@@ -3,7 +3,8 @@
 // off, a FaultOp is one test of a flag set once at start-up, and nothing else.
 //
 // When on, every mutating file-system call of cairn (File::PWrite, Sync,
-// Truncate, a file created by File::Open, MakeDir, SyncDir) appends one
+// Truncate, a file created by File::Open, MakeDir, SyncDir, and the wait
+// for writeback, File::WaitWriteback) appends one
 // record to the journal, which every process of a job (and of the jobs that
 // follow it until the next simulated power loss) shares: a write with the
 // bytes and file size it replaces, an fsync of a file or a directory, a new
@@ -26,7 +27,12 @@ namespace cairn {
 
 class FaultOp {
  public:
-  enum Kind : uint32_t { kWrite = 1, kSync = 2, kTruncate = 3, kCreate = 4, kMkdir = 5, kSyncDir = 6, kRename = 7 };
+  // kWriteBack: a wait for a range's writeback (sync_file_range), which
+  // makes nothing durable; journaled so that a cut can land on it and a
+  // test can see the path was taken (the replay ignores it).
+  enum Kind : uint32_t {
+    kWrite = 1, kSync = 2, kTruncate = 3, kCreate = 4, kMkdir = 5, kSyncDir = 6, kRename = 7, kWriteBack = 8
+  };
   // Before the call. kWrite: `arg` is the length written at `offset`;
   // kTruncate: `arg` is the new size; fd is the file's (-1 for the others).
   FaultOp(Kind kind, int fd, const std::string& path, uint64_t offset = 0, uint64_t arg = 0) {
@@ -38,7 +44,7 @@ class FaultOp {
   FaultOp(const std::string& from, const std::string& to) {
     if (enabled_) BeginRename(from, to);
   }
-  // After the call: kCreate, kMkdir, kSync and kSyncDir are recorded only if
+  // After the call: kCreate, kMkdir, kSync, kSyncDir and kWriteBack are recorded only if
   // it succeeded (Done), since they make something exist or durable.
   void Done() {
     if (active_) done_ = true;

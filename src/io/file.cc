@@ -206,9 +206,12 @@ Status File::WaitWriteback(uint64_t offset, uint64_t n) {
     failed = Status::FromErrno("write back " + path_ + " (CAIRN_TEST_FAIL_WRITEBACK)", EIO);
   } else {
     const unsigned flags = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
+    FaultOp fault(FaultOp::kWriteBack, fd_, path_, offset, n);
     if (::sync_file_range(fd_, off64_t(offset), off64_t(n), flags) != 0)
       failed = Status::FromErrno("write back " + std::to_string(n) + " bytes at " + std::to_string(offset) + " of " +
                                  path_, errno);
+    else
+      fault.Done();
   }
   if (!failed.ok()) {
     std::lock_guard<std::mutex> l(wb_mu_);

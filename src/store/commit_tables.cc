@@ -1,5 +1,7 @@
 #include "store/commit_tables.h"
 
+#include <cstdlib>
+
 #include "format/checksum.h"
 #include "io/writer.h"
 
@@ -47,6 +49,23 @@ NextTable MakeNextTable(const NamespaceState& st, uint32_t ns, uint64_t rev,
 
 namespace {
 
+// The two lags DropBehind works with: kStreamDropLag and kStreamWaitLag,
+// or, for tests only, CAIRN_TEST_TABLE_DROP_LAG bytes (a multiple of 4096)
+// and four times that, so that a power-loss test reaches the drop and the
+// wait for writeback with tables of a few MiB (power_loss_drop_test).
+struct Lags {
+  uint64_t drop, wait;
+};
+const Lags& DropLags() {
+  static const Lags lags = [] {
+    const char* e = std::getenv("CAIRN_TEST_TABLE_DROP_LAG");
+    uint64_t v = e ? std::strtoull(e, nullptr, 10) : 0;
+    if (v < 4096 || v % 4096 != 0) return Lags{kStreamDropLag, kStreamWaitLag};
+    return Lags{v, 4 * v};
+  }();
+  return lags;
+}
+
 // Drops a contiguous run's pages from the page cache behind its writing
 // (WriteStreamedTable says when and why); Handed() after each piece.
 class DropBehind {
@@ -54,13 +73,13 @@ class DropBehind {
   DropBehind(Writer* w, uint64_t start) : w_(w), hinted_(start), waited_(start) {}
   Status Handed() {
     Status s;
-    const uint64_t handed = w_->handed_end();
-    if (handed >= waited_ + kStreamWaitLag + kStreamDropLag) {
-      s = w_->WriteBackAndDrop(waited_, handed - kStreamWaitLag);
-      waited_ = handed - kStreamWaitLag;
+    const uint64_t handed = w_->handed_end(), drop_lag = DropLags().drop, wait_lag = DropLags().wait;
+    if (handed >= waited_ + wait_lag + drop_lag) {
+      s = w_->WriteBackAndDrop(waited_, handed - wait_lag);
+      waited_ = handed - wait_lag;
     }
-    if (s.ok() && handed >= hinted_ + kStreamDropLag && handed >= waited_ + 2 * kStreamDropLag) {
-      w_->DropWritten(waited_, handed - kStreamDropLag);
+    if (s.ok() && handed >= hinted_ + drop_lag && handed >= waited_ + 2 * drop_lag) {
+      w_->DropWritten(waited_, handed - drop_lag);
       hinted_ = handed;
     }
     return s;
