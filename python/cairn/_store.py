@@ -179,18 +179,29 @@ class Stream(io.RawIOBase):
             super().close()
 
 
-def _take_part_refused(path: Any, comm: Any) -> None:
+def _take_part_refused(path: Any, comm: Any, why: BaseException) -> None:
     """Takes part in the collective open for a rank whose arguments were
-    refused before it: write_buffer_size 0 is refused by the library on
-    every rank, so no rank waits for this one and nothing is created."""
+    refused before it, carrying the refusal: every other rank fails with
+    "rank R: " and `why`, none waits for this one, nothing is created."""
     try:
         p = os.fspath(path)
     except TypeError:
         p = ""
     try:
-        _cairn.Store(p if isinstance(p, str) else "", comm, False, 0, {"write_buffer_size": 0})
+        _cairn.open_refused(p if isinstance(p, str) else "", comm, str(why))
     except Exception:
         pass  # the caller raises its own error
+
+
+def _refused(take_part: Any, why: BaseException) -> None:
+    """A collective call whose argument was refused on this rank before it:
+    take_part(message) makes the call carrying the refusal (every rank then
+    fails, naming this rank and `why`, and none waits for this one); the
+    caller raises its own error."""
+    try:
+        take_part(str(why))
+    except Exception:
+        pass
 
 
 class Store:
@@ -240,12 +251,12 @@ class Store:
             self.path = os.fspath(path)
             self.mode = mode
             rev = 0 if revision is None else _int(revision, 0, _U64, "revision")
-        except Exception:
+        except Exception as e:
             # The open is collective: a rank refused here still takes part,
-            # with an option the library refuses (every rank then fails,
-            # none waits for it), and raises its own error.
+            # carrying its refusal (every rank then fails, naming this rank
+            # and the cause, none waits for it), and raises its own error.
             if comm is not None:
-                _take_part_refused(path, comm)
+                _take_part_refused(path, comm, e)
             raise
         self._s = _cairn.Store(self.path, comm, mode == "r", rev, options)
 
@@ -457,6 +468,11 @@ class Store:
 
     def get_shared(self, key: str) -> bytes:
         """Collective: a shared object, read once by rank 0 and broadcast."""
+        if not isinstance(key, str):
+            # takes part with a key no rank names (rank 0's is then refused
+            # on the others, as for any other key; this one raises its own)
+            _refused(lambda _: self._s.get_shared(""), None)
+            raise TypeError(f"get_shared: key must be a str, got {type(key).__name__} {key!r}")
         return self._s.get_shared(key)
 
     def value_size(self, key: str, rank: Optional[int] = None) -> int:
@@ -498,7 +514,12 @@ class Store:
 
     def query_all(self, where: Any = None, **conds: Any) -> List[Tuple[int, str]]:
         """Collective: (rank, key) of every namespace's matches, for all ranks."""
-        return [tuple(h) for h in self._s.query_all(_tags.conditions(where, conds))]
+        try:
+            c = _tags.conditions(where, conds)
+        except Exception as e:
+            _refused(self._s.query_all_refused, e)
+            raise
+        return [tuple(h) for h in self._s.query_all(c)]
 
     # ---- streams ----
     def open_stream(self, key: str, mode: str = "rb", tags: Optional[Dict[str, Any]] = None,
@@ -579,15 +600,25 @@ class Store:
 
     def pin(self, revision: int) -> None:
         """Collective: protects `revision` from keep_revisions and drop."""
-        self._s.pin(_int(revision, 0, _U64, "pin: revision"))
+        self._s.pin(self._revision_of("pin", revision))
 
     def unpin(self, revision: int) -> None:
         """Collective: removes the pin of `revision`."""
-        self._s.unpin(_int(revision, 0, _U64, "unpin: revision"))
+        self._s.unpin(self._revision_of("unpin", revision))
 
     def drop(self, revision: int) -> None:
         """Collective: removes `revision` for good."""
-        self._s.drop(_int(revision, 0, _U64, "drop: revision"))
+        self._s.drop(self._revision_of("drop", revision))
+
+    def _revision_of(self, kind: str, revision: Any) -> int:
+        """`revision` as a uint64 for the collective pin, unpin or drop; if
+        refused, this rank still takes part (carrying the refusal), then
+        raises its own error."""
+        try:
+            return _int(revision, 0, _U64, f"{kind}: revision")
+        except Exception as e:
+            _refused(lambda why: self._s.mark_refused(kind, why), e)
+            raise
 
     def stats(self) -> Dict[str, int]:
         """This rank's I/O counters (cairn::IoStats)."""

@@ -37,6 +37,7 @@
 #include "cairn/store.h"
 #include "cairn/stream.h"
 #include "cairn/tags.h"
+#include "store/inspect.h"  // the refused forms of the collective calls (Inspector)
 
 namespace nb = nanobind;
 
@@ -391,6 +392,16 @@ MPI_Comm CommOf(nb::handle comm) {
   return MPI_Comm_f2c(static_cast<MPI_Fint>(nb::cast<long>(f)));
 }
 
+// The collective open for a rank whose own arguments were refused before it
+// (`why`): it takes part, nothing is opened or created, and every other rank
+// fails with "rank R: " + `why` (R the lowest such rank), so none waits for
+// it (Inspector::OpenRefused). The caller then raises its own error.
+void OpenRefused(const std::string& path, nb::handle comm, const std::string& why) {
+  MPI_Comm c = CommOf(comm);
+  nb::gil_scoped_release r;
+  cairn::Inspector::OpenRefused(path, c, cairn::Status::InvalidArgument(why));
+}
+
 // ---- Bound classes ----
 //
 // One Store may be used from several Python threads: every call releases
@@ -504,17 +515,11 @@ class PyStore {
     o.revision = revision;
     try {
       for (auto [k, v] : options) SetOption(&o, nb::cast<std::string>(k), v);
-    } catch (const StatusError&) {
+    } catch (const StatusError& e) {
       // The open is collective: a rank whose options are refused still
-      // takes part, with an option the library refuses (every rank then
-      // fails, none waits for it), and raises its own error.
-      if (!comm.is_none()) {
-        MPI_Comm c = CommOf(comm);
-        o.write_buffer_size = 0;
-        std::unique_ptr<cairn::Store> refused;
-        nb::gil_scoped_release r;
-        cairn::Store::Open(o, path, c, &refused);
-      }
+      // takes part, carrying its refusal (every rank then fails with
+      // "rank R: " and this cause, none waits for it), and raises its own.
+      if (!comm.is_none()) OpenRefused(path, comm, e.status.message());
       throw;
     }
     cairn::Status s;
@@ -721,7 +726,12 @@ class PyStore {
   }
 
   nb::list query_all(nb::handle conds) {
-    std::vector<cairn::TagQuery> q = ToQuery(conds);
+    std::vector<cairn::TagQuery> q;
+    try {
+      q = ToQuery(conds);
+    } catch (const StatusError& e) {
+      query_all_refused(e.status.message());  // raises "rank R: " + the cause
+    }
     std::vector<cairn::QueryHit> hits;
     Run([&](cairn::Store* s) { return s->QueryAll(q, &hits); });
     nb::list out;
@@ -759,6 +769,26 @@ class PyStore {
   template <cairn::Status (cairn::Store::*F)(uint64_t)>
   void collective(uint64_t rev) {
     Run([&](cairn::Store* s) { return (s->*F)(rev); });
+  }
+
+  // The collective calls for a rank whose argument was refused before them
+  // (by the Python layer, or by ToQuery): it takes part, carrying `why`, and
+  // every rank raises InvalidArgument "rank R: " + the lowest such rank's
+  // cause, so none waits for it.
+  void query_all_refused(const std::string& why) {
+    std::vector<cairn::QueryHit> hits;
+    Run([&](cairn::Store* s) {
+      return cairn::Inspector::QueryAllRefused(s, cairn::Status::InvalidArgument(why), &hits);
+    });
+  }
+  // kind: "pin", "unpin" or "drop".
+  void mark_refused(const std::string& kind, const std::string& why) {
+    cairn::RecordType t = kind == "pin"     ? cairn::RecordType::kPin
+                          : kind == "unpin" ? cairn::RecordType::kUnpin
+                                            : cairn::RecordType::kDrop;
+    Run([&](cairn::Store* s) {
+      return cairn::Inspector::MarkRevisionRefused(s, t, cairn::Status::InvalidArgument(why));
+    });
   }
 
   PyWriter open_write(const std::string& key, nb::handle tags) {
@@ -900,6 +930,9 @@ class PyStore {
 NB_MODULE(_cairn, m) {
   m.doc() = "The compiled core of the cairn package (use the `cairn` module).";
   nb::register_exception_translator(Translate);
+  m.def("open_refused", [](const std::string& path, nb::handle comm, const std::string& why) {
+    OpenRefused(path, comm, why);
+  });
   m.def("mpi_initialized", [] {
     int f = 0;
     MPI_Initialized(&f);
@@ -950,6 +983,8 @@ NB_MODULE(_cairn, m) {
       .def("commit_async", &PyStore::commit_async)
       .def("flush", &PyStore::flush)
       .def("revisions", &PyStore::revisions)
+      .def("query_all_refused", &PyStore::query_all_refused)
+      .def("mark_refused", &PyStore::mark_refused)
       .def("pin", &PyStore::collective<&cairn::Store::Pin>)
       .def("unpin", &PyStore::collective<&cairn::Store::Unpin>)
       .def("drop", &PyStore::collective<&cairn::Store::Drop>)

@@ -32,6 +32,11 @@ class Inspector {
   // with "rank R: " + `refused` (R the lowest refusing rank). `refused`
   // must not be OK. Returns that status.
   static Status OpenRefused(const std::string& path, MPI_Comm comm, const Status& refused);
+  // Store::Pin, Unpin or Drop (`type` kPin, kUnpin, kDrop) for a rank whose
+  // revision was refused before the call (the Python package: not a
+  // uint64): it takes part, nothing is marked, and every rank fails with
+  // "rank R: " + `refused`. `refused` must not be OK. Returns that status.
+  static Status MarkRevisionRefused(Store* store, RecordType type, const Status& refused);
   // The record of the revision the store is open at.
   static const RevisionRecord& Record(const Store& store);
   // The store directory.
