@@ -820,6 +820,10 @@ class PyStore {
     d["truncates"] = io.truncates;
     d["staging_stalls"] = io.staging_stalls;
     d["staging_stall_ns"] = io.staging_stall_ns;
+    d["index_bytes_gathered"] = io.index_bytes_gathered;
+    d["index_tables_reused"] = io.index_tables_reused;
+    d["index_tables_streamed"] = io.index_tables_streamed;
+    d["writeback_requests"] = io.writeback_requests;
     d["metadata_ops"] = io.metadata_ops();
     return d;
   }
