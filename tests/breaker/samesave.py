@@ -36,14 +36,17 @@ import cairn
 
 comm = MPI.COMM_WORLD
 rank, size = comm.rank, comm.size
-GSHAPE = (61, 700)        # float64: 341 KB, blocks of several chunks
+# SAMESAVE_INLINE=1: every value, stream and array block inline (<= 2 KiB),
+# so that a round with no change reuses the namespace's table
+INLINE = os.environ.get("SAMESAVE_INLINE") == "1"
+GSHAPE = (7, 30) if INLINE else (61, 700)  # float64: 341 KB, blocks of several chunks
 HSHAPE = (6, 5)           # int32: inline blocks
 
 
 def val(key, ver, n=None):
     rng = np.random.default_rng(abs(hash((key, ver))) % (1 << 32))
     if n is None:
-        n = int(rng.integers(3000, 20000)) if key.startswith("big") else int(rng.integers(0, 300))
+        n = int(rng.integers(3000, 20000)) if key.startswith("big") and not INLINE else int(rng.integers(0, 300))
     return rng.integers(0, 256, size=n, dtype=np.uint8).tobytes()
 
 
@@ -109,7 +112,7 @@ def write(d, rounds, keep, staging):
             st.put(k, v, tags=t)
         # 2. small changes, at random
         r = rng.random
-        if r() < 0.3:  # one changed tag
+        if r() < (0.05 if INLINE else 0.3):  # one changed tag
             k = f"small{int(rng.integers(25)):02d}"
             v, t = ns[k]
             t = dict(t); t["i"] = int(t["i"]) + 1
@@ -129,17 +132,21 @@ def write(d, rounds, keep, staging):
         if r() < 0.3:  # same tags, other order
             k = f"small{int(rng.integers(25)):02d}"
             st.set_tags(k, dict(reversed(list(ns[k][1].items()))))
-        if r() < 0.2:  # a big value changes
+        if r() < (0.03 if INLINE else 0.2):  # a big value changes
             k = f"big{int(rng.integers(3))}"
             v = val(k, rev0 + rnd + 1); st.put(k, v, tags=ns[k][1]); ns[k] = (v, ns[k][1])
-        if r() < 0.4:  # size across the inline limit
-            n = int(rng.choice([0, 100, 2048, 2049, 5000]))
+        if r() < (0.05 if INLINE else 0.4):  # size across the inline limit
+            n = int(rng.choice([0, 100, 2048] if INLINE else [0, 100, 2048, 2049, 5000]))
             v = val("grow", rev0 + rnd, n); st.put("grow", v, tags={"n": n}); ns["grow"] = (v, {"n": n})
         if r() < 0.15 and "grow" in ns:
             st.delete("grow"); del ns["grow"]
         # arrays: G and H put again every round (agreed on rank 0)
         gchange, hchange = comm.bcast((rng.random() < 0.2, rng.random() < 0.2) if rank == 0 else None)
         gstat_round = comm.bcast(int(rng.integers(3)) if rank == 0 else None)
+        if INLINE:  # fewer changes, so that whole rounds are unchanged (rank 0 decides)
+            gchange, hchange = comm.bcast((gchange and rng.random() < 0.2, hchange and rng.random() < 0.2)
+                                          if rank == 0 else None)
+            gstat_round = 2
         if gchange:
             gver += 1
         if hchange:
@@ -157,10 +164,10 @@ def write(d, rounds, keep, staging):
         if rank == 0:
             st.put_array("H", hdata(hver), global_shape=HSHAPE, tags={"v": hver})
         # a stream open across the commit
-        if strm is None and r() < 0.5:
+        if strm is None and r() < (0.1 if INLINE else 0.5):
             strm_tag = {"r": rev0 + rnd}
             strm = st.open_stream("strm", "wb", tags=strm_tag)
-            strm_v = val("strm", rev0 + rnd, int(rng.integers(0, 9000)))
+            strm_v = val("strm", rev0 + rnd, int(rng.integers(0, 2000 if INLINE else 9000)))
             strm.write(strm_v[: len(strm_v) // 2])
         # the commit in flight before: finish it now (its snapshot was taken)
         if pending is not None:
@@ -188,7 +195,15 @@ def write(d, rounds, keep, staging):
         finish(d, st, pend_snapshot, pins, sizes)
     if strm is not None:
         strm.close()  # not committed: the store closes below
+    reused = comm.gather(st.stats().get("index_tables_reused"))
+    if rank == 0:
+        print(f"write at {size}: {rounds} commits, tables reused per rank: {reused}", flush=True)
+        if EACH[0]:
+            print(f"each-commit check: {EACH[0]} revisions, {EACH[1]} checks, {EACH[2]} bad", flush=True)
     st.close()
+
+
+EACH = [0, 0, 0]  # revisions, checks, bad of SAMESAVE_CHECK_EACH
 
 
 def finish(d, st, snap, pins, sizes):
@@ -199,6 +214,24 @@ def finish(d, st, snap, pins, sizes):
         pins.append(rev)
         if len(pins) > 2:
             st.unpin(pins.pop(0))
+    if os.environ.get("SAMESAVE_CHECK_EACH") == "1":
+        # every revision read back right after its commit (read-only, same ranks)
+        comm.gather(None)
+        if rank == 0:
+            model0 = {"ns": allns, "gver": snap["gver"], "hver": snap["hver"], "gstats": snap["gstats"]}
+            with open(mpath(d, rev) + ".tmp", "wb") as f:
+                pickle.dump(model0, f)
+            os.replace(mpath(d, rev) + ".tmp", mpath(d, rev))
+        comm.Barrier()
+        bad = []
+        with cairn.Store(d, comm=comm, mode="r", revision=rev) as ro:
+            n = check_rev(d, rev, ro, bad)
+        allbad = comm.allreduce(len(bad))
+        EACH[0] += 1
+        EACH[1] += comm.allreduce(n)
+        EACH[2] += allbad
+        if bad:
+            print("EACH BAD", rev, bad[:3], flush=True)
     if rank == 0:
         model = {"ns": allns, "gver": snap["gver"], "hver": snap["hver"], "pins": list(pins),
                  "gstats": snap["gstats"], "ranks": size}
