@@ -38,7 +38,9 @@ comm = MPI.COMM_WORLD
 rank, size = comm.rank, comm.size
 # SAMESAVE_INLINE=1: every value, stream and array block inline (<= 2 KiB),
 # so that a round with no change reuses the namespace's table
-INLINE = os.environ.get("SAMESAVE_INLINE") == "1"
+# (remembered by DIR.inline, so that check, hold and tools jobs see it too)
+INLINE = os.environ.get("SAMESAVE_INLINE") == "1" or (
+    len(sys.argv) > 1 and os.path.exists(sys.argv[1] + ".inline"))
 GSHAPE = (7, 30) if INLINE else (61, 700)  # float64: 341 KB, blocks of several chunks
 HSHAPE = (6, 5)           # int32: inline blocks
 
@@ -84,8 +86,16 @@ def write(d, rounds, keep, staging):
     os.makedirs(f"{d}.model", exist_ok=True)
     st = cairn.Store(d, comm=comm, keep_revisions=keep, staging_bytes=staging)
     rev0 = st.revision
+    if INLINE and rank == 0:
+        open(f"{d}.inline", "w").close()
     if rev0:
-        prev = pickle.load(open(mpath(d, rev0), "rb"))
+        p = mpath(d, rev0)
+        if not os.path.exists(p):  # killed between the commit and finish()
+            p = f"{d}.model/pending-{rev0}.pkl"
+        prev = pickle.load(open(p, "rb"))
+        comm.Barrier()
+        if rank == 0 and not os.path.exists(mpath(d, rev0)):
+            os.replace(p, mpath(d, rev0))
         ns = copy.deepcopy(prev["ns"][rank]) if rank < len(prev["ns"]) else {}
         gver, hver, pins = prev["gver"], prev["hver"], prev["pins"]
         gstats = prev["gstats"]
@@ -176,6 +186,16 @@ def write(d, rounds, keep, staging):
             finish(d, st, pend_snapshot, pins, sizes)
             pending = None
         snap = {"ns": ns, "gver": gver, "hver": hver, "gstats": dict(gstats)}
+        # the model of the revision this commit makes, written before it: a
+        # kill between the commit and finish() leaves it for the next job
+        allns_p = comm.gather(ns)
+        if rank == 0:
+            pp = f"{d}.model/pending-{st.revision + 1}.pkl"
+            with open(pp + ".tmp", "wb") as f:
+                pickle.dump({"ns": allns_p, "gver": gver, "hver": hver, "pins": list(pins),
+                             "gstats": dict(gstats), "ranks": size}, f)
+            os.replace(pp + ".tmp", pp)
+        comm.Barrier()
         use_async = rnd % 2 == 1
         if use_async:
             pending = st.commit_async()
