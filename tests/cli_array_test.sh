@@ -45,6 +45,17 @@ t=sorted((b[\"rank\"],b[\"start\"],b[\"count\"]) for b in d[\"temp\"][\"block_li
 assert t==[(0,[0,0,0],[2,3,4]),(0,[0,3,0],[2,7,4]),(1,[2,0,0],[2,3,4]),(1,[2,3,0],[2,7,4]),(2,[4,0,0],[3,3,4]),(2,[4,3,0],[3,7,4])], t
 assert sorted(b[\"rank\"] for b in d[\"mask\"][\"block_list\"])==[0,1]"'
 check "arrays --blocks (text)" '"$tool" arrays "$s" --blocks | grep -q "^  rank 2: 4:7,3:10,0:4$"'
+# mask: rank 0's block (columns 0:4 of 7*i*j - 100) put with statistics, rank 1's without
+check "arrays --blocks shows a block's statistics (text)" \
+  '"$tool" arrays "$s" --blocks >"$tmp/ab" && grep -q "^  rank 0: 0:5,0:4  min -100 max -16$" "$tmp/ab" &&
+   grep -q "^  rank 1: 0:5,4:9$" "$tmp/ab"'
+check "arrays --blocks --json: min and max of the blocks put with statistics only" \
+  '"$tool" arrays "$s" --json --blocks | "$py" -c "
+import json,sys; d={a[\"name\"]: a for a in json.load(sys.stdin)}
+m={b[\"rank\"]: b for b in d[\"mask\"][\"block_list\"]}
+assert m[0][\"min\"]==-100 and m[0][\"max\"]==-16, m
+assert \"min\" not in m[1] and \"max\" not in m[1], m
+assert all(\"min\" not in b for b in d[\"temp\"][\"block_list\"])"'
 check "arrays --revision 1" '"$tool" arrays "$s" --revision 1 --json | "$py" -c "import json,sys; assert len(json.load(sys.stdin))==3"'
 
 # Sub-boxes across block edges, as .npy and raw, to a file and to stdout.

@@ -363,6 +363,13 @@ TEST_F(MpiBadInput, QueryAllWithOtherConditionsOnOneRank) {
   EXPECT_NE(st.message().find("rank " + std::to_string(odd)), std::string::npos) << st.ToString();
   EXPECT_NE(st.message().find("red"), std::string::npos) << st.ToString();
   EXPECT_NE(st.message().find("blue"), std::string::npos) << st.ToString();
+  // Conditions that read the same but differ in a value's type (int64 42 and
+  // float64 42; Query takes them alike, the agreement compares bytes) are
+  // shown with their types, not as "'n' == 42" on both sides (breaker7).
+  st = s->QueryAll({TagQuery::Equal("n", rank_ == odd ? TagValue::Float64(42) : TagValue::Int(42))}, &hits);
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("int64 42"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("float64 42"), std::string::npos) << st.ToString();
   // The calls still line up: the same conditions everywhere work.
   st = s->QueryAll({TagQuery::Equal("color", TagValue::String("red"))}, &hits);
   EXPECT_TRUE(st.ok()) << st.ToString();

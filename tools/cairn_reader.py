@@ -1056,6 +1056,15 @@ def cmd_get(store, args):
     sys.stdout.buffer.flush()
 
 
+def stat_json(x):
+    x = float(x)
+    if x != x:
+        return "nan"
+    if x in (float("inf"), float("-inf")):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
 def cmd_arrays(store, args):
     rev = store.revision(args.revision)
     out = []
@@ -1069,6 +1078,12 @@ def cmd_arrays(store, args):
         if args.blocks:
             j["block_list"] = [{"rank": ns, "start": st, "count": ct}
                                for ns, seq, st, ct in a.blocks]
+            # A block's statistics, as `cairn arrays --blocks --json` gives
+            # them: doubles ("nan", "inf" as strings); a minimum above the
+            # maximum marks a block put without them (doc/format.md).
+            for b, (lo, hi) in zip(j["block_list"], a.stats):
+                if not lo > hi:
+                    b["min"], b["max"] = stat_json(lo), stat_json(hi)
         out.append(j)
     print(json.dumps(out, indent=1))
 

@@ -368,9 +368,16 @@ int CmdArrays(const std::string& path, uint64_t revision, bool json, bool blocks
       std::printf("}");
       if (blocks) {
         std::printf(", \"block_list\": [");
-        for (size_t b = 0; b < a.blocks.size(); b++)
-          std::printf("%s{\"rank\": %d, \"start\": %s, \"count\": %s}", b ? ", " : "", a.blocks[b].rank,
-                      U64List(a.blocks[b].start).c_str(), U64List(a.blocks[b].count).c_str());
+        for (size_t b = 0; b < a.blocks.size(); b++) {
+          const cairn::ArrayBlock& k = a.blocks[b];
+          std::printf("%s{\"rank\": %d, \"start\": %s, \"count\": %s", b ? ", " : "", k.rank,
+                      U64List(k.start).c_str(), U64List(k.count).c_str());
+          // a block put with statistics: its minimum and maximum (as tags print floats)
+          if (k.has_statistics)
+            std::printf(", \"min\": %s, \"max\": %s", TagJson(cairn::TagValue::Float64(k.min)).c_str(),
+                        TagJson(cairn::TagValue::Float64(k.max)).c_str());
+          std::printf("}");
+        }
         std::printf("]");
       }
       std::printf("}");
@@ -389,6 +396,9 @@ int CmdArrays(const std::string& path, uint64_t revision, bool json, bool blocks
       std::printf("  rank %d:", b.rank);
       for (size_t d = 0; d < b.start.size(); d++)
         std::printf("%s%lu:%lu", d ? "," : " ", b.start[d], b.start[d] + b.count[d]);
+      if (b.has_statistics)
+        std::printf("  min %s max %s", cairn::TagValue::Float64(b.min).ToString().c_str(),
+                    cairn::TagValue::Float64(b.max).ToString().c_str());
       std::printf("\n");
     }
   }

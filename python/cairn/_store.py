@@ -194,6 +194,17 @@ def _take_part_refused(path: Any, comm: Any, why: BaseException) -> None:
         pass  # the caller raises its own error (a comm of the wrong type: no collective)
 
 
+def _refused(take_part: Any, why: BaseException) -> None:
+    """A collective call whose argument was refused on this rank before it:
+    take_part(message) makes the call carrying the refusal (every rank then
+    fails, naming this rank and `why`, and none waits for this one); the
+    caller raises its own error."""
+    try:
+        take_part(str(why))
+    except Exception:
+        pass
+
+
 class Store:
     """A cairn store, opened collectively over an mpi4py communicator.
 
@@ -243,8 +254,8 @@ class Store:
             rev = 0 if revision is None else _int(revision, 0, _U64, "revision")
         except Exception as e:
             # The open is collective: a rank refused here still takes part,
-            # carrying its refusal (every rank then fails, none waits for
-            # it), and raises its own error.
+            # carrying its refusal (every rank then fails, naming this rank
+            # and the cause, none waits for it), and raises its own error.
             if comm is not None:
                 _take_part_refused(path, comm, e)
             raise
@@ -458,6 +469,11 @@ class Store:
 
     def get_shared(self, key: str) -> bytes:
         """Collective: a shared object, read once by rank 0 and broadcast."""
+        if not isinstance(key, str):
+            # takes part with a key no rank names (rank 0's is then refused
+            # on the others, as for any other key; this one raises its own)
+            _refused(lambda _: self._s.get_shared(""), None)
+            raise TypeError(f"get_shared: key must be a str, got {type(key).__name__} {key!r}")
         return self._s.get_shared(key)
 
     def value_size(self, key: str, rank: Optional[int] = None) -> int:
@@ -499,7 +515,12 @@ class Store:
 
     def query_all(self, where: Any = None, **conds: Any) -> List[Tuple[int, str]]:
         """Collective: (rank, key) of every namespace's matches, for all ranks."""
-        return [tuple(h) for h in self._s.query_all(_tags.conditions(where, conds))]
+        try:
+            c = _tags.conditions(where, conds)
+        except Exception as e:
+            _refused(self._s.query_all_refused, e)
+            raise
+        return [tuple(h) for h in self._s.query_all(c)]
 
     # ---- streams ----
     def open_stream(self, key: str, mode: str = "rb", tags: Optional[Dict[str, Any]] = None,
@@ -580,15 +601,25 @@ class Store:
 
     def pin(self, revision: int) -> None:
         """Collective: protects `revision` from keep_revisions and drop."""
-        self._s.pin(_int(revision, 0, _U64, "pin: revision"))
+        self._s.pin(self._revision_of("pin", revision))
 
     def unpin(self, revision: int) -> None:
         """Collective: removes the pin of `revision`."""
-        self._s.unpin(_int(revision, 0, _U64, "unpin: revision"))
+        self._s.unpin(self._revision_of("unpin", revision))
 
     def drop(self, revision: int) -> None:
         """Collective: removes `revision` for good."""
-        self._s.drop(_int(revision, 0, _U64, "drop: revision"))
+        self._s.drop(self._revision_of("drop", revision))
+
+    def _revision_of(self, kind: str, revision: Any) -> int:
+        """`revision` as a uint64 for the collective pin, unpin or drop; if
+        refused, this rank still takes part (carrying the refusal), then
+        raises its own error."""
+        try:
+            return _int(revision, 0, _U64, f"{kind}: revision")
+        except Exception as e:
+            _refused(lambda why: self._s.mark_refused(kind, why), e)
+            raise
 
     def stats(self) -> Dict[str, int]:
         """This rank's I/O counters (cairn::IoStats)."""

@@ -37,6 +37,7 @@
 #include "cairn/store.h"
 #include "cairn/stream.h"
 #include "cairn/tags.h"
+#include "store/inspect.h"  // the refused forms of the collective calls (Inspector)
 
 namespace nb = nanobind;
 
@@ -722,7 +723,12 @@ class PyStore {
   }
 
   nb::list query_all(nb::handle conds) {
-    std::vector<cairn::TagQuery> q = ToQuery(conds);
+    std::vector<cairn::TagQuery> q;
+    try {
+      q = ToQuery(conds);
+    } catch (const StatusError& e) {
+      query_all_refused(e.status.message());  // raises "rank R: " + the cause
+    }
     std::vector<cairn::QueryHit> hits;
     Run([&](cairn::Store* s) { return s->QueryAll(q, &hits); });
     nb::list out;
@@ -762,6 +768,26 @@ class PyStore {
     Run([&](cairn::Store* s) { return (s->*F)(rev); });
   }
 
+  // The collective calls for a rank whose argument was refused before them
+  // (by the Python layer, or by ToQuery): it takes part, carrying `why`, and
+  // every rank raises InvalidArgument "rank R: " + the lowest such rank's
+  // cause, so none waits for it.
+  void query_all_refused(const std::string& why) {
+    std::vector<cairn::QueryHit> hits;
+    Run([&](cairn::Store* s) {
+      return cairn::Inspector::QueryAllRefused(s, cairn::Status::InvalidArgument(why), &hits);
+    });
+  }
+  // kind: "pin", "unpin" or "drop".
+  void mark_refused(const std::string& kind, const std::string& why) {
+    cairn::RecordType t = kind == "pin"     ? cairn::RecordType::kPin
+                          : kind == "unpin" ? cairn::RecordType::kUnpin
+                                            : cairn::RecordType::kDrop;
+    Run([&](cairn::Store* s) {
+      return cairn::Inspector::MarkRevisionRefused(s, t, cairn::Status::InvalidArgument(why));
+    });
+  }
+
   PyWriter open_write(const std::string& key, nb::handle tags) {
     cairn::TagList tl = ToTags(tags);
     std::unique_ptr<cairn::StreamWriter> w;
@@ -791,6 +817,10 @@ class PyStore {
     d["truncates"] = io.truncates;
     d["staging_stalls"] = io.staging_stalls;
     d["staging_stall_ns"] = io.staging_stall_ns;
+    d["index_bytes_gathered"] = io.index_bytes_gathered;
+    d["index_tables_reused"] = io.index_tables_reused;
+    d["index_tables_streamed"] = io.index_tables_streamed;
+    d["writeback_requests"] = io.writeback_requests;
     d["metadata_ops"] = io.metadata_ops();
     return d;
   }
@@ -955,6 +985,8 @@ NB_MODULE(_cairn, m) {
       .def("commit_async", &PyStore::commit_async)
       .def("flush", &PyStore::flush)
       .def("revisions", &PyStore::revisions)
+      .def("query_all_refused", &PyStore::query_all_refused)
+      .def("mark_refused", &PyStore::mark_refused)
       .def("pin", &PyStore::collective<&cairn::Store::Pin>)
       .def("unpin", &PyStore::collective<&cairn::Store::Unpin>)
       .def("drop", &PyStore::collective<&cairn::Store::Drop>)

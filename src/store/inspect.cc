@@ -6,11 +6,17 @@
 #include "format/subfile_header.h"
 #include "store/store_rep.h"
 #include "store/key_text.h"
+#include "store/retention.h"
 
 namespace cairn {
 
 Status Inspector::QueryAllRefused(Store* store, const Status& refused, std::vector<QueryHit>* hits) {
   return store->QueryAllAgreed({}, hits, refused);
+}
+
+Status Inspector::MarkRevisionRefused(Store* store, RecordType type, const Status& refused) {
+  store->rep_->FinishInflight();  // as Store::Pin: one collective at a time
+  return MarkRevision(store->rep_.get(), type, 0, refused);
 }
 
 const RevisionRecord& Inspector::Record(const Store& store) { return store.rep_->current; }

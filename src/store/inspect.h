@@ -25,6 +25,11 @@ class Inspector {
   // a NULL argument, a bad condition): it takes part in the collective,
   // queries nothing, and every rank fails with "rank R: " + `refused`.
   static Status QueryAllRefused(Store* store, const Status& refused, std::vector<QueryHit>* hits);
+  // Store::Pin, Unpin or Drop (`type` kPin, kUnpin, kDrop) for a rank whose
+  // revision was refused before the call (the Python package: not a
+  // uint64): it takes part, nothing is marked, and every rank fails with
+  // "rank R: " + `refused`. `refused` must not be OK. Returns that status.
+  static Status MarkRevisionRefused(Store* store, RecordType type, const Status& refused);
   // The record of the revision the store is open at.
   static const RevisionRecord& Record(const Store& store);
   // The store directory.

@@ -413,9 +413,13 @@ Status InitSpaceAtOpen(Store::Rep* r) {
 
 // ---------------------------------------------------------------- Marks
 
-Status MarkRevision(Store::Rep* r, RecordType type, uint64_t rev) {
+Status MarkRevision(Store::Rep* r, RecordType type, uint64_t rev, const Status& refused) {
   Comm* c = r->comm.get();
-  Status s = AgreeStatus(c, r->CheckWritable());  // a poisoned rank is not alone in refusing
+  // A poisoned rank, or one whose argument was refused, is not alone in
+  // refusing; the agreed failure is the same on every rank, so all return
+  // it here and none waits in the broadcast below.
+  Status s = AgreeStatus(c, refused.ok() ? r->CheckWritable() : refused);
+  if (!s.ok()) return s;
   if (s.ok() && type == RecordType::kDrop && rev == r->current.revision)
     s = Status::InvalidArgument("revision " + std::to_string(rev) +
                                 " is the one this store handle is open at (the base of its next commit); "

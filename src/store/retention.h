@@ -101,7 +101,10 @@ Status InitSpaceAtOpen(Store::Rep* r);
 
 // Collective: rank 0 appends a pin, unpin or drop record for `rev`; every
 // rank returns the same status and updates its revision list.
-Status MarkRevision(Store::Rep* r, RecordType type, uint64_t rev);
+// `refused` (not OK): this rank's own argument was refused before the call
+// (the Python package: a revision that is not a uint64); it takes part, and
+// every rank fails with "rank R: " + `refused` (R the lowest such rank).
+Status MarkRevision(Store::Rep* r, RecordType type, uint64_t rev, const Status& refused = Status::OK());
 // Single process, no MPI: appends a pin, unpin or drop record to the store
 // at `path` (what `cairn drop/pin/unpin` do), holding the store's writer
 // lock meanwhile: while a job has the store open for writing it fails with
