@@ -281,6 +281,12 @@ module cairn
       type(c_ptr), intent(out) :: store
       integer(c_int) :: c_open_f
     end function
+    function c_open_refused_f(path, comm, why) bind(C, name="cairn_open_refused_f")
+      import :: c_char, c_int
+      character(kind=c_char), intent(in) :: path(*), why(*)
+      integer(c_int), value :: comm
+      integer(c_int) :: c_open_refused_f
+    end function
     function c_open_local(path, opts, store) bind(C, name="cairn_open_local")
       import :: c_char, c_int, c_ptr, c_options
       character(kind=c_char), intent(in) :: path(*)
@@ -1226,10 +1232,9 @@ contains
                       collective_timeout_s)
     if (len(bad) > 0) then
       ! The open is collective, and some of these options may differ per
-      ! rank: this rank still takes part, with an option the library refuses
-      ! (every rank then fails alike), and reports its own cause.
-      o%write_buffer_size = 0
-      rc = c_open_f(cstr(path), int(comm, c_int), o, store%ptr)
+      ! rank: this rank still takes part, carrying its refusal (every rank
+      ! then fails, naming this rank and its cause), and reports its cause.
+      rc = c_open_refused_f(cstr(path), int(comm, c_int), cstr(bad))
       call fail(CAIRN_INVALID_ARGUMENT, "cairn_open('" // path // "'): InvalidArgument: " // bad, ierr)
       return
     end if

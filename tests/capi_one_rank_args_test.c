@@ -68,6 +68,20 @@ int main(int argc, char** argv) {
     open_spoiled(path, rank, bad, NULL_PATH, "NULL");
     open_spoiled(path, rank, bad, NULL_STORE, "NULL");
   }
+  /* A wrapper's own refusal on the last rank (cairn_open_refused): every
+   * rank fails with its cause, the others naming that rank. */
+  {
+    cairn_options_t o;
+    cairn_options_init(&o);
+    cairn_store_t* s = NULL;
+    int rc = rank == size - 1 ? cairn_open_refused(path, MPI_COMM_WORLD, "the wrapper's cause")
+                              : cairn_open(path, MPI_COMM_WORLD, &o, &s);
+    CHECK(rc == CAIRN_INVALID_ARGUMENT && s == NULL);
+    CHECK(strstr(cairn_last_error(), "the wrapper's cause") != NULL);
+    char who[64];
+    snprintf(who, sizeof who, "InvalidArgument: rank %d: the wrapper's cause", size - 1);
+    if (rank != size - 1) CHECK(strcmp(cairn_last_error(), who) == 0);
+  }
   CHECK(access(path, F_OK) != 0); /* no store was made */
   /* The store still opens and works after those. */
   cairn_options_t o;

@@ -739,11 +739,24 @@ contains
     integer(int64) :: v
     integer :: ty
     character(len=:), allocatable :: names(:), path
+    character(len=32) :: who
     path = trim(dir) // "-nul"
     if (rank == nranks - 1) path = path // c_null_char // "x"
     call cairn_open(ns, path, MPI_COMM_WORLD, ierr=ierr)
     call check(ierr == CAIRN_INVALID_ARGUMENT, 3701)
-    if (rank == nranks - 1) call check(index(cairn_last_error(), "char(0)") > 0, 3702)
+    ! Every rank names the cause, the others the rank too (they named the
+    ! option the last rank took part with, write_buffer_size, before
+    ! cairn_open_refused_f; tests/breaker/FINDINGS7.md 5).
+    call check(index(cairn_last_error(), "char(0)") > 0, 3702)
+    write(who, '(a,i0,a)') "rank ", nranks - 1, ": "
+    if (rank /= nranks - 1) call check(index(cairn_last_error(), trim(who) // " ") > 0, 3751)
+    if (rank == nranks - 1) then
+      call cairn_open(ns, trim(dir) // "-nul", MPI_COMM_WORLD, keep_revisions=-3_int64, ierr=ierr)
+    else
+      call cairn_open(ns, trim(dir) // "-nul", MPI_COMM_WORLD, ierr=ierr)
+    end if
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "keep_revisions is -3") > 0, 3752)
+    if (rank /= nranks - 1) call check(index(cairn_last_error(), trim(who) // " ") > 0, 3753)
     call cairn_open(ns, trim(dir) // "-nul", MPI_COMM_WORLD)
     x = [1.0_real64, 2.0_real64]
     call cairn_put(ns, "k", x, tags=[cairn_tag("t", 7)])

@@ -175,6 +175,17 @@ const char* cairn_last_error(void);
 int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cairn_store_t** store);
 /* The same with a Fortran communicator handle (MPI_Fint). */
 int cairn_open_f(const char* path, MPI_Fint comm, const cairn_options_t* opts, cairn_store_t** store);
+/* Collective, for wrappers and bindings: on a rank whose own arguments to
+ * cairn_open were refused before the call (by the wrapper's checks), takes
+ * part in the cairn_open the other ranks of `comm` make at `path`, so that
+ * none of them waits for this one. Nothing is opened or created; every
+ * rank's cairn_open fails with CAIRN_INVALID_ARGUMENT and "rank R: " +
+ * `why` (R the lowest refusing rank). Returns CAIRN_INVALID_ARGUMENT, with
+ * cairn_last_error() = "InvalidArgument: " + `why`. A NULL `path` or `why`
+ * reads as "". */
+int cairn_open_refused(const char* path, MPI_Comm comm, const char* why);
+/* The same with a Fortran communicator handle (MPI_Fint). */
+int cairn_open_refused_f(const char* path, MPI_Fint comm, const char* why);
 /* Local. Opens the store for this process alone (one rank: cairn_rank 0,
  * cairn_size 1), whether or not MPI is initialized: no MPI call is made if
  * it is not (a serial tool or test needs no MPI_Init). The collective

@@ -174,9 +174,9 @@ int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cai
     // this rank still takes part, carrying its refusal, so every rank fails
     // with this rank's cause ("rank R: ...") and none is left waiting.
     const std::string why = last_error;
-    std::string_view cause = why;  // the code is the status's, not repeated in its message
-    if (cause.starts_with("InvalidArgument: ")) cause.remove_prefix(std::strlen("InvalidArgument: "));
-    cairn::Store::RefuseOpen(path ? path : "", comm, cairn::Status::InvalidArgument(cause));
+    std::string cause = why;  // the code is the status's, not repeated in its message
+    if (cause.starts_with("InvalidArgument: ")) cause.erase(0, std::strlen("InvalidArgument: "));
+    cairn_open_refused(path, comm, cause.c_str());
     last_error = why;
     return rc;
   }
@@ -189,6 +189,16 @@ int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cai
 
 int cairn_open_f(const char* path, MPI_Fint comm, const cairn_options_t* opts, cairn_store_t** store) {
   return cairn_open(path, MPI_Comm_f2c(comm), opts, store);
+}
+
+int cairn_open_refused(const char* path, MPI_Comm comm, const char* why) {
+  const std::string cause = why ? why : "";
+  cairn::Store::RefuseOpen(path ? path : "", comm, cairn::Status::InvalidArgument(cause));
+  return Invalid(cause.c_str());
+}
+
+int cairn_open_refused_f(const char* path, MPI_Fint comm, const char* why) {
+  return cairn_open_refused(path, MPI_Comm_f2c(comm), why);
 }
 
 int cairn_open_local(const char* path, const cairn_options_t* opts, cairn_store_t** store) {
