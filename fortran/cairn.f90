@@ -281,10 +281,11 @@ module cairn
       type(c_ptr), intent(out) :: store
       integer(c_int) :: c_open_f
     end function
-    function c_open_refused_f(path, comm, why) bind(C, name="cairn_open_refused_f")
-      import :: c_char, c_int
+    function c_open_refused_f(path, comm, why, collective_timeout_s) bind(C, name="cairn_open_refused_f")
+      import :: c_char, c_int, c_double
       character(kind=c_char), intent(in) :: path(*), why(*)
       integer(c_int), value :: comm
+      real(c_double), value :: collective_timeout_s
       integer(c_int) :: c_open_refused_f
     end function
     function c_open_local(path, opts, store) bind(C, name="cairn_open_local")
@@ -1234,7 +1235,7 @@ contains
       ! The open is collective, and some of these options may differ per
       ! rank: this rank still takes part, carrying its refusal (every rank
       ! then fails, naming this rank and its cause), and reports its cause.
-      rc = c_open_refused_f(cstr(path), int(comm, c_int), cstr(bad))
+      rc = c_open_refused_f(cstr(path), int(comm, c_int), cstr(bad), o%collective_timeout_s)
       call fail(CAIRN_INVALID_ARGUMENT, "cairn_open('" // path // "'): InvalidArgument: " // bad, ierr)
       return
     end if

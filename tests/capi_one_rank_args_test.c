@@ -42,7 +42,7 @@ static void open_spoiled(const char* path, int rank, int bad, int spoil, const c
    * "write_buffer_size" before: the option it took part with). */
   CHECK(strstr(cairn_last_error(), why) != NULL);
   if (rank != bad) {
-    char who[32];
+    char who[64];
     snprintf(who, sizeof who, "InvalidArgument: rank %d: ", bad);
     CHECK(strncmp(cairn_last_error(), who, strlen(who)) == 0);
     /* the code once, not again after the rank ("rank 1: InvalidArgument: ...") */
@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
     cairn_options_t o;
     cairn_options_init(&o);
     cairn_store_t* s = NULL;
-    int rc = rank == size - 1 ? cairn_open_refused(path, MPI_COMM_WORLD, "the wrapper's cause")
+    int rc = rank == size - 1 ? cairn_open_refused(path, MPI_COMM_WORLD, "the wrapper's cause", 30.0)
                               : cairn_open(path, MPI_COMM_WORLD, &o, &s);
     CHECK(rc == CAIRN_INVALID_ARGUMENT && s == NULL);
     CHECK(strstr(cairn_last_error(), "the wrapper's cause") != NULL);

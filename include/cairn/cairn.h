@@ -6,8 +6,9 @@
  * function aborts the process. Collective functions (cairn_open, cairn_commit,
  * cairn_commit_async, cairn_get_shared, cairn_query_all, cairn_pin,
  * cairn_unpin, cairn_drop, cairn_close) must be called by every rank of the
- * communicator, in the same order; every other function is local (no
- * communication).
+ * communicator, in the same order (cairn_open_refused stands in for
+ * cairn_open on a rank that refused its own arguments); every other
+ * function is local (no communication).
  *
  * Threads: a store handle, and the streams and async handles made from it,
  * are used by one thread at a time (different stores may be used by
@@ -179,13 +180,17 @@ int cairn_open_f(const char* path, MPI_Fint comm, const cairn_options_t* opts, c
  * cairn_open were refused before the call (by the wrapper's checks), takes
  * part in the cairn_open the other ranks of `comm` make at `path`, so that
  * none of them waits for this one. Nothing is opened or created; every
- * rank's cairn_open fails with CAIRN_INVALID_ARGUMENT and "rank R: " +
- * `why` (R the lowest refusing rank). Returns CAIRN_INVALID_ARGUMENT, with
- * cairn_last_error() = "InvalidArgument: " + `why`. A NULL `path` or `why`
- * reads as "". */
-int cairn_open_refused(const char* path, MPI_Comm comm, const char* why);
+ * rank's cairn_open fails with the lowest refusing rank's code and
+ * "rank R: " + its cause (here CAIRN_INVALID_ARGUMENT and `why`; a NULL or
+ * empty `why` reads as "an open refused without a cause"). Returns
+ * CAIRN_INVALID_ARGUMENT, with cairn_last_error() = "InvalidArgument: " +
+ * `why`. A NULL `path` reads as "". MPI_COMM_NULL, an inter-communicator
+ * or MPI not initialized: returns at once, and the others wait (as for any
+ * collective a rank leaves). `collective_timeout_s` is the options' field
+ * for this rank's part (0: wait for ever). */
+int cairn_open_refused(const char* path, MPI_Comm comm, const char* why, double collective_timeout_s);
 /* The same with a Fortran communicator handle (MPI_Fint). */
-int cairn_open_refused_f(const char* path, MPI_Fint comm, const char* why);
+int cairn_open_refused_f(const char* path, MPI_Fint comm, const char* why, double collective_timeout_s);
 /* Local. Opens the store for this process alone (one rank: cairn_rank 0,
  * cairn_size 1), whether or not MPI is initialized: no MPI call is made if
  * it is not (a serial tool or test needs no MPI_Init). The collective

@@ -182,12 +182,16 @@ class Store {
   // For a rank that cannot call Open because its own arguments were refused
   // before it (a binding's check, say): takes part in the collective Open
   // the other ranks of `comm` make, so that none waits for this one.
-  // Nothing is opened or created; every rank's Open (and this call) fails
-  // with `why`'s code and "rank R: " + `why`'s message, R the lowest
-  // refusing rank. `why` must not be OK (InvalidArgument is used if it is).
-  // A null or inter-communicator, or MPI not initialized, has no collective
-  // to take part in: `why` is returned at once.
-  static Status RefuseOpen(const std::string& path, MPI_Comm comm, const Status& why);
+  // Nothing is opened or created. Every rank's Open, and this call, fail
+  // with the lowest refusing rank's code and "rank R: " + its message (R
+  // that rank). An OK `why`, or one with an empty message, reads as
+  // InvalidArgument "an open refused without a cause". A null or
+  // inter-communicator, or MPI not initialized, has no collective to take
+  // part in: `why` is returned at once, and the others wait.
+  // `collective_timeout_s` is Options::collective_timeout_s for this
+  // rank's part (0, negative or NaN: wait for ever).
+  static Status RefuseOpen(const std::string& path, MPI_Comm comm, const Status& why,
+                           double collective_timeout_s = 0);
   // Opens the store for a single process. Works whether or not MPI is
   // initialized (no MPI call is made if it is not).
   static Status Open(const Options& options, const std::string& path,

@@ -179,17 +179,19 @@ class Stream(io.RawIOBase):
             super().close()
 
 
-def _take_part_refused(path: Any, comm: Any, why: BaseException) -> None:
+def _take_part_refused(path: Any, comm: Any, why: BaseException, options: Dict[str, Any]) -> None:
     """Takes part in the collective open for a rank whose arguments were
     refused before it, carrying its refusal: every other rank's open fails
     with "rank R: " and this rank's cause, none waits for it, nothing is
     created."""
     try:
-        p = os.fspath(path)
+        p = os.fsdecode(path)
     except TypeError:
         p = ""
     try:
-        _cairn.refuse_open(p if isinstance(p, str) else "", comm, str(why))
+        t = options.get("collective_timeout_s", 0)
+        t = 0.0 if isinstance(t, bool) or not isinstance(t, (int, float)) else float(t)
+        _cairn.refuse_open(p, comm, str(why), t)
     except Exception:
         pass  # the caller raises its own error (a comm of the wrong type: no collective)
 
@@ -240,7 +242,7 @@ class Store:
     wrong calls of other ranks: make collective calls from one thread.
     """
 
-    def __init__(self, path: Union[str, os.PathLike], comm: Any = None, mode: str = "a",
+    def __init__(self, path: Union[str, bytes, os.PathLike], comm: Any = None, mode: str = "a",
                  revision: Optional[int] = None, **options: Any) -> None:
         try:
             if mode not in ("a", "r", "r+", "x"):
@@ -249,7 +251,7 @@ class Store:
                 options.setdefault("create_if_missing", False)
             if mode == "x":
                 options.setdefault("error_if_exists", True)
-            self.path = os.fspath(path)
+            self.path = os.fsdecode(path)  # str, bytes or os.PathLike
             self.mode = mode
             rev = 0 if revision is None else _int(revision, 0, _U64, "revision")
         except Exception as e:
@@ -257,7 +259,7 @@ class Store:
             # carrying its refusal (every rank then fails, naming this rank
             # and the cause, none waits for it), and raises its own error.
             if comm is not None:
-                _take_part_refused(path, comm, e)
+                _take_part_refused(path, comm, e, options)
             raise
         self._s = _cairn.Store(self.path, comm, mode == "r", rev, options)
 

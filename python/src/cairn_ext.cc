@@ -495,11 +495,19 @@ cairn::ReadOptions RO(int rank) {
   return ro;
 }
 
-// Store::RefuseOpen over an mpi4py communicator, the GIL released.
-void RefuseOpen(const std::string& path, nb::handle comm, const cairn::Status& why) {
-  MPI_Comm c = CommOf(comm);
+// Store::RefuseOpen over an mpi4py communicator, the GIL released. A
+// `comm` that is not one has no collective to take part in: nothing is
+// done (the caller raises its own error).
+void RefuseOpen(const std::string& path, nb::handle comm, const cairn::Status& why, double timeout_s) {
+  MPI_Comm c;
+  try {
+    c = CommOf(comm);
+  } catch (const std::exception&) {
+    PyErr_Clear();
+    return;
+  }
   nb::gil_scoped_release r;
-  cairn::Store::RefuseOpen(path, c, why);
+  cairn::Store::RefuseOpen(path, c, why, timeout_s);
 }
 
 class PyStore {
@@ -516,7 +524,12 @@ class PyStore {
       // The open is collective: a rank whose options are refused still
       // takes part, carrying its refusal (every rank then fails naming this
       // rank and its cause, none waits for it), and raises its own error.
-      if (!comm.is_none()) RefuseOpen(path, comm, e.status);
+      if (!comm.is_none()) RefuseOpen(path, comm, e.status, o.collective_timeout_s);
+      throw;
+    } catch (nb::python_error& e) {
+      // The same for an option whose conversion raised in Python (a value
+      // whose repr() or __index__ raises).
+      if (!comm.is_none()) RefuseOpen(path, comm, cairn::Status::InvalidArgument(e.what()), o.collective_timeout_s);
       throw;
     }
     cairn::Status s;
@@ -932,8 +945,8 @@ NB_MODULE(_cairn, m) {
   m.doc() = "The compiled core of the cairn package (use the `cairn` module).";
   nb::register_exception_translator(Translate);
   // A rank whose arguments Python refused takes part in the others' open.
-  m.def("refuse_open", [](const std::string& path, nb::handle comm, const std::string& why) {
-    RefuseOpen(path, comm, cairn::Status::InvalidArgument(why));
+  m.def("refuse_open", [](const std::string& path, nb::handle comm, const std::string& why, double timeout_s) {
+    RefuseOpen(path, comm, cairn::Status::InvalidArgument(why), timeout_s);
   });
   m.def("mpi_initialized", [] {
     int f = 0;

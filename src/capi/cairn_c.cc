@@ -176,7 +176,7 @@ int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cai
     const std::string why = last_error;
     std::string cause = why;  // the code is the status's, not repeated in its message
     if (cause.starts_with("InvalidArgument: ")) cause.erase(0, std::strlen("InvalidArgument: "));
-    cairn_open_refused(path, comm, cause.c_str());
+    cairn_open_refused(path, comm, cause.c_str(), 0);  // (the options are what was refused)
     last_error = why;
     return rc;
   }
@@ -191,14 +191,14 @@ int cairn_open_f(const char* path, MPI_Fint comm, const cairn_options_t* opts, c
   return cairn_open(path, MPI_Comm_f2c(comm), opts, store);
 }
 
-int cairn_open_refused(const char* path, MPI_Comm comm, const char* why) {
-  const std::string cause = why ? why : "";
-  cairn::Store::RefuseOpen(path ? path : "", comm, cairn::Status::InvalidArgument(cause));
+int cairn_open_refused(const char* path, MPI_Comm comm, const char* why, double collective_timeout_s) {
+  const std::string cause = why && *why ? why : "an open refused without a cause";
+  cairn::Store::RefuseOpen(path ? path : "", comm, cairn::Status::InvalidArgument(cause), collective_timeout_s);
   return Invalid(cause.c_str());
 }
 
-int cairn_open_refused_f(const char* path, MPI_Fint comm, const char* why) {
-  return cairn_open_refused(path, MPI_Comm_f2c(comm), why);
+int cairn_open_refused_f(const char* path, MPI_Fint comm, const char* why, double collective_timeout_s) {
+  return cairn_open_refused(path, MPI_Comm_f2c(comm), why, collective_timeout_s);
 }
 
 int cairn_open_local(const char* path, const cairn_options_t* opts, cairn_store_t** store) {

@@ -14,7 +14,6 @@
 #include "format/subfile_header.h"
 #include "io/fs_layout.h"
 #include "io/coalescing_reader.h"
-#include "store/inspect.h"
 #include "store/crash_point.h"
 #include "store/finalize_hook.h"
 #include "store/options_check.h"
@@ -914,11 +913,14 @@ Status Store::Open(const Options& options, const std::string& path, MPI_Comm com
   return s;
 }
 
-Status Store::RefuseOpen(const std::string& path, MPI_Comm comm, const Status& why) {
-  const Status refused = why.ok() ? Status::InvalidArgument("an open refused without a cause") : why;
+Status Store::RefuseOpen(const std::string& path, MPI_Comm comm, const Status& why,
+                         double collective_timeout_s) {
+  const Status refused = why.ok() || why.message().empty()
+                             ? Status::InvalidArgument("an open refused without a cause") : why;
   if (!CheckOpenComm(comm, path).ok()) return refused;  // no collective to take part in
   std::unique_ptr<Store::Rep> rep;
-  Status s = OpenWith(Options(), path, NewMpiComm(comm, 0), &rep, refused);
+  const double timeout = collective_timeout_s > 0 ? collective_timeout_s : 0;  // NaN too
+  Status s = OpenWith(Options(), path, NewMpiComm(comm, timeout), &rep, refused);
   if (s.ok()) s = Status::Aborted("a refused open succeeded");  // cannot happen: `refused` is agreed
   return s;
 }
