@@ -63,7 +63,7 @@ class Cairn : public bench::System {
     batch_ = std::max<uint64_t>(1, cfg.GetU64("read-batch", cfg.size) / std::max<uint64_t>(1, cfg.size));
     // Room for a full-read batch, or for the sparse read's one batch.
     uint64_t sparse = uint64_t(double(cfg.count) * cfg.sparse_fraction) + 1;
-    rbuf_.assign(std::min<uint64_t>(std::max(batch_, sparse), cfg.count) * cfg.size, '\0');
+    rbuf_.assign(std::min<uint64_t>(std::max(batch_, sparse), cfg.count) * cfg.size);
   }
   const char* name() const override { return name_.c_str(); }
 
@@ -191,7 +191,7 @@ class Cairn : public bench::System {
   bool use_get_ = false;
   uint64_t batch_ = 1;  // objects per MultiGet of the full read (64 MiB)
   // The reader's memory, made before the timed phase (bench_posix's rbuf_).
-  std::vector<char> rbuf_;
+  bench::ReadBuffer rbuf_;
   std::vector<std::string> values_;
   std::vector<std::string> keys_;
   std::vector<cairn::Store::ValueBuffer> bufs_;

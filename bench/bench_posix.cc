@@ -34,7 +34,7 @@ class Posix : public bench::System {
 
   uint64_t ReadSome(const std::string& dir, int ckpt, const std::vector<uint64_t>& ids) override {
     const auto& c = bench::Ctx();
-    std::vector<char>& buf = rbuf_;  // allocated before the timed phase
+    bench::ReadBuffer& buf = rbuf_;  // allocated before the timed phase
     std::string path = FilePath(dir, ckpt, c.rank);
     int fd = open(path.c_str(), O_RDONLY);
     BENCH_CHECK(fd >= 0, "open %s: %s", path.c_str(), strerror(errno));
@@ -49,7 +49,7 @@ class Posix : public bench::System {
 
  private:
   // Filler made before the timed phase; stamped per object.
-  std::vector<char> rbuf_ = std::vector<char>(bench::Ctx().cfg.size);
+  bench::ReadBuffer rbuf_{bench::Ctx().cfg.size};
   std::vector<char> buf_ = bench::MakeFiller(bench::Ctx().cfg.size, bench::Ctx().rank);
 };
 

@@ -401,6 +401,14 @@ uint64_t System::ReadAll(const std::string& rep_dir, int ckpt) {
   return ReadSome(rep_dir, ckpt, all);
 }
 
+void ReadBuffer::assign(uint64_t n) {
+  const uint64_t bytes = (std::max<uint64_t>(n, 1) + 4095) / 4096 * 4096;
+  p_.reset(static_cast<char*>(std::aligned_alloc(4096, bytes)));
+  if (!p_) Die("out of memory for a read buffer of %llu bytes", static_cast<unsigned long long>(n));
+  std::memset(p_.get(), 0, bytes);
+  n_ = n;
+}
+
 std::string ObjectKey(int ckpt, uint64_t i) {
   std::string k;
   ObjectKey(ckpt, i, &k);

@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,26 @@ class System {
 };
 
 // The key of object `i` of checkpoint `ckpt`, for the key-value systems.
+// The memory a reader reads into, made (and touched) before the timed
+// phase: 4096-byte aligned in every system that uses it (bench_posix,
+// bench_cairn), so that neither reads into an alignment the kernel copies
+// more slowly. On the VM of 2026-12-07 a destination 16 bytes past a
+// 64-byte boundary made the kernel's copy cost 5x the CPU (bench/README.md,
+// "A new machine, and MultiGet's copy"): a 640 KiB std::vector (mmap'd by
+// malloc, data at page + 16) halved cairn's W2-64K full read against POSIX's
+// 64 KiB heap vector.
+class ReadBuffer {
+ public:
+  explicit ReadBuffer(uint64_t n = 0) { assign(n); }
+  void assign(uint64_t n);  // n zero bytes
+  char* data() { return p_.get(); }
+  uint64_t size() const { return n_; }
+
+ private:
+  std::unique_ptr<char, void (*)(void*)> p_{nullptr, std::free};
+  uint64_t n_ = 0;
+};
+
 std::string ObjectKey(int ckpt, uint64_t i);
 // The same into *out, reusing its memory.
 void ObjectKey(int ckpt, uint64_t i, std::string* out);
