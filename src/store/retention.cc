@@ -420,7 +420,7 @@ Status MarkRevision(Store::Rep* r, RecordType type, uint64_t rev, const Status& 
   // it here and none waits in the broadcast below.
   Status s = AgreeStatus(c, refused.ok() ? r->CheckWritable() : refused);
   if (!s.ok()) return s;
-  if (s.ok() && type == RecordType::kDrop && rev == r->current.revision)
+  if (type == RecordType::kDrop && rev == r->current.revision)
     s = Status::InvalidArgument("revision " + std::to_string(rev) +
                                 " is the one this store handle is open at (the base of its next commit); "
                                 "it cannot be dropped through this handle");
