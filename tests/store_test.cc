@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 
 #include "cairn/store.h"
 #include "format/checksum.h"
@@ -328,6 +330,67 @@ TEST(Store, UncommittedValuesAreReadableByTheirWriter) {
   ASSERT_TRUE(s->Commit().ok());
   ASSERT_TRUE(s->Get("b", &v).ok());
   EXPECT_EQ(v, Pattern(2, 7000));
+}
+
+// Pending changes are indexed only once a key comes out of order or one
+// is looked up (namespace_state.h); the index keeps its size across
+// commits, and a few changes after a large commit clear only their own
+// slots. Whatever the order, every put, put again, delete and look-up
+// must give the objects a model gives, before and after each commit.
+TEST(Store, PendingChangesInAnyOrderAcrossCommits) {
+  TempDir dir;
+  std::string path = dir.sub("s");
+  auto s = MustOpen(path);
+  const int n = 20000;
+  auto key = [](int i) {
+    char b[16];
+    std::snprintf(b, sizeof b, "k%06d", i);
+    return std::string(b);
+  };
+  std::map<std::string, std::string> model;
+  auto put = [&](int i, const std::string& v) {
+    ASSERT_TRUE(s->Put(key(i), v).ok());
+    model[key(i)] = v;
+  };
+  auto del = [&](int i) {
+    ASSERT_TRUE(s->Delete(key(i)).ok());
+    model.erase(key(i));
+  };
+  auto check = [&](const char* when) {
+    std::string v;
+    int wrong = 0;
+    for (int i = 0; i < n + 3; i++) {
+      auto it = model.find(key(i));
+      Status st = s->Get(key(i), &v);
+      if (it == model.end() ? !st.IsNotFound() : !st.ok() || v != it->second) wrong++;
+    }
+    EXPECT_EQ(wrong, 0) << when;
+  };
+  for (int i = 0; i < n / 2; i += 2) put(i, "a" + std::to_string(i));  // ascending: no index
+  put(n / 2 - 2, "again");                                             // the last key again
+  check("ascending puts, not indexed");                                // look-ups index them
+  for (int i = n / 2; i < n; i += 2) put(i, "a" + std::to_string(i));
+  for (int i = n - 1; i > 0; i -= 2) put(i, "b" + std::to_string(i));  // descending
+  for (int i = 0; i < n; i += 7) del(i);
+  for (int i = 0; i < n; i += 5) put(i, std::string(40, 'c') + std::to_string(i));  // grown in place or moved
+  check("out of order, before the commit");
+  ASSERT_TRUE(s->Commit().ok());
+  check("after the large commit");
+  put(5, "d5");  // a few changes out of order: the large index is kept and cleared slot by slot
+  put(3, "d3");
+  put(n + 1, "d");
+  del(10);
+  check("a few changes");
+  ASSERT_TRUE(s->Commit().ok());
+  check("after the small commit");
+  for (int i = 0; i < n + 3; i += 3) put(i, "e" + std::to_string(i));  // ascending, none looked up
+  ASSERT_TRUE(s->Commit().ok());
+  check("after ascending puts and a commit");
+  for (int i = n + 2; i >= 0; i -= 4) put(i, "f" + std::to_string(i));
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->Close().ok());
+  s = MustOpen(path);
+  check("reopened");
 }
 
 TEST(Store, DamagedFinalManifestRecordIsNeverCutAway) {

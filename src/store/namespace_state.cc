@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "format/coding.h"
@@ -12,8 +13,25 @@ void NamespaceState::Reset(std::shared_ptr<const IndexTable> base) {
   base_ = std::move(base);
   dict_ = NameDict();
   if (base_) dict_ = base_->names;
-  overlay_.clear();
-  order_.clear();
+  // Both keep their capacity: the next checkpoint of as many objects
+  // reuses it instead of memory the process never touched. A few changes
+  // after a large commit clear their own slots, not the whole index.
+  if (!indexed_) {
+    // nothing in index_
+  } else if (pending_.size() * 16 >= index_.size()) {
+    std::fill(index_.begin(), index_.end(), 0);
+  } else {
+    const uint64_t mask = (uint64_t(1) << index_bits_) - 1;
+    for (size_t n = 0; n < pending_.size(); n++) {
+      const uint64_t hash = HashKey(pending_[n].key_view());
+      const uint64_t want = (hash >> 32 << 32) | (n + 1);
+      uint64_t i = hash >> (64 - index_bits_);
+      while (index_[i] != want) i = (i + 1) & mask;  // past slots cleared already: it is there
+      index_[i] = 0;
+    }
+  }
+  indexed_ = false;
+  pending_.clear();
   tag_ids_.clear();
   arena_.clear();
   arena_used_ = arena_cap_ = 0;
@@ -40,23 +58,104 @@ void NamespaceState::MaybeCompact() {
   arena_.clear();
   arena_used_ = arena_cap_ = 0;
   arena_handed_ = garbage_ = 0;
-  for (auto& kv : overlay_) {
-    Pending& p = kv.second;
-    if (!p.slot) continue;
-    char* n = Allocate(p.body.size());
-    std::memcpy(n, p.body.data(), p.body.size());
-    p.slot = n;
-    p.cap = p.body.size();
-    p.body = std::string_view(n, p.body.size());
+  for (Pending& p : pending_) {  // the key, then the body, as a first put lays them out
+    char* n = Allocate(p.key_size + p.size);
+    std::memcpy(n, p.key, p.key_size);
+    p.key = n;
+    if (p.slot) std::memcpy(n + p.key_size, p.slot, p.size);
+    p.slot = p.slot ? n + p.key_size : nullptr;
+    p.cap = p.slot ? p.size : 0;
   }
 }
 
+uint64_t NamespaceState::HashKey(std::string_view key) {
+  // std::hash mixes the bytes; the multiply spreads them to the top bits,
+  // which pick the slot.
+  return uint64_t(std::hash<std::string_view>()(key)) * 0x9e3779b97f4a7c15ull;
+}
+
+NamespaceState::Pending* NamespaceState::FindPending(std::string_view key) const {
+  if (pending_.empty()) return nullptr;
+  if (!indexed_) {  // sorted: above the last key is not pending
+    std::string_view last = pending_.back().key_view();
+    if (last < key) return nullptr;
+    if (last == key) return const_cast<Pending*>(&pending_.back());
+    BuildIndex();
+  }
+  return FindHashed(key, HashKey(key));
+}
+
+NamespaceState::Pending* NamespaceState::FindHashed(std::string_view key, uint64_t hash) const {
+  const uint64_t mask = (uint64_t(1) << index_bits_) - 1;
+  const uint32_t tag = uint32_t(hash >> 32);
+  for (uint64_t i = hash >> (64 - index_bits_);; i = (i + 1) & mask) {
+    uint64_t slot = index_[i];
+    if (slot == 0) return nullptr;
+    if (uint32_t(slot >> 32) != tag) continue;
+    const Pending& p = pending_[uint32_t(slot) - 1];
+    if (p.key_view() == key) return const_cast<Pending*>(&p);
+  }
+}
+
+void NamespaceState::IndexSlot(uint64_t hash, size_t n) const {
+  const uint64_t mask = (uint64_t(1) << index_bits_) - 1;
+  uint64_t i = hash >> (64 - index_bits_);
+  while (index_[i] != 0) i = (i + 1) & mask;
+  index_[i] = (hash >> 32 << 32) | (n + 1);
+}
+
+void NamespaceState::GrowIndex() const {
+  // The slot of a key is the top index_bits_ bits of its hash, of which a
+  // slot keeps the top 32: enough to place it again at up to 2^32 slots.
+  unsigned bits = index_bits_ == 0 ? 10 : index_bits_ + 1;
+  if (bits > 32) throw std::length_error("NamespaceState: more than 2^31 pending changes");
+  std::vector<uint64_t> old = std::move(index_);
+  index_.assign(size_t(1) << bits, 0);
+  index_bits_ = bits;
+  for (uint64_t slot : old) {
+    if (slot != 0) IndexSlot(slot >> 32 << 32, uint32_t(slot) - 1);
+  }
+}
+
+void NamespaceState::BuildIndex() const {
+  // index_ is all empty here (Reset cleared what the last one held).
+  while (index_.size() < 2 * (pending_.size() + 1)) GrowIndex();
+  for (size_t n = 0; n < pending_.size(); n++) IndexSlot(HashKey(pending_[n].key_view()), n);
+  indexed_ = true;
+}
+
+NamespaceState::Pending* NamespaceState::FindOrAddPending(std::string_view key) {
+  if (!indexed_ && !pending_.empty() && !(pending_.back().key_view() < key)) {
+    if (pending_.back().key_view() == key) return &pending_.back();  // the last key, changed again
+    BuildIndex();  // out of order
+  }
+  uint64_t hash = 0;
+  if (indexed_) {
+    hash = HashKey(key);
+    if (Pending* p = FindHashed(key, hash)) return p;
+  }
+  if (pending_.size() >= UINT32_MAX - 1) throw std::length_error("NamespaceState: too many pending changes");
+  if (indexed_) {
+    if (2 * (pending_.size() + 1) > index_.size()) GrowIndex();
+    IndexSlot(hash, pending_.size());
+  }
+  // (Not indexed: above every pending key, so a new one.)
+  Pending p;
+  p.key_size = uint32_t(key.size());
+  // The key's bytes are copied to the arena once, where the first body
+  // follows them (Put), so a commit walking put order reads both together.
+  char* k = Allocate(key.size());
+  std::memcpy(k, key.data(), key.size());
+  p.key = k;
+  pending_.push_back(p);
+  return &pending_.back();
+}
+
 bool NamespaceState::Lookup(std::string_view key, std::string_view* body) const {
-  if (!overlay_.empty()) {
-    auto it = overlay_.find(key);
-    if (it != overlay_.end()) {
-      if (it->second.deleted) return false;
-      *body = it->second.body;
+  if (!pending_.empty()) {
+    if (const Pending* p = FindPending(key)) {
+      if (p->deleted) return false;
+      *body = p->body();
       return true;
     }
   }
@@ -77,12 +176,7 @@ void NamespaceState::Put(std::string_view key, std::string_view body) {
     auto t = tag_ids_.find(key);
     if (t != tag_ids_.end()) tag_ids_.erase(t);
   }
-  auto it = overlay_.find(key);
-  if (it == overlay_.end()) {
-    it = overlay_.emplace(std::string(key), Pending()).first;
-    order_.push_back(&*it);
-  }
-  Pending& p = it->second;
+  Pending& p = *FindOrAddPending(key);
   if (p.slot && body.size() <= p.cap) {
     std::memmove(p.slot, body.data(), body.size());  // may be a view of this very slot
   } else {
@@ -95,7 +189,7 @@ void NamespaceState::Put(std::string_view key, std::string_view body) {
     p.slot = n;
     p.cap = cap;
   }
-  p.body = std::string_view(p.slot, body.size());
+  p.size = body.size();
   p.deleted = false;
   MaybeCompact();
 }
@@ -116,14 +210,10 @@ bool NamespaceState::Delete(std::string_view key) {
   std::string_view body;
   if (!Lookup(key, &body)) return false;
   if (!tag_ids_.empty()) tag_ids_.erase(std::string(key));
-  auto it = overlay_.find(key);
-  if (it == overlay_.end()) {
-    it = overlay_.emplace(std::string(key), Pending()).first;
-    order_.push_back(&*it);
-  }
-  Pending& p = it->second;
+  Pending& p = *FindOrAddPending(key);
   garbage_ += p.cap;
-  p = Pending();
+  p.slot = nullptr;
+  p.size = p.cap = 0;
   p.deleted = true;
   MaybeCompact();
   return true;
@@ -137,24 +227,28 @@ uint64_t NamespaceState::pending_bytes() const {
 
 uint64_t NamespaceState::pending_live_bytes() const {
   uint64_t n = 0;
-  for (const auto& kv : overlay_) n += kv.second.deleted ? 0 : kv.second.body.size();
+  for (const Pending& p : pending_) n += p.deleted ? 0 : p.size;
   return n;
 }
 
 uint64_t NamespaceState::capacity_hint() const {
-  return (base_ ? base_->entries.size() : 0) + overlay_.size();
+  return (base_ ? base_->entries.size() : 0) + pending_.size();
 }
 
 template <class Fn>
 bool NamespaceState::Merge(Fn&& fn) const {
-  std::vector<const std::pair<const std::string, Pending>*> ov(order_);
-  auto less = [](auto* a, auto* b) { return a->first < b->first; };
+  // Put order, sorted by key only if it is not (a sort of pointers whose
+  // keys lie scattered misses the cache on every comparison).
+  auto less = [](const Pending* a, const Pending* b) { return a->key_view() < b->key_view(); };
+  std::vector<const Pending*> ov;
+  ov.reserve(pending_.size());
+  for (const Pending& p : pending_) ov.push_back(&p);
   if (!std::is_sorted(ov.begin(), ov.end(), less)) std::sort(ov.begin(), ov.end(), less);
   size_t nb = base_ ? base_->entries.size() : 0;
   size_t i = 0, j = 0;
   bool changed = false;
   while (i < nb || j < ov.size()) {
-    if (j == ov.size() || (i < nb && base_->keys[i] < ov[j]->first)) {
+    if (j == ov.size() || (i < nb && base_->keys[i] < ov[j]->key_view())) {
       fn(base_->entries[i++], true);
       continue;
     }
@@ -162,11 +256,11 @@ bool NamespaceState::Merge(Fn&& fn) const {
     // changes the namespace unless it is byte for byte the base entry it
     // replaces (a body holds the whole object: value or chunk locations,
     // and tags); a deletion changes it if the base had the key.
-    const Pending& p = ov[j]->second;
-    bool in_base = i < nb && base_->keys[i] == ov[j]->first;
-    if (p.deleted ? in_base : !in_base || base_->entries[i] != p.body) changed = true;
+    const Pending& p = *ov[j];
+    bool in_base = i < nb && base_->keys[i] == p.key_view();
+    if (p.deleted ? in_base : !in_base || base_->entries[i] != p.body()) changed = true;
     if (in_base) i++;
-    if (!p.deleted) fn(p.body, false);
+    if (!p.deleted) fn(p.body(), false);
     j++;
   }
   return changed;

@@ -30,7 +30,7 @@ class NamespaceState {
   // was put or deleted since: an unchanged namespace's next table would be
   // this one, entry for entry, so a commit reuses it (commit_tables.cc).
   const std::shared_ptr<const IndexTable>& base() const { return base_; }
-  bool unchanged() const { return overlay_.empty(); }
+  bool unchanged() const { return pending_.empty(); }
 
   // Tag names of this namespace; entries encode tag names as ids into it.
   NameDict* dict() { return &dict_; }
@@ -110,25 +110,50 @@ class NamespaceState {
   uint64_t arena_handed_ = 0;  // bytes of slots handed out since the last compaction
   uint64_t garbage_ = 0;       // of which superseded
 
-  // One pending change per key: the new body in its arena slot (replaced
-  // in place when the next body fits), or a deletion.
+  // One pending change per key, in the order keys were first put: the
+  // key and the new body in the arena (the body's slot replaced in place
+  // when the next body fits), or a deletion. A service puts its objects
+  // in key order, so a commit finds this list sorted and skips sorting.
   struct Pending {
-    char* slot = nullptr;
-    size_t cap = 0;
-    std::string_view body;
+    const char* key = nullptr;
+    char* slot = nullptr;  // the body's; null for a deletion
+    uint64_t size = 0;     // of the body
+    uint64_t cap = 0;      // of the slot
+    uint32_t key_size = 0;
     bool deleted = false;
+    std::string_view key_view() const { return std::string_view(key, key_size); }
+    std::string_view body() const { return std::string_view(slot, size); }
   };
+  std::vector<Pending> pending_;
+  // Open-addressed index of pending_ by key (no node per key: a node each
+  // made a 1M-object checkpoint spend a fifth of its puts in the hash
+  // map's allocations and pointer chasing, and its commit in freeing
+  // them). A slot is 0 (empty) or the key hash's top 32 bits << 32 |
+  // (index in pending_ + 1); a key's first slot is given by the top bits of
+  // its hash, so growing needs no key. Linear probing, at most half full,
+  // never a removal (a deletion is a pending change; Reset clears all).
+  // Built only when needed: while every put brings a key above the last
+  // one (a service saving its catalogue in key order), a key cannot be
+  // pending already and pending_ stays sorted, so nothing is hashed; the
+  // first key out of order, or the first look-up, builds it from pending_.
+  // (Built by a const look-up, hence mutable: a Store is used by one
+  // thread at a time.)
+  mutable std::vector<uint64_t> index_;
+  mutable unsigned index_bits_ = 0;  // index_.size() == 1 << index_bits_ (0: empty)
+  mutable bool indexed_ = false;     // index_ holds every pending_ entry
+  static uint64_t HashKey(std::string_view key);
+  // The pending change of `key`, or null.
+  Pending* FindPending(std::string_view key) const;
+  Pending* FindHashed(std::string_view key, uint64_t hash) const;  // indexed_ only
+  // The pending change of `key`, made (no body, not deleted) if none.
+  Pending* FindOrAddPending(std::string_view key);
+  void BuildIndex() const;
+  void GrowIndex() const;
+  void IndexSlot(uint64_t hash, size_t n) const;  // pending_[n] of key hash `hash` into index_
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
-  std::unordered_map<std::string, Pending, Hash, std::equal_to<>> overlay_;
-  // The overlay's entries in the order their keys were first put (node
-  // pointers are stable). A service puts its objects in key order, so a
-  // commit finds this list sorted and skips sorting: a sort of node
-  // pointers in hash order misses the cache on every comparison, which
-  // made a 1M-object commit far more than 10x a 100K one.
-  std::vector<const std::pair<const std::string, Pending>*> order_;
   std::unordered_map<std::string, std::vector<uint64_t>, Hash, std::equal_to<>> tag_ids_;
 };
 
