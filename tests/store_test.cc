@@ -366,24 +366,28 @@ TEST(Store, PendingChangesInAnyOrderAcrossCommits) {
     }
     EXPECT_EQ(wrong, 0) << when;
   };
-  for (int i = 0; i < n / 2; i += 2) put(i, "a" + std::to_string(i));  // ascending: no index
-  put(n / 2 - 2, "again");                                             // the last key again
-  check("ascending puts, not indexed");                                // look-ups index them
-  for (int i = n / 2; i < n; i += 2) put(i, "a" + std::to_string(i));
-  for (int i = n - 1; i > 0; i -= 2) put(i, "b" + std::to_string(i));  // descending
-  for (int i = 0; i < n; i += 7) del(i);
+  for (int i = 0; i < n; i += 2) put(i, "a" + std::to_string(i));     // ascending: no index
+  put(n - 2, "again");                                                 // the last key again
+  std::string last;
+  ASSERT_TRUE(s->Get(key(n - 2), &last).ok());  // the last key, looked up before any index
+  EXPECT_EQ(last, "again");
+  for (int i = n - 1; i > 0; i -= 2) put(i, "b" + std::to_string(i));  // out of order: indexed from here
   for (int i = 0; i < n; i += 5) put(i, std::string(40, 'c') + std::to_string(i));  // grown in place or moved
+  for (int i = 0; i < n; i += 7) del(i);
   check("out of order, before the commit");
   ASSERT_TRUE(s->Commit().ok());
   check("after the large commit");
   put(5, "d5");  // a few changes out of order: the large index is kept and cleared slot by slot
   put(3, "d3");
+  put(5, "d5 again");
   put(n + 1, "d");
   del(10);
   check("a few changes");
   ASSERT_TRUE(s->Commit().ok());
   check("after the small commit");
-  for (int i = 0; i < n + 3; i += 3) put(i, "e" + std::to_string(i));  // ascending, none looked up
+  for (int i = 0; i < n + 3; i += 3) put(i, "e" + std::to_string(i));  // ascending: no index
+  check("ascending, then looked up");                                  // the look-ups index them
+  for (int i = 0; i < n + 3; i += 6) put(i, "e2" + std::to_string(i));
   ASSERT_TRUE(s->Commit().ok());
   check("after ascending puts and a commit");
   for (int i = n + 2; i >= 0; i -= 4) put(i, "f" + std::to_string(i));

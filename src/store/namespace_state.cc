@@ -237,18 +237,22 @@ uint64_t NamespaceState::capacity_hint() const {
 
 template <class Fn>
 bool NamespaceState::Merge(Fn&& fn) const {
-  // Put order, sorted by key only if it is not (a sort of pointers whose
-  // keys lie scattered misses the cache on every comparison).
-  auto less = [](const Pending* a, const Pending* b) { return a->key_view() < b->key_view(); };
-  std::vector<const Pending*> ov;
-  ov.reserve(pending_.size());
-  for (const Pending& p : pending_) ov.push_back(&p);
-  if (!std::is_sorted(ov.begin(), ov.end(), less)) std::sort(ov.begin(), ov.end(), less);
+  // Put order, walked as it is when sorted (always, if not indexed), else
+  // through pointers sorted by key.
+  auto less = [](const Pending& a, const Pending& b) { return a.key_view() < b.key_view(); };
+  std::vector<const Pending*> sorted;
+  if (indexed_ && !std::is_sorted(pending_.begin(), pending_.end(), less)) {
+    sorted.reserve(pending_.size());
+    for (const Pending& p : pending_) sorted.push_back(&p);
+    std::sort(sorted.begin(), sorted.end(), [&less](const Pending* a, const Pending* b) { return less(*a, *b); });
+  }
+  auto ov = [&](size_t j) -> const Pending& { return sorted.empty() ? pending_[j] : *sorted[j]; };
+  const size_t nov = pending_.size();
   size_t nb = base_ ? base_->entries.size() : 0;
   size_t i = 0, j = 0;
   bool changed = false;
-  while (i < nb || j < ov.size()) {
-    if (j == ov.size() || (i < nb && base_->keys[i] < ov[j]->key_view())) {
+  while (i < nb || j < nov) {
+    if (j == nov || (i < nb && base_->keys[i] < ov(j).key_view())) {
       fn(base_->entries[i++], true);
       continue;
     }
@@ -256,7 +260,7 @@ bool NamespaceState::Merge(Fn&& fn) const {
     // changes the namespace unless it is byte for byte the base entry it
     // replaces (a body holds the whole object: value or chunk locations,
     // and tags); a deletion changes it if the base had the key.
-    const Pending& p = *ov[j];
+    const Pending& p = ov(j);
     bool in_base = i < nb && base_->keys[i] == p.key_view();
     if (p.deleted ? in_base : !in_base || base_->entries[i] != p.body()) changed = true;
     if (in_base) i++;
