@@ -135,7 +135,8 @@ class NamespaceState {
   // Built only when needed: while every put brings a key above the last
   // one (a service saving its catalogue in key order), a key cannot be
   // pending already and pending_ stays sorted, so nothing is hashed; the
-  // first key out of order, or the first look-up, builds it from pending_.
+  // first key out of order, or the first look-up of a key below the last
+  // one, builds it from pending_.
   // (Built by a const look-up, hence mutable: a Store is used by one
   // thread at a time.)
   mutable std::vector<uint64_t> index_;
