@@ -176,6 +176,33 @@ TEST(ReadBounce, OverlappingRangesReadWhole) {
   ExpectGuardsIntact(a, ranges);
 }
 
+TEST(ReadBounce, ReadWholeAtEveryPlacement) {
+  // One buffer read whole (an index table), cached or dropped behind.
+  Fixture fx(12 << 20);
+  for (uint64_t len : {uint64_t(1), uint64_t(4096), uint64_t((1 << 20) + 5), uint64_t((9 << 20) + 3)}) {
+    for (uint64_t d : kDistances) {
+      for (bool once : {false, true}) {
+        Arena a(len + 4 * kPage);
+        uint64_t slot = 0, offset = 4096 * 5 + (len & 4095);
+        std::vector<ReadRange> ranges = {ReadRange{0, offset, len, Place(&a, &slot, offset, len, d), 0}};
+        uint64_t before = fx.stats.read_requests;
+        Status s = ReadWhole(fx.file.get(), offset, ranges[0].dest, len, once);
+        ASSERT_TRUE(s.ok()) << s.ToString();
+        SCOPED_TRACE("length " + std::to_string(len) + " distance " + std::to_string(d));
+        EXPECT_EQ(std::memcmp(ranges[0].dest, fx.bytes.data() + offset, len), 0);
+        // A MiB per request through the bounce, one request otherwise.
+        EXPECT_EQ(fx.stats.read_requests - before, Short(d) ? (len + (1 << 20) - 1) >> 20 : 1);
+        ExpectGuardsIntact(a, ranges);
+      }
+    }
+  }
+  // A file too short is still Corruption through the bounce.
+  Arena a(2 << 20);
+  char* dest = a.data + ((fx.bytes.size() - 100 + 16) & (kPage - 1));
+  Status s = ReadWhole(fx.file.get(), fx.bytes.size() - 100, dest, 1 << 20, true);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+}
+
 // Through the store: values read into buffers at every distance from their
 // chunks' file offsets (found in the data file) are what was put, and one
 // damaged byte in a bounced chunk is Corruption, never data.

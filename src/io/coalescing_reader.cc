@@ -205,6 +205,31 @@ Status ReadThroughBounce(File* f, const ReadRange& x, ReadCounts* counts) {
   return Status::OK();
 }
 
+}  // namespace
+
+Status ReadWhole(File* f, uint64_t offset, char* dest, uint64_t n, bool once) {
+  if (!ShortCopyDistance(dest, offset)) return once ? f->PReadOnce(offset, dest, n) : f->PRead(offset, dest, n);
+  char* bounce = ThreadBounce();
+  if (bounce == nullptr) return once ? f->PReadOnce(offset, dest, n) : f->PRead(offset, dest, n);
+  constexpr uint64_t kDropPiece = 8ull << 20;  // as File::PReadOnce
+  uint64_t dropped = 0;
+  for (uint64_t at = 0; at < n;) {
+    uint64_t len = std::min(kBouncePiece, n - at);
+    char* p = bounce + BouncePlace(0, offset + at);
+    Status s = f->PRead(offset + at, p, len);
+    if (!s.ok()) return s;
+    std::memcpy(dest + at, p, len);
+    at += len;
+    if (once && (at - dropped >= kDropPiece || at == n)) {
+      f->DropCache(offset + dropped, at - dropped);
+      dropped = at;
+    }
+  }
+  return Status::OK();
+}
+
+namespace {
+
 // Reads block k, whose ranges do not overlap, straight into their
 // destinations (or through the bounce), in requests of about
 // `request_bytes`; the gaps between ranges land in `scratch`. `done` runs

@@ -105,6 +105,12 @@ constexpr uint64_t kValueRequestBytes = 16ull << 20;
 // How far ahead of the reading position the kernel is told to read.
 constexpr uint64_t kReadaheadWindow = 16ull << 20;
 
+// Reads [offset, offset + n) of `f` into dest as File::PRead does (or, if
+// `once`, File::PReadOnce: the pages are dropped from the cache behind the
+// read), through the bounce buffer in pieces when ShortCopyDistance(dest,
+// offset). For one large buffer read whole (an index table).
+Status ReadWhole(File* f, uint64_t offset, char* dest, uint64_t n, bool once);
+
 // Sorts `ranges` in place and groups them into blocks.
 std::vector<ReadBlock> PlanReadBlocks(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits);
 // The same, into *blocks (cleared first; its memory is reused).
