@@ -402,7 +402,8 @@ uint64_t System::ReadAll(const std::string& rep_dir, int ckpt) {
 }
 
 void ReadBuffer::assign(uint64_t n) {
-  const uint64_t bytes = (std::max<uint64_t>(n, 1) + 4095) / 4096 * 4096;
+  off_ = Ctx().cfg.GetU64("buffer-offset", 0) % 4096;
+  const uint64_t bytes = (std::max<uint64_t>(n, 1) + off_ + 4095) / 4096 * 4096;
   p_.reset(static_cast<char*>(std::aligned_alloc(4096, bytes)));
   if (!p_) Die("out of memory for a read buffer of %llu bytes", static_cast<unsigned long long>(n));
   std::memset(p_.get(), 0, bytes);

@@ -93,22 +93,25 @@ class System {
 // The key of object `i` of checkpoint `ckpt`, for the key-value systems.
 // The memory a reader reads into, made (and touched) before the timed
 // phase: 4096-byte aligned in every system that uses it (bench_posix,
-// bench_cairn), so that neither reads into an alignment the kernel copies
-// more slowly. On the VM of 2026-12-07 a destination 16 bytes past a
-// 64-byte boundary made the kernel's copy cost 5x the CPU (bench/README.md,
-// "A new machine, and MultiGet's copy"): a 640 KiB std::vector (mmap'd by
-// malloc, data at page + 16) halved cairn's W2-64K full read against POSIX's
-// 64 KiB heap vector.
+// bench_cairn), so that neither reads into a placement the kernel copies
+// more slowly. On the VM of 2026-12-07 (AMD EPYC) the kernel's copy costs
+// 3x the CPU when the destination sits 1-63 bytes past the file offset
+// within a page (bench/README.md, "Reads into buffers from malloc"): a
+// std::vector's data (page + 16) against a page-aligned value.
 class ReadBuffer {
  public:
   explicit ReadBuffer(uint64_t n = 0) { assign(n); }
-  void assign(uint64_t n);  // n zero bytes
-  char* data() { return p_.get(); }
+  // n zero bytes, starting `buffer-offset` bytes (a bench argument, 0 by
+  // default) past a page boundary: 16 is where malloc puts a large buffer
+  // (a std::vector's), for measuring what a user's own buffers get.
+  void assign(uint64_t n);
+  char* data() { return p_.get() + off_; }
   uint64_t size() const { return n_; }
 
  private:
   std::unique_ptr<char, void (*)(void*)> p_{nullptr, std::free};
   uint64_t n_ = 0;
+  uint64_t off_ = 0;
 };
 
 std::string ObjectKey(int ckpt, uint64_t i);

@@ -244,6 +244,8 @@ def program_args(args, bindir, system, workload, n):
               f"--size={workload['size']}", f"--seed={args.seed}"] + extra
     if is_device(name):
         common.append(f"--scale={n}")
+    elif args.buffer_offset:
+        common.append(f"--buffer-offset={args.buffer_offset}")
     if name == "device-par":
         common.append(f"--streams={n}")
     return (1 if is_device(name) else n), common
@@ -767,6 +769,9 @@ def main():
     ap.add_argument("--cairn-base", default=None, metavar="BENCH_CAIRN",
                     help="adds the system cairn-base: this bench_cairn binary (e.g. of main, "
                          "built in another directory), interleaved with the others")
+    ap.add_argument("--buffer-offset", type=int, default=0, metavar="BYTES",
+                    help="readers (posix, cairn) read into buffers this many bytes past a page "
+                         "boundary (16: where malloc puts a large std::vector's data); default 0")
     ap.add_argument("--data-dir", default="/tmp/cairn-bench-data",
                     help="where the benchmark files go (the file system measured)")
     ap.add_argument("--out", default=os.path.join(BENCH, "results"))

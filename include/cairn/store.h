@@ -262,8 +262,11 @@ class Store {
     uint64_t size = 0;      // out: the value's size (also when it did not fit)
   };
   // MultiGet into the caller's buffers: value i is read (and its checksums
-  // verified) straight into (*buffers)[i].data, with no allocation and no
-  // copy. A value larger than its buffer's capacity is InvalidArgument for
+  // verified) straight into (*buffers)[i].data, with no allocation. (A
+  // chunk whose destination sits 1-63 bytes past its file offset within a
+  // page, which the kernel copies slowly, is read through a 1 MiB buffer
+  // kept per reading thread and copied: doc/design.md, "The read path".)
+  // A value larger than its buffer's capacity is InvalidArgument for
   // that key (nothing is written). Where the read of value i failed
   // (Corruption, IOError), its `size` bytes in buffer i are zeroed: a
   // damaged value is never left behind as data. Returns the first non-ok

@@ -4,6 +4,7 @@
 #include <sys/uio.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -49,6 +50,11 @@ void PlanReadBlocks(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits
     }
     blocks.push_back(ReadBlock{r[i].subfile, r[i].offset, r[i].length, i, i, r[i].length});
   }
+}
+
+bool ShortCopyDistance(const char* dest, uint64_t offset) {
+  uint64_t d = (uint64_t(reinterpret_cast<uintptr_t>(dest)) - offset) & 4095;
+  return d != 0 && d < 64;
 }
 
 namespace {
@@ -154,14 +160,85 @@ class StreamAdvisor {
   uint64_t at_e_ = 0;  // its position
 };
 
+// The bounce buffer (see the top of coalescing_reader.h): kBouncePiece
+// bytes and a page of slack for placing the first range, one per thread.
+constexpr uint64_t kBouncePiece = 1ull << 20;
+constexpr uint64_t kPage = 4096;
+
+char* ThreadBounce() {
+  struct Buffer {
+    char* data = nullptr;
+    ~Buffer() { std::free(data); }
+  };
+  static thread_local Buffer b;
+  if (b.data == nullptr) b.data = static_cast<char*>(std::aligned_alloc(kPage, kBouncePiece + kPage));
+  return b.data;
+}
+
+// Where, at or after `cursor`, a range of file offset `offset` goes in the
+// bounce: half a page away from the file's page offset, so that neither the
+// kernel's copy into the bounce nor the copy out of it (to a destination
+// 1-63 bytes past the file's offset) has a short distance. Ranges that
+// follow each other in the file follow each other in the bounce.
+uint64_t BouncePlace(uint64_t cursor, uint64_t offset) {
+  return cursor + ((offset + kPage / 2 - cursor) & (kPage - 1));
+}
+
+// A range larger than the bounce, whose destination needs it: read alone,
+// a piece of kBouncePiece at a time, each copied out.
+Status ReadThroughBounce(File* f, const ReadRange& x, ReadCounts* counts) {
+  char* bounce = ThreadBounce();
+  if (bounce == nullptr) return f->PRead(x.offset, x.dest, x.length);  // no memory: the slow copy
+  for (uint64_t at = 0; at < x.length;) {
+    uint64_t n = std::min(kBouncePiece, x.length - at);
+    char* p = bounce + BouncePlace(0, x.offset + at);
+    Status s = f->PRead(x.offset + at, p, n);
+    if (!s.ok()) return s;
+    std::memcpy(x.dest + at, p, n);
+    if (counts) {
+      counts->requests++;
+      counts->bytes += n;
+      counts->bounced += n;
+    }
+    at += n;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ReadWhole(File* f, uint64_t offset, char* dest, uint64_t n, bool once) {
+  if (!ShortCopyDistance(dest, offset)) return once ? f->PReadOnce(offset, dest, n) : f->PRead(offset, dest, n);
+  char* bounce = ThreadBounce();
+  if (bounce == nullptr) return once ? f->PReadOnce(offset, dest, n) : f->PRead(offset, dest, n);
+  constexpr uint64_t kDropPiece = 8ull << 20;  // as File::PReadOnce
+  uint64_t dropped = 0;
+  for (uint64_t at = 0; at < n;) {
+    uint64_t len = std::min(kBouncePiece, n - at);
+    char* p = bounce + BouncePlace(0, offset + at);
+    Status s = f->PRead(offset + at, p, len);
+    if (!s.ok()) return s;
+    std::memcpy(dest + at, p, len);
+    at += len;
+    if (once && (at - dropped >= kDropPiece || at == n)) {
+      f->DropCache(offset + dropped, at - dropped);
+      dropped = at;
+    }
+  }
+  return Status::OK();
+}
+
+namespace {
+
 // Reads block k, whose ranges do not overlap, straight into their
-// destinations, in requests of about `request_bytes`; the gaps between
-// ranges land in `scratch`. `done` runs after each request for the ranges
-// it completed.
+// destinations (or through the bounce), in requests of about
+// `request_bytes`; the gaps between ranges land in `scratch`. `done` runs
+// after each request for the ranges it completed.
 Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& r, uint64_t request_bytes,
                      std::string* scratch, std::vector<struct iovec>* iov_buf, const RangeDone& done,
                      ReadCounts* counts, StreamAdvisor* advise) {
   std::vector<struct iovec>& iov = *iov_buf;
+  char* bounce = nullptr;  // taken when first needed
   size_t i = b.first;
   while (i <= b.last) {
     if (r[i].length == 0) {  // `done` already ran for it
@@ -169,8 +246,9 @@ Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& 
       continue;
     }
     // One request: ranges [i, j) and the gaps between them.
-    uint64_t start = r[i].offset, pos = start, max_gap = 0;
+    uint64_t start = r[i].offset, pos = start, max_gap = 0, bounced = 0;
     size_t j = i, entries = 0;
+    bool alone = false;  // range i needs the bounce and is larger than it
     while (j <= b.last) {
       const ReadRange& x = r[j];
       if (x.length == 0) {
@@ -180,31 +258,64 @@ Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& 
       uint64_t gap = x.offset - pos;
       uint64_t grown = x.offset + x.length - start;
       size_t more = gap > 0 ? 2 : 1;
-      if (j > i && (grown > request_bytes || entries + more > size_t(IOV_MAX))) break;
+      uint64_t bounce_end = ShortCopyDistance(x.dest, x.offset) ? BouncePlace(bounced, x.offset) + x.length : bounced;
+      bool bounce_full = bounce_end > kBouncePiece + kPage;
+      if (j > i && (grown > request_bytes || entries + more > size_t(IOV_MAX) || bounce_full)) break;
+      if (bounce_full) {  // j == i
+        alone = true;
+        j++;
+        break;
+      }
       entries += more;
       max_gap = std::max(max_gap, gap);
       pos = x.offset + x.length;
+      bounced = bounce_end;
       j++;
     }
+    if (advise) advise->Before(i, j);
+    if (alone) {
+      Status s = ReadThroughBounce(f, r[i], counts);
+      if (!s.ok()) return s;
+      if (done) done(r[i]);
+      i = j;
+      continue;
+    }
+    if (bounced > 0 && bounce == nullptr) bounce = ThreadBounce();
     // Every gap of the request lands in the same scratch bytes (sized
     // before any iovec points into it).
-    if (advise) advise->Before(i, j);
     if (scratch->size() < max_gap) scratch->resize(max_gap);
     iov.clear();
+    uint64_t cursor = 0;
     for (size_t m = i, at = start; m < j; m++) {
       const ReadRange& x = r[m];
       if (x.length == 0) continue;
+      char* to = x.dest;
+      if (bounce != nullptr && ShortCopyDistance(x.dest, x.offset)) {
+        cursor = BouncePlace(cursor, x.offset);
+        to = bounce + cursor;
+        cursor += x.length;
+      }
       if (x.offset > at) iov.push_back(iovec{scratch->data(), size_t(x.offset - at)});
-      if (x.offset == at && !iov.empty() &&
-          static_cast<char*>(iov.back().iov_base) + iov.back().iov_len == x.dest)
+      if (x.offset == at && !iov.empty() && static_cast<char*>(iov.back().iov_base) + iov.back().iov_len == to)
         iov.back().iov_len += size_t(x.length);  // touching in the file and in memory
       else
-        iov.push_back(iovec{x.dest, size_t(x.length)});
+        iov.push_back(iovec{to, size_t(x.length)});
       at = x.offset + x.length;
     }
     Status s = iov.size() == 1 ? f->PRead(start, iov[0].iov_base, pos - start)
                                : f->PReadV(start, iov.data(), int(iov.size()), pos - start);
     if (!s.ok()) return s;
+    if (bounce != nullptr && bounced > 0) {  // copied out before any `done`
+      cursor = 0;
+      for (size_t m = i; m < j; m++) {
+        const ReadRange& x = r[m];
+        if (x.length == 0 || !ShortCopyDistance(x.dest, x.offset)) continue;
+        cursor = BouncePlace(cursor, x.offset);
+        std::memcpy(x.dest, bounce + cursor, x.length);
+        cursor += x.length;
+        if (counts) counts->bounced += x.length;
+      }
+    }
     if (counts) {
       counts->requests++;
       counts->bytes += pos - start;
@@ -219,8 +330,10 @@ Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& 
 // A block whose ranges overlap: one read into a bounce buffer, copied out.
 Status ReadBounced(File* f, const ReadBlock& b, const std::vector<ReadRange>& r,
                    std::string* bounce, const RangeDone& done, ReadCounts* counts) {
-  if (bounce->size() < b.length) bounce->resize(b.length);
-  Status s = f->PRead(b.offset, bounce->data(), b.length);
+  // Placed half a page from the file's page offset (see BouncePlace).
+  if (bounce->size() < b.length + kPage) bounce->resize(b.length + kPage);
+  char* base = bounce->data() + ((b.offset + kPage / 2 - reinterpret_cast<uintptr_t>(bounce->data())) & (kPage - 1));
+  Status s = f->PRead(b.offset, base, b.length);
   if (!s.ok()) return s;
   if (counts) {
     counts->requests++;
@@ -229,7 +342,7 @@ Status ReadBounced(File* f, const ReadBlock& b, const std::vector<ReadRange>& r,
   for (size_t i = b.first; i <= b.last; i++) {
     const ReadRange& x = r[i];
     if (x.length == 0) continue;  // `done` already ran for it
-    std::memcpy(x.dest, bounce->data() + (x.offset - b.offset), x.length);
+    std::memcpy(x.dest, base + (x.offset - b.offset), x.length);
     if (done) done(x);
   }
   return Status::OK();

@@ -13,6 +13,15 @@
 // each range right after the request that brought it (checksums).
 // The kernel is told (posix_fadvise WILLNEED) about the next readahead
 // window of blocks, so the device works while the caller verifies.
+//
+// A destination that sits 1 to 63 bytes past its bytes' place in the file,
+// counted within a page ((dest - offset) mod 4096 in [1, 63]), is read
+// through a bounce buffer and copied: the kernel's copy into such a
+// destination costs three times the CPU of any other placement on this
+// machine (AMD EPYC, `rep movsb`), and a buffer from malloc (page + 16)
+// meets it for every page-aligned value (bench/README.md, "Reads into
+// buffers from malloc"). The bounce is one 1 MiB buffer per reading thread,
+// kept for the thread's life.
 #pragma once
 
 #include <cstddef>
@@ -96,6 +105,12 @@ constexpr uint64_t kValueRequestBytes = 16ull << 20;
 // How far ahead of the reading position the kernel is told to read.
 constexpr uint64_t kReadaheadWindow = 16ull << 20;
 
+// Reads [offset, offset + n) of `f` into dest as File::PRead does (or, if
+// `once`, File::PReadOnce: the pages are dropped from the cache behind the
+// read), through the bounce buffer in pieces when ShortCopyDistance(dest,
+// offset). For one large buffer read whole (an index table).
+Status ReadWhole(File* f, uint64_t offset, char* dest, uint64_t n, bool once);
+
 // Sorts `ranges` in place and groups them into blocks.
 std::vector<ReadBlock> PlanReadBlocks(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits);
 // The same, into *blocks (cleared first; its memory is reused).
@@ -112,7 +127,12 @@ using RangeDone = std::function<void(const ReadRange& range)>;
 struct ReadCounts {
   uint64_t requests = 0;
   uint64_t bytes = 0;
+  uint64_t bounced = 0;  // bytes of ranges read through the bounce buffer
 };
+
+// True if the kernel's copy of bytes at file `offset` to `dest` is the
+// slow one (see the top of this file): the range goes through the bounce.
+bool ShortCopyDistance(const char* dest, uint64_t offset);
 
 // The plan's and the requests' bookkeeping, kept by a caller that reads
 // often (a store's MultiGets) so that a small read allocates nothing: a

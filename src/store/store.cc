@@ -265,8 +265,7 @@ Status Store::Rep::ReadTable(uint32_t ns, const NamespaceDesc& d,
   // copy of hundreds of MiB only takes memory the copy could reuse. A
   // smaller one stays cached for the next open (a reader opening often).
   constexpr uint64_t kReadOnceBytes = 8ull << 20;
-  s = d.length >= kReadOnceBytes ? f->PReadOnce(d.offset, bytes.get(), d.length)
-                                 : f->PRead(d.offset, bytes.get(), d.length);
+  s = ReadWhole(f, d.offset, bytes.get(), d.length, d.length >= kReadOnceBytes);
   if (!s.ok()) return s.WithContext(Where(ns) + " index");
   if (Checksum(bytes.get(), d.length) != d.checksum)
     return Status::Corruption(Where(ns) + ": index table checksum does not match the manifest");

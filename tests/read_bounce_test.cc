@@ -1,0 +1,279 @@
+// Reads whose destination sits 1-63 bytes past the file's page offset go
+// through a bounce buffer (io/coalescing_reader.h): every placement of
+// destination against file offset reads the right bytes, they are in place
+// before the range's `done` runs (where checksums are checked), nothing
+// around a destination is written, exactly the short-distance ranges are
+// bounced, and a range larger than the bounce is read in pieces. Through
+// the store: values read into such buffers by Get, GetRange and both
+// MultiGets are equal to what was put, and a damaged chunk is Corruption.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cairn/store.h"
+#include "io/coalescing_reader.h"
+#include "io/file.h"
+#include "store_test_util.h"
+#include "test_util.h"
+
+namespace cairn {
+namespace {
+
+using test::Pattern;
+using test::TempDir;
+
+constexpr uint64_t kPage = 4096;
+constexpr char kGuard = '\x5a';
+
+// Page-aligned memory, filled with kGuard.
+struct Arena {
+  explicit Arena(size_t n) : size(n), data(static_cast<char*>(std::aligned_alloc(kPage, n))) {
+    std::memset(data, kGuard, n);
+  }
+  ~Arena() { std::free(data); }
+  size_t size;
+  char* data;
+};
+
+// Destination distances against the file offset, within a page: the short
+// ones (1-63) are bounced, the others read straight in.
+const uint64_t kDistances[] = {0, 1, 8, 15, 16, 31, 32, 47, 63, 64, 100, 2048, 4032, 4095};
+
+bool Short(uint64_t d) { return d >= 1 && d <= 63; }
+
+struct Fixture {
+  TempDir dir;
+  std::string bytes;
+  IoStats stats;
+  std::unique_ptr<File> file;
+  explicit Fixture(size_t n) : bytes(Pattern(7, n)) {
+    std::string path = dir.sub("f");
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    Status s = File::Open(path, File::kReadOnly, &stats, &file);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+  FileResolver Resolver() {
+    return [this](uint32_t, File** f) {
+      *f = file.get();
+      return Status::OK();
+    };
+  }
+};
+
+// Places range k (file offset `offset`, `length` bytes) in its own slot of
+// the arena at distance d from the file's page offset.
+char* Place(Arena* a, uint64_t* slot_at, uint64_t offset, uint64_t length, uint64_t d) {
+  uint64_t slot = *slot_at;
+  char* dest = a->data + slot + ((offset + d) & (kPage - 1));
+  *slot_at = slot + ((length + 2 * kPage) / kPage) * kPage;  // a guard page at least between slots
+  EXPECT_LE(*slot_at, a->size);
+  return dest;
+}
+
+// Every byte of the arena outside the ranges still holds kGuard.
+void ExpectGuardsIntact(const Arena& a, const std::vector<ReadRange>& ranges) {
+  std::vector<char> inside(a.size, 0);
+  for (const ReadRange& x : ranges) std::memset(inside.data() + (x.dest - a.data), 1, x.length);
+  size_t bad = 0;
+  for (size_t i = 0; i < a.size; i++)
+    if (!inside[i] && a.data[i] != kGuard) bad++;
+  EXPECT_EQ(bad, 0u) << "bytes written outside the destinations";
+}
+
+TEST(ReadBounce, EveryPlacementOfOneRangeReadsItsBytesBeforeDone) {
+  Fixture fx(8 << 20);
+  const uint64_t lengths[] = {1, 63, 4096, 65536 + 3, (1 << 20) - 100, (1 << 20) + 4096, (3 << 20) + 5};
+  for (uint64_t len : lengths) {
+    for (uint64_t d : kDistances) {
+      for (uint64_t offset : {uint64_t(0), uint64_t(8192 + 7), uint64_t(4096 * 3 - 20)}) {
+        Arena a(len + 4 * kPage);
+        uint64_t slot = 0;
+        std::vector<ReadRange> ranges = {ReadRange{0, offset, len, Place(&a, &slot, offset, len, d), 0}};
+        int dones = 0;
+        bool in_place = false;
+        ReadCounts counts;
+        Status s = ReadCoalesced(ranges, ReadPlanLimits(), fx.Resolver(),
+                                 [&](const ReadRange& x) {
+                                   dones++;
+                                   in_place = std::memcmp(x.dest, fx.bytes.data() + x.offset, x.length) == 0;
+                                 },
+                                 &counts);
+        ASSERT_TRUE(s.ok()) << s.ToString();
+        SCOPED_TRACE("length " + std::to_string(len) + " distance " + std::to_string(d) + " offset " +
+                     std::to_string(offset));
+        EXPECT_EQ(dones, 1);
+        EXPECT_TRUE(in_place) << "bytes not in place when done ran";
+        EXPECT_EQ(counts.bounced, Short(d) ? len : 0);
+        EXPECT_EQ(counts.bytes, len);
+        // A range larger than the bounce (1 MiB) is read a MiB at a time.
+        uint64_t pieces = Short(d) ? (len + (1 << 20) - 1) >> 20 : 1;
+        EXPECT_EQ(counts.requests, pieces);
+        ExpectGuardsIntact(a, ranges);
+      }
+    }
+  }
+}
+
+TEST(ReadBounce, ManyRangesOfMixedPlacementInOneBlock) {
+  // Ranges of every size up to 300 KiB, some touching, some with gaps,
+  // destinations cycling through every distance: one block read in
+  // requests of about 1 MiB, each with bounced and direct ranges mixed.
+  Fixture fx(24 << 20);
+  std::vector<ReadRange> ranges;
+  Arena a(64 << 20);
+  uint64_t slot = 0, offset = 100, want_bounced = 0, wanted = 0;
+  for (size_t k = 0; k < 120; k++) {
+    uint64_t len = 1 + (k * 7919 * 13) % (300 << 10);
+    uint64_t d = kDistances[k % std::size(kDistances)];
+    ranges.push_back(ReadRange{0, offset, len, Place(&a, &slot, offset, len, d), k});
+    if (Short(d)) want_bounced += len;
+    wanted += len;
+    offset += len + (k % 3 == 0 ? 0 : (k * 31) % 5000);  // one in three touches the next
+  }
+  ASSERT_LE(offset, fx.bytes.size());
+  std::vector<int> dones(ranges.size(), 0);
+  size_t not_in_place = 0;
+  ReadCounts counts;
+  ReadPlanLimits limits;
+  limits.gap_limit = 1 << 20;
+  Status s = ReadCoalesced(ranges, limits, fx.Resolver(),
+                           [&](const ReadRange& x) {
+                             dones[x.tag]++;
+                             if (std::memcmp(x.dest, fx.bytes.data() + x.offset, x.length) != 0) not_in_place++;
+                           },
+                           &counts);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (size_t k = 0; k < dones.size(); k++) EXPECT_EQ(dones[k], 1) << "range " << k;
+  EXPECT_EQ(not_in_place, 0u);
+  EXPECT_EQ(counts.bounced, want_bounced);
+  EXPECT_GT(counts.requests, 10u) << "expected a block of many requests";
+  EXPECT_GE(counts.bytes, wanted);
+  ExpectGuardsIntact(a, ranges);
+}
+
+TEST(ReadBounce, OverlappingRangesReadWhole) {
+  // Ranges that overlap in the file take the block's own bounce buffer.
+  Fixture fx(4 << 20);
+  Arena a(16 << 20);
+  uint64_t slot = 0;
+  std::vector<ReadRange> ranges;
+  for (size_t k = 0; k < 8; k++) {
+    uint64_t off = 5000 + k * 200000, len = 300000;  // each overlaps the next
+    ranges.push_back(ReadRange{0, off, len, Place(&a, &slot, off, len, kDistances[k]), k});
+  }
+  size_t bad = 0;
+  Status s = ReadCoalesced(ranges, ReadPlanLimits(), fx.Resolver(), [&](const ReadRange& x) {
+    if (std::memcmp(x.dest, fx.bytes.data() + x.offset, x.length) != 0) bad++;
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(bad, 0u);
+  ExpectGuardsIntact(a, ranges);
+}
+
+TEST(ReadBounce, ReadWholeAtEveryPlacement) {
+  // One buffer read whole (an index table), cached or dropped behind.
+  Fixture fx(12 << 20);
+  for (uint64_t len : {uint64_t(1), uint64_t(4096), uint64_t((1 << 20) + 5), uint64_t((9 << 20) + 3)}) {
+    for (uint64_t d : kDistances) {
+      for (bool once : {false, true}) {
+        Arena a(len + 4 * kPage);
+        uint64_t slot = 0, offset = 4096 * 5 + (len & 4095);
+        std::vector<ReadRange> ranges = {ReadRange{0, offset, len, Place(&a, &slot, offset, len, d), 0}};
+        uint64_t before = fx.stats.read_requests;
+        Status s = ReadWhole(fx.file.get(), offset, ranges[0].dest, len, once);
+        ASSERT_TRUE(s.ok()) << s.ToString();
+        SCOPED_TRACE("length " + std::to_string(len) + " distance " + std::to_string(d));
+        EXPECT_EQ(std::memcmp(ranges[0].dest, fx.bytes.data() + offset, len), 0);
+        // A MiB per request through the bounce, one request otherwise.
+        EXPECT_EQ(fx.stats.read_requests - before, Short(d) ? (len + (1 << 20) - 1) >> 20 : 1);
+        ExpectGuardsIntact(a, ranges);
+      }
+    }
+  }
+  // A file too short is still Corruption through the bounce.
+  Arena a(2 << 20);
+  char* dest = a.data + ((fx.bytes.size() - 100 + 16) & (kPage - 1));
+  Status s = ReadWhole(fx.file.get(), fx.bytes.size() - 100, dest, 1 << 20, true);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+}
+
+// Through the store: values read into buffers at every distance from their
+// chunks' file offsets (found in the data file) are what was put, and one
+// damaged byte in a bounced chunk is Corruption, never data.
+TEST(ReadBounce, StoreReadsIntoShortDistanceBuffersAndDetectsDamage) {
+  TempDir dir;
+  std::string path = dir.sub("s");
+  Options o = test::SmallOptions();
+  o.chunk_size = 1 << 20;
+  const size_t kBig = (3 << 20) + 11, kSmall = 70000;
+  std::vector<std::string> keys, values;
+  for (int i = 0; i < 6; i++) {
+    keys.push_back("v" + std::to_string(i));
+    values.push_back(Pattern(uint64_t(100 + i), i == 0 ? kBig : kSmall));
+  }
+  {
+    auto s = test::MustOpen(path, o);
+    for (size_t i = 0; i < keys.size(); i++) ASSERT_TRUE(s->Put(keys[i], values[i]).ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  std::string data = path + "/data.00000";
+  std::vector<uint64_t> at;
+  for (const std::string& v : values) at.push_back(test::FileOffsetOf(data, v.substr(0, 64)));
+  Arena a(32 << 20);
+  auto read_all = [&](Store* s, uint64_t d, std::vector<Status>* st) {
+    uint64_t slot = 0;
+    std::vector<Store::ValueBuffer> bufs;
+    for (size_t i = 0; i < keys.size(); i++)
+      bufs.push_back(Store::ValueBuffer{Place(&a, &slot, at[i], values[i].size(), d), values[i].size(), 0});
+    std::memset(a.data, kGuard, a.size);
+    Status first = s->MultiGet(keys, &bufs, st);
+    for (size_t i = 0; i < keys.size(); i++) {
+      if (!(*st)[i].ok()) continue;
+      EXPECT_EQ(bufs[i].size, values[i].size());
+      EXPECT_EQ(std::memcmp(bufs[i].data, values[i].data(), values[i].size()), 0) << keys[i] << " distance " << d;
+    }
+    return first;
+  };
+  {
+    auto s = test::MustOpen(path, o);
+    for (uint64_t d : kDistances) {
+      std::vector<Status> st;
+      Status r = read_all(s.get(), d, &st);
+      EXPECT_TRUE(r.ok()) << r.ToString() << " distance " << d;
+      // GetRange of the big value into a short-distance buffer.
+      uint64_t slot = 0;
+      char* dest = Place(&a, &slot, at[0] + 4096, 2 << 20, d);
+      ASSERT_TRUE(s->GetRange(keys[0], 4096, dest, 2 << 20).ok());
+      EXPECT_EQ(std::memcmp(dest, values[0].data() + 4096, 2 << 20), 0) << "distance " << d;
+    }
+    std::string v;
+    ASSERT_TRUE(s->Get(keys[0], &v).ok());
+    EXPECT_EQ(v, values[0]);
+  }
+  // One byte of the big value's second chunk, and one of a small value.
+  test::FlipByte(data, at[0] + (1 << 20) + 12345);
+  test::FlipByte(data, at[3] + 999);
+  auto s = test::MustOpen(path, o);
+  for (uint64_t d : kDistances) {
+    std::vector<Status> st;
+    Status r = read_all(s.get(), d, &st);
+    EXPECT_TRUE(r.IsCorruption()) << r.ToString();
+    for (size_t i = 0; i < keys.size(); i++) {
+      bool damaged = i == 0 || i == 3;
+      EXPECT_EQ(st[i].IsCorruption(), damaged) << keys[i] << " distance " << d << ": " << st[i].ToString();
+      EXPECT_EQ(st[i].ok(), !damaged) << keys[i] << " distance " << d;
+    }
+  }
+  std::string v = "stale";
+  EXPECT_TRUE(s->Get(keys[0], &v).IsCorruption());
+  EXPECT_TRUE(v.empty());
+}
+
+}  // namespace
+}  // namespace cairn
