@@ -165,14 +165,29 @@ class StreamAdvisor {
 constexpr uint64_t kBouncePiece = 1ull << 20;
 constexpr uint64_t kPage = 4096;
 
+// The thread's bounce, or nullptr (then the read goes straight into its
+// destination, the slow copy) if there is no memory or the thread's
+// destructors already freed it: a read from a later thread_local
+// destructor, or on the main thread from a std::atexit handler or static
+// destructor (exit() destroys thread_local objects first). t_bounce and
+// t_gone have no destructor, so they stay usable until the thread is gone.
+thread_local char* t_bounce = nullptr;
+thread_local bool t_gone = false;
+
 char* ThreadBounce() {
-  struct Buffer {
-    char* data = nullptr;
-    ~Buffer() { std::free(data); }
+  struct Owner {
+    ~Owner() {
+      std::free(t_bounce);
+      t_bounce = nullptr;
+      t_gone = true;
+    }
   };
-  static thread_local Buffer b;
-  if (b.data == nullptr) b.data = static_cast<char*>(std::aligned_alloc(kPage, kBouncePiece + kPage));
-  return b.data;
+  if (t_bounce == nullptr && !t_gone) {
+    static thread_local Owner owner;  // made (and its destructor due) with the first buffer
+    (void)owner;
+    t_bounce = static_cast<char*>(std::aligned_alloc(kPage, kBouncePiece + kPage));
+  }
+  return t_bounce;
 }
 
 // Where, at or after `cursor`, a range of file offset `offset` goes in the
