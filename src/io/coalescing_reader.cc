@@ -54,7 +54,7 @@ void PlanReadBlocks(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits
 
 bool ShortCopyDistance(const char* dest, uint64_t offset) {
   uint64_t d = (uint64_t(reinterpret_cast<uintptr_t>(dest)) - offset) & 4095;
-  return d != 0 && d < 64;
+  return d != 0 && d < 32;
 }
 
 namespace {
@@ -193,7 +193,7 @@ char* ThreadBounce() {
 // Where, at or after `cursor`, a range of file offset `offset` goes in the
 // bounce: half a page away from the file's page offset, so that neither the
 // kernel's copy into the bounce nor the copy out of it (to a destination
-// 1-63 bytes past the file's offset) has a short distance. Ranges that
+// 1-31 bytes past the file's offset) has a short distance. Ranges that
 // follow each other in the file follow each other in the bounce.
 uint64_t BouncePlace(uint64_t cursor, uint64_t offset) {
   return cursor + ((offset + kPage / 2 - cursor) & (kPage - 1));
