@@ -263,7 +263,7 @@ class Store {
   };
   // MultiGet into the caller's buffers: value i is read (and its checksums
   // verified) straight into (*buffers)[i].data, with no allocation. (A
-  // chunk whose destination sits 1-63 bytes past its file offset within a
+  // chunk whose destination sits 1-31 bytes past its file offset within a
   // page, which the kernel copies slowly, is read through a 1 MiB buffer
   // kept per reading thread and copied: doc/design.md, "The read path".)
   // A value larger than its buffer's capacity is InvalidArgument for

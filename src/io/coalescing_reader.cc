@@ -54,7 +54,7 @@ void PlanReadBlocks(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits
 
 bool ShortCopyDistance(const char* dest, uint64_t offset) {
   uint64_t d = (uint64_t(reinterpret_cast<uintptr_t>(dest)) - offset) & 4095;
-  return d != 0 && d < 64;
+  return d != 0 && d < 32;
 }
 
 namespace {
@@ -165,20 +165,35 @@ class StreamAdvisor {
 constexpr uint64_t kBouncePiece = 1ull << 20;
 constexpr uint64_t kPage = 4096;
 
+// The thread's bounce, or nullptr (then the read goes straight into its
+// destination, the slow copy) if there is no memory or the thread's
+// destructors already freed it: a read from a later thread_local
+// destructor, or on the main thread from a std::atexit handler or static
+// destructor (exit() destroys thread_local objects first). t_bounce and
+// t_gone have no destructor, so they stay usable until the thread is gone.
+thread_local char* t_bounce = nullptr;
+thread_local bool t_gone = false;
+
 char* ThreadBounce() {
-  struct Buffer {
-    char* data = nullptr;
-    ~Buffer() { std::free(data); }
+  struct Owner {
+    ~Owner() {
+      std::free(t_bounce);
+      t_bounce = nullptr;
+      t_gone = true;
+    }
   };
-  static thread_local Buffer b;
-  if (b.data == nullptr) b.data = static_cast<char*>(std::aligned_alloc(kPage, kBouncePiece + kPage));
-  return b.data;
+  if (t_bounce == nullptr && !t_gone) {
+    static thread_local Owner owner;  // made (and its destructor due) with the first buffer
+    (void)owner;
+    t_bounce = static_cast<char*>(std::aligned_alloc(kPage, kBouncePiece + kPage));
+  }
+  return t_bounce;
 }
 
 // Where, at or after `cursor`, a range of file offset `offset` goes in the
 // bounce: half a page away from the file's page offset, so that neither the
 // kernel's copy into the bounce nor the copy out of it (to a destination
-// 1-63 bytes past the file's offset) has a short distance. Ranges that
+// 1-31 bytes past the file's offset) has a short distance. Ranges that
 // follow each other in the file follow each other in the bounce.
 uint64_t BouncePlace(uint64_t cursor, uint64_t offset) {
   return cursor + ((offset + kPage / 2 - cursor) & (kPage - 1));

@@ -14,8 +14,9 @@
 // The kernel is told (posix_fadvise WILLNEED) about the next readahead
 // window of blocks, so the device works while the caller verifies.
 //
-// A destination that sits 1 to 63 bytes past its bytes' place in the file,
-// counted within a page ((dest - offset) mod 4096 in [1, 63]), is read
+// A destination that sits 1 to 31 bytes past its bytes' place in the file,
+// counted within a page ((dest - offset) mod 4096 in [1, 31]; 32-63 are as
+// fast as any other distance, measured), is read
 // through a bounce buffer and copied: the kernel's copy into such a
 // destination costs three times the CPU of any other placement on this
 // machine (AMD EPYC, `rep movsb`), and a buffer from malloc (page + 16)
