@@ -5,7 +5,7 @@
 # and the heat example's kill/restart test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/mpi_env.sh
+source scripts/test_mpi_env.sh
 scripts/build.sh
 cd build
 # Two tests at a time: most of the suite waits on process start-up, fsync

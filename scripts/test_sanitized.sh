@@ -8,7 +8,7 @@
 # Usage: scripts/test_sanitized.sh [ctest arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/mpi_env.sh
+source scripts/test_mpi_env.sh
 scripts/install_deps.sh
 cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCAIRN_BUILD_BENCH=OFF \
       -DCAIRN_SANITIZE=ON -DCAIRN_FUZZ=OFF >/dev/null
