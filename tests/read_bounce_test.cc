@@ -161,6 +161,23 @@ TEST(ReadBounce, ManyRangesOfMixedPlacementInOneBlock) {
   ExpectGuardsIntact(a, ranges);
 }
 
+TEST(ReadBounce, EmptyRangesInsideABlockAreDoneOnce) {
+  // Empty ranges between others of one block (a value of no bytes among
+  // chunked ones): each range's `done` runs exactly once.
+  Fixture fx(1 << 20);
+  Arena a(4 << 20);
+  uint64_t slot = 0;
+  std::vector<ReadRange> ranges;
+  for (size_t k = 0; k < 9; k++) {
+    uint64_t off = 1000 + k * 2600, len = k % 2 ? 0 : 5000;  // close: one block
+    ranges.push_back(ReadRange{0, off, len, Place(&a, &slot, off, len + 1, kDistances[k]), k});
+  }
+  std::vector<int> dones(ranges.size(), 0);
+  Status s = ReadCoalesced(ranges, ReadPlanLimits(), fx.Resolver(), [&](const ReadRange& x) { dones[x.tag]++; });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (size_t k = 0; k < dones.size(); k++) EXPECT_EQ(dones[k], 1) << "range " << k;
+}
+
 TEST(ReadBounce, OverlappingRangesReadWhole) {
   // Ranges that overlap in the file take the block's own bounce buffer.
   Fixture fx(4 << 20);

@@ -336,7 +336,8 @@ Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& 
       counts->bytes += pos - start;
     }
     if (done)
-      for (size_t m = i; m < j; m++) done(r[m]);
+      for (size_t m = i; m < j; m++)
+        if (r[m].length > 0) done(r[m]);  // an empty one's ran already (ReadCoalesced)
     i = j;
   }
   return Status::OK();
