@@ -199,33 +199,10 @@ uint64_t BouncePlace(uint64_t cursor, uint64_t offset) {
   return cursor + ((offset + kPage / 2 - cursor) & (kPage - 1));
 }
 
-// A range larger than the bounce, whose destination needs it: read alone,
-// a piece of kBouncePiece at a time, each copied out.
-Status ReadThroughBounce(File* f, const ReadRange& x, ReadCounts* counts) {
-  char* bounce = ThreadBounce();
-  if (bounce == nullptr) return f->PRead(x.offset, x.dest, x.length);  // no memory: the slow copy
-  for (uint64_t at = 0; at < x.length;) {
-    uint64_t n = std::min(kBouncePiece, x.length - at);
-    char* p = bounce + BouncePlace(0, x.offset + at);
-    Status s = f->PRead(x.offset + at, p, n);
-    if (!s.ok()) return s;
-    std::memcpy(x.dest + at, p, n);
-    if (counts) {
-      counts->requests++;
-      counts->bytes += n;
-      counts->bounced += n;
-    }
-    at += n;
-  }
-  return Status::OK();
-}
-
-}  // namespace
-
-Status ReadWhole(File* f, uint64_t offset, char* dest, uint64_t n, bool once) {
-  if (!ShortCopyDistance(dest, offset)) return once ? f->PReadOnce(offset, dest, n) : f->PRead(offset, dest, n);
-  char* bounce = ThreadBounce();
-  if (bounce == nullptr) return once ? f->PReadOnce(offset, dest, n) : f->PRead(offset, dest, n);
+// Reads [offset, offset + n) into dest through `bounce`, a piece of
+// kBouncePiece at a time, each copied out; if `once`, the pages read are
+// dropped from the cache every 8 MiB, as File::PReadOnce does.
+Status ReadInPieces(File* f, char* bounce, uint64_t offset, char* dest, uint64_t n, bool once, ReadCounts* counts) {
   constexpr uint64_t kDropPiece = 8ull << 20;  // as File::PReadOnce
   uint64_t dropped = 0;
   for (uint64_t at = 0; at < n;) {
@@ -234,6 +211,11 @@ Status ReadWhole(File* f, uint64_t offset, char* dest, uint64_t n, bool once) {
     Status s = f->PRead(offset + at, p, len);
     if (!s.ok()) return s;
     std::memcpy(dest + at, p, len);
+    if (counts) {
+      counts->requests++;
+      counts->bytes += len;
+      counts->bounced += len;
+    }
     at += len;
     if (once && (at - dropped >= kDropPiece || at == n)) {
       f->DropCache(offset + dropped, at - dropped);
@@ -241,6 +223,22 @@ Status ReadWhole(File* f, uint64_t offset, char* dest, uint64_t n, bool once) {
     }
   }
   return Status::OK();
+}
+
+// A range larger than the bounce, whose destination needs it: read alone,
+// in pieces.
+Status ReadThroughBounce(File* f, const ReadRange& x, ReadCounts* counts) {
+  char* bounce = ThreadBounce();
+  if (bounce == nullptr) return f->PRead(x.offset, x.dest, x.length);  // no memory: the slow copy
+  return ReadInPieces(f, bounce, x.offset, x.dest, x.length, false, counts);
+}
+
+}  // namespace
+
+Status ReadWhole(File* f, uint64_t offset, char* dest, uint64_t n, bool once) {
+  char* bounce = ShortCopyDistance(dest, offset) ? ThreadBounce() : nullptr;
+  if (bounce == nullptr) return once ? f->PReadOnce(offset, dest, n) : f->PRead(offset, dest, n);
+  return ReadInPieces(f, bounce, offset, dest, n, once, nullptr);
 }
 
 namespace {
@@ -348,7 +346,7 @@ Status ReadBounced(File* f, const ReadBlock& b, const std::vector<ReadRange>& r,
                    std::string* bounce, const RangeDone& done, ReadCounts* counts) {
   // Placed half a page from the file's page offset (see BouncePlace).
   if (bounce->size() < b.length + kPage) bounce->resize(b.length + kPage);
-  char* base = bounce->data() + ((b.offset + kPage / 2 - reinterpret_cast<uintptr_t>(bounce->data())) & (kPage - 1));
+  char* base = reinterpret_cast<char*>(BouncePlace(reinterpret_cast<uintptr_t>(bounce->data()), b.offset));
   Status s = f->PRead(b.offset, base, b.length);
   if (!s.ok()) return s;
   if (counts) {
