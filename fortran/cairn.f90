@@ -71,6 +71,9 @@
 !   call cairn_array_info(st, "u", dtype=dt, shape=sh, blocks=nb)
 !   call cairn_array_blocks(st, "u", start=s0, count=c, minimum=lo, maximum=hi)
 ! A C program reads what Fortran wrote as u(nx, ny) as u[ny][nx].
+! cairn_get_array refuses data of another kind than the array's dtype
+! (CAIRN_INVALID_ARGUMENT, nothing read; an integer kind also takes the
+! unsigned dtype of its width, bits kept): elements are never reinterpreted.
 ! Options of cairn_put_array: statistics=.true. records each block's minimum
 ! and maximum; checksum_grain=G (integer(int64)) checksums the block in
 ! pieces cut at the data file's multiples of G bytes (a multiple of 4096,
@@ -3215,12 +3218,14 @@ contains
                                 p, opts, ct, int(k, c_size_t)), "cairn_put_array('" // name // "')", ierr)
   end subroutine put_array_c
 
-  subroutine get_array_c(store, name, start, count, p, cap, ierr, gap_limit)
+  ! dtype: the CAIRN_* code of the data's kind (integers as signed).
+  subroutine get_array_c(store, name, start, count, p, cap, dtype, ierr, gap_limit)
     type(cairn_store), intent(in) :: store
     character(*), intent(in) :: name
     integer(int64), intent(in) :: start(:), count(:)
     type(c_ptr), intent(in) :: p
     integer(c_size_t), intent(in) :: cap
+    integer(c_int), intent(in) :: dtype
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     type(c_array_read_options) :: ro
@@ -3231,6 +3236,7 @@ contains
     end if
     if (no_size(minval([count, int(cap, int64), 0_int64]), "cairn_get_array('" // name // "')", ierr)) return
     if (nul_in(name, "cairn_get_array", ierr, "array name")) return
+    if (.not. kind_fits(store, name, dtype, ierr)) return
     call c_array_read_options_init(ro)
     ro%flags = FLAG_COLUMN_MAJOR
     if (present(gap_limit)) then
@@ -3244,6 +3250,34 @@ contains
     call check(c_get_array_opts(store%ptr, cstr(name), size(count, kind=c_int), start, count, p, cap, ro), &
                "cairn_get_array('" // name // "')", ierr)
   end subroutine get_array_c
+
+  ! True if data of kind `dtype` (a CAIRN_* code; Fortran integers are
+  ! signed) may take array `name`'s elements: the same dtype, or for an
+  ! integer kind the unsigned dtype of its width (Fortran has no unsigned
+  ! kinds; the bits are kept). Otherwise fails (InvalidArgument naming both,
+  ! or the array's NotFound): the elements are never reinterpreted.
+  logical function kind_fits(store, name, dtype, ierr) result(fits)
+    type(cairn_store), intent(in) :: store
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer, intent(out), optional :: ierr
+    type(c_ptr) :: p
+    type(c_array_info), pointer :: info
+    integer :: rc, have
+    fits = .false.
+    call check(c_array_info_c(store%ptr, cstr(name), 0_c_int, p), "cairn_get_array('" // name // "')", rc)
+    if (rc /= CAIRN_OK) then
+      call fail(rc, last_msg, ierr)
+      return
+    end if
+    call c_f_pointer(p, info)
+    have = info%dtype
+    call c_free(p)
+    fits = have == dtype .or. (dtype >= CAIRN_INT8 .and. dtype <= CAIRN_INT64 .and. have == dtype + 4)
+    if (.not. fits) call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_array('" // name // "'): InvalidArgument: " // &
+                              "the array is " // cairn_dtype_name(have) // ", the data " // &
+                              cairn_dtype_name(int(dtype)) // " (another kind: nothing read)", ierr)
+  end function kind_fits
 
   ! Local. The array's element type (CAIRN_INT8 ... CAIRN_FLOAT64), its
   ! global shape in Fortran order, how many blocks it has, whether they
@@ -3484,7 +3518,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), 1_c_int, ierr, gap_limit)
   end subroutine ga_i1_4
 
   subroutine pa_i1_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3508,7 +3542,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), 1_c_int, ierr, gap_limit)
   end subroutine ga_i1_8
 
   subroutine sw_i2(stream, data, ierr)
@@ -3572,7 +3606,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), 2_c_int, ierr, gap_limit)
   end subroutine ga_i2_4
 
   subroutine pa_i2_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3596,7 +3630,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), 2_c_int, ierr, gap_limit)
   end subroutine ga_i2_8
 
   subroutine sw_i4(stream, data, ierr)
@@ -3660,7 +3694,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), 3_c_int, ierr, gap_limit)
   end subroutine ga_i4_4
 
   subroutine pa_i4_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3684,7 +3718,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), 3_c_int, ierr, gap_limit)
   end subroutine ga_i4_8
 
   subroutine sw_i8(stream, data, ierr)
@@ -3748,7 +3782,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), 4_c_int, ierr, gap_limit)
   end subroutine ga_i8_4
 
   subroutine pa_i8_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3772,7 +3806,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), 4_c_int, ierr, gap_limit)
   end subroutine ga_i8_8
 
   subroutine sw_r4(stream, data, ierr)
@@ -3836,7 +3870,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), 9_c_int, ierr, gap_limit)
   end subroutine ga_r4_4
 
   subroutine pa_r4_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3860,7 +3894,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), 9_c_int, ierr, gap_limit)
   end subroutine ga_r4_8
 
   subroutine sw_r8(stream, data, ierr)
@@ -3924,7 +3958,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), 10_c_int, ierr, gap_limit)
   end subroutine ga_r8_4
 
   subroutine pa_r8_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3948,7 +3982,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), 10_c_int, ierr, gap_limit)
   end subroutine ga_r8_8
 
 end module cairn

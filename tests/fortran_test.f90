@@ -1003,6 +1003,20 @@ contains
     call check(ierr == CAIRN_INVALID_ARGUMENT, base + 11)
     call cairn_get_array(st, "absent", [0, 0], box, ierr)
     call check(ierr == CAIRN_NOT_FOUND .and. index(cairn_last_error(), "absent") > 0, base + 12)
+    ! Data of another kind than the array's dtype is refused, untouched (an
+    ! outside pass: a real64 array read into integer(int64) of the same
+    ! bytes returned its bits, and an int32 box into integer(int64) filled
+    ! half the buffer with pairs of elements).
+    i8 = -7
+    call cairn_get_array(st, "g8", [0, 0], i8, ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. all(i8 == -7) .and. &
+               index(cairn_last_error(), "float64") > 0, base + 13)
+    i8(1:2, :) = -7
+    call cairn_get_array(st, "i4", [3, 0], i8(1:2, :), ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. all(i8(1:2, :) == -7), base + 14)
+    g = -1
+    call cairn_get_array(st, "i8", [0, 0], g, ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. all(g == -1), base + 15)
   end subroutine read_arrays
 
 end program fortran_test
