@@ -106,6 +106,15 @@ class Buffer {
                       (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj.ptr(), &view_, flags) != 0) {
       PyErr_Clear();
+      // A buffer refused only for being read-only says so: the advice
+      // below (a contiguous copy) would give back the same read-only one.
+      if (writable && PyObject_GetBuffer(obj.ptr(), &view_, flags & ~PyBUF_WRITABLE) == 0) {
+        PyBuffer_Release(&view_);
+        Invalid(std::string("a writable buffer is required, got a read-only ") + Py_TYPE(obj.ptr())->tp_name +
+                " (bytes, or a NumPy array or memoryview of read-only memory: read into a writable one, "
+                "e.g. bytearray(n) or numpy.empty(...))");
+      }
+      PyErr_Clear();
       Invalid(std::string(writable ? "a writable C-contiguous buffer is required, got "
                                    : "a C-contiguous buffer (bytes, bytearray, memoryview, "
                                      "numpy.ndarray) is required, got ") +

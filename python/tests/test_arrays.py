@@ -385,3 +385,22 @@ def test_stale_handle_after_the_array_changed_is_refused(path, comm):
             st.put_array("a", np.arange(5, dtype=np.int64) + 1)
         st.commit()
         np.testing.assert_array_equal(c[...], np.arange(5) + 1)
+
+
+def test_read_into_a_read_only_buffer_names_it(path, comm):
+    # An outside pass: a read-only C-contiguous out (np.frombuffer of bytes,
+    # bytes, a read-only memoryview) was refused as "a Fortran-ordered or
+    # strided array: pass numpy.ascontiguousarray(x)", which returns the
+    # same read-only array. The error names the cause; nothing is written.
+    with cairn.Store(path, comm) as st:
+        if comm.rank == 0:
+            st.put_array("a", np.arange(6.0))
+        st.put("k", b"x" * 48)
+        st.commit()
+        raw = bytes(48)
+        for out in (np.frombuffer(raw, dtype=np.float64), raw, memoryview(raw)):
+            with pytest.raises(cairn.InvalidArgument, match="read-only"):
+                st.array("a").read((0,), (6,), out=out)
+            with pytest.raises(cairn.InvalidArgument, match="read-only"):
+                st.get("k", out=out)
+        assert raw == bytes(48)
