@@ -74,6 +74,7 @@
 ! cairn_get_array refuses data of another kind than the array's dtype
 ! (CAIRN_INVALID_ARGUMENT, nothing read; an integer kind also takes the
 ! unsigned dtype of its width, bits kept): elements are never reinterpreted.
+! A negative start or global_shape is refused naming it (not read as 2^64 - n).
 ! Options of cairn_put_array: statistics=.true. records each block's minimum
 ! and maximum; checksum_grain=G (integer(int64)) checksums the block in
 ! pieces cut at the data file's multiples of G bytes (a multiple of 4096,
@@ -984,6 +985,20 @@ contains
     if (bad) call fail(CAIRN_INVALID_ARGUMENT, what // ": an assumed-size array (x(*), x(n,*)) has no size; " // &
                        "pass a section with bounds, such as x(1:n)", ierr)
   end function no_size
+
+  ! True, after failing with CAIRN_INVALID_ARGUMENT naming `what` and the
+  ! value, when v (an array's start or global shape) holds a negative
+  ! number: C takes it as 2^64 - n, and its error would show that.
+  logical function negative_in(v, what, call_name, ierr) result(bad)
+    integer(int64), intent(in) :: v(:)
+    character(*), intent(in) :: what, call_name
+    integer, intent(out), optional :: ierr
+    bad = .false.
+    if (size(v) == 0) return
+    bad = minval(v) < 0
+    if (bad) call fail(CAIRN_INVALID_ARGUMENT, call_name // ": InvalidArgument: " // what // &
+                       " has a negative value " // itoa(minval(v)) // " (0-based, Fortran order)", ierr)
+  end function negative_in
 
   ! Keys and names travel to the C API as C strings, which end at the
   ! first char(0): one inside would name another object, so it is refused.
@@ -3192,6 +3207,8 @@ contains
       return
     end if
     if (no_size(minval([count, 0_int64]), "cairn_put_array('" // name // "')", ierr)) return
+    if (negative_in(gshape, "global_shape", "cairn_put_array('" // name // "')", ierr)) return
+    if (negative_in(start, "start", "cairn_put_array('" // name // "')", ierr)) return
     if (nul_in(name, "cairn_put_array", ierr, "array name")) return
     if (nul_in_tags(tags, "cairn_put_array('" // name // "')", ierr)) return
     flags = FLAG_COLUMN_MAJOR
@@ -3235,6 +3252,7 @@ contains
       return
     end if
     if (no_size(minval([count, int(cap, int64), 0_int64]), "cairn_get_array('" // name // "')", ierr)) return
+    if (negative_in(start, "start", "cairn_get_array('" // name // "')", ierr)) return
     if (nul_in(name, "cairn_get_array", ierr, "array name")) return
     if (.not. kind_fits(store, name, dtype, ierr)) return
     call c_array_read_options_init(ro)

@@ -878,6 +878,11 @@ contains
     call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "bad") > 0, 60)
     call cairn_put_array(st, "bad", [NX], [NX], g(:, 1), ierr=ierr)
     call check(ierr == CAIRN_INVALID_ARGUMENT, 61)
+    ! A negative start or shape is refused naming it, not as 2^64 - n.
+    call cairn_put_array(st, "bad", [NX, NY], [-1, 0], g, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "start has a negative value -1") > 0, 77)
+    call cairn_put_array(st, "bad", [NX, -NY], [0, 0], g, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "global_shape has a negative value") > 0, 78)
     call cairn_commit(st, rev)
     call check(rev == 3, 62)
 
@@ -1017,6 +1022,9 @@ contains
     g = -1
     call cairn_get_array(st, "i8", [0, 0], g, ierr)
     call check(ierr == CAIRN_INVALID_ARGUMENT .and. all(g == -1), base + 15)
+    call cairn_get_array(st, "g8", [0_int64, -2_int64], box, ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "start has a negative value -2") > 0, &
+               base + 16)
   end subroutine read_arrays
 
 end program fortran_test
