@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     if (comm == MPI_COMM_NULL) return;
     Options o;
     o.keep_revisions = keep;
-    o.extent_size = 64 << 10;
+    o.extent_size = 64 << 10; if (getenv("ARRAYS8_SUBFILES")) o.subfiles = atoi(getenv("ARRAYS8_SUBFILES"));
     o.inline_value_limit = 300;
     o.staging_bytes = staged ? 1 << 20 : 0;
     OK(Store::Open(o, path, comm, &s));
@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
         r.reset();
       }
       if (comm != MPI_COMM_NULL) {
-        Options o; o.keep_revisions = keep; o.extent_size = 64 << 10; o.inline_value_limit = 300;
+        Options o; o.keep_revisions = keep; o.extent_size = 64 << 10; if (getenv("ARRAYS8_SUBFILES")) o.subfiles = atoi(getenv("ARRAYS8_SUBFILES")); o.inline_value_limit = 300;
         OK(Store::Open(o, path, comm, &s));
       }
     }

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   o.staging_bytes = strtoull(argv[3], 0, 10);
   bool async = atoi(argv[4]);
   o.keep_revisions = 1;
-  o.extent_size = 64 << 10;
+  o.extent_size = 64 << 10; if (getenv("ARRAYS8_SUBFILES")) o.subfiles = atoi(getenv("ARRAYS8_SUBFILES"));
   if (phase == "w") {
     std::unique_ptr<Store> s;
     OK(Store::Open(o, path, MPI_COMM_WORLD, &s));

@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
   int keep = atoi(argv[3]);
   Options o;
   o.keep_revisions = keep;
-  o.extent_size = 64 << 10;
+  o.extent_size = 64 << 10; if (getenv("ARRAYS8_SUBFILES")) o.subfiles = atoi(getenv("ARRAYS8_SUBFILES"));
   o.inline_value_limit = 256;
   if (phase == "w") {
     std::unique_ptr<Store> s;

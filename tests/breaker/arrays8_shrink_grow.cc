@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   int gen = 1;
   auto job = [&](MPI_Comm c, int commits, bool first_put_all) {
     int r, n; MPI_Comm_rank(c, &r); MPI_Comm_size(c, &n);
-    Options o; o.keep_revisions = keep; o.extent_size = 64 << 10; o.staging_bytes = (gen % 2) ? 0 : 1 << 20;
+    Options o; o.keep_revisions = keep; o.extent_size = 64 << 10; if (getenv("ARRAYS8_SUBFILES")) o.subfiles = atoi(getenv("ARRAYS8_SUBFILES")); o.staging_bytes = (gen % 2) ? 0 : 1 << 20;
     std::unique_ptr<Store> s;
     OK(Store::Open(o, path, c, &s));
     std::unique_ptr<StreamWriter> w;
