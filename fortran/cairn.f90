@@ -3291,7 +3291,7 @@ contains
     call c_f_pointer(p, info)
     have = info%dtype
     call c_free(p)
-    fits = have == dtype .or. (dtype >= CAIRN_INT8 .and. dtype <= CAIRN_INT64 .and. have == dtype + 4)
+    fits = have == dtype .or. (dtype >= CAIRN_INT8 .and. dtype <= CAIRN_INT64 .and. have == dtype + (CAIRN_UINT8 - CAIRN_INT8))
     if (.not. fits) call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_array('" // name // "'): InvalidArgument: " // &
                               "the array is " // cairn_dtype_name(have) // ", the data " // &
                               cairn_dtype_name(int(dtype)) // " (another kind: nothing read)", ierr)
@@ -3536,7 +3536,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), 1_c_int, ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), int(CAIRN_INT8, c_int), ierr, gap_limit)
   end subroutine ga_i1_4
 
   subroutine pa_i1_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3560,7 +3560,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), 1_c_int, ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), int(CAIRN_INT8, c_int), ierr, gap_limit)
   end subroutine ga_i1_8
 
   subroutine sw_i2(stream, data, ierr)
@@ -3624,7 +3624,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), 2_c_int, ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), int(CAIRN_INT16, c_int), ierr, gap_limit)
   end subroutine ga_i2_4
 
   subroutine pa_i2_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3648,7 +3648,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), 2_c_int, ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), int(CAIRN_INT16, c_int), ierr, gap_limit)
   end subroutine ga_i2_8
 
   subroutine sw_i4(stream, data, ierr)
@@ -3712,7 +3712,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), 3_c_int, ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), int(CAIRN_INT32, c_int), ierr, gap_limit)
   end subroutine ga_i4_4
 
   subroutine pa_i4_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3736,7 +3736,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), 3_c_int, ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), int(CAIRN_INT32, c_int), ierr, gap_limit)
   end subroutine ga_i4_8
 
   subroutine sw_i8(stream, data, ierr)
@@ -3800,7 +3800,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), 4_c_int, ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), int(CAIRN_INT64, c_int), ierr, gap_limit)
   end subroutine ga_i8_4
 
   subroutine pa_i8_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3824,7 +3824,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), 4_c_int, ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), int(CAIRN_INT64, c_int), ierr, gap_limit)
   end subroutine ga_i8_8
 
   subroutine sw_r4(stream, data, ierr)
@@ -3888,7 +3888,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), 9_c_int, ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), int(CAIRN_FLOAT32, c_int), ierr, gap_limit)
   end subroutine ga_r4_4
 
   subroutine pa_r4_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -3912,7 +3912,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), 9_c_int, ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), int(CAIRN_FLOAT32, c_int), ierr, gap_limit)
   end subroutine ga_r4_8
 
   subroutine sw_r8(stream, data, ierr)
@@ -3976,7 +3976,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), 10_c_int, ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), int(CAIRN_FLOAT64, c_int), ierr, gap_limit)
   end subroutine ga_r8_4
 
   subroutine pa_r8_8(store, name, global_shape, start, data, statistics, tags, ierr, checksum_grain)
@@ -4000,7 +4000,7 @@ contains
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: gap_limit
     call get_array_c(store, name, int(start, int64), int(shape(data), int64), c_loc(data), &
-                     int(size(data), c_size_t) * (storage_size(data) / 8), 10_c_int, ierr, gap_limit)
+                     int(size(data), c_size_t) * (storage_size(data) / 8), int(CAIRN_FLOAT64, c_int), ierr, gap_limit)
   end subroutine ga_r8_8
 
 end module cairn
