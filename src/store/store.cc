@@ -1127,10 +1127,8 @@ Status Store::GetShared(std::string_view key, std::string* value) {
     EntryView e;
     if (s.ok()) s = DecodeEntryBody(body, &e);
     if (s.ok()) s = r->CheckHugeValue(e);
-    if (s.ok()) {
-      value->resize(e.size);
-      s = r->ReadValue(e, 0, e.size, value->data(), ReadOptions());
-    }
+    if (s.ok()) s = SizeValue(value, e.size, key);
+    if (s.ok()) s = r->ReadValue(e, 0, e.size, value->data(), ReadOptions());
     if (!s.ok()) value->clear();
   }
   // Rank 0's key travels with its status: a rank that asked for another
