@@ -187,6 +187,28 @@ TEST(BadInput, DirectoryWithoutWritePermission) {
   ::chmod(store.c_str(), 0755);
 }
 
+// A write buffer (allocated at open) or a staging budget (prefaulted at
+// open) larger than the node's memory: InvalidArgument naming the option,
+// not std::bad_alloc out of Open (nor the OOM killer, for staging). A
+// read-only open allocates neither and is not refused.
+TEST(BadInput, BuffersLargerThanTheNodesMemoryAreRefusedAtOpen) {
+  TempDir dir;
+  { auto made = test::MustOpen(dir.sub("s")); }
+  for (int which = 0; which < 2; which++) {
+    Options o = test::SmallOptions();
+    (which == 0 ? o.write_buffer_size : o.staging_bytes) = uint64_t(1) << 50;
+    std::unique_ptr<Store> s;
+    Status st = Store::Open(o, dir.sub("s"), &s);
+    std::printf("%s\n", st.ToString().c_str());
+    EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+    EXPECT_NE(st.message().find(which == 0 ? "write_buffer_size" : "staging_bytes"), std::string::npos);
+    EXPECT_NE(st.message().find("memory"), std::string::npos);
+    EXPECT_EQ(s, nullptr);
+    o.read_only = true;
+    EXPECT_TRUE(Store::Open(o, dir.sub("s"), &s).ok());
+  }
+}
+
 TEST(BadInput, ReadOnlyAndClosedHandlesRefuseWrites) {
   TempDir dir;
   {

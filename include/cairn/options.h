@@ -57,7 +57,8 @@ struct Options {
   // 1 MiB: Lustre's default stripe and RPC size, and measured here a
   // stream of 1 MiB writes commits 256 MiB in 0.14-0.18 s with a 1 MiB
   // buffer against 0.17-0.79 s with 16 MiB (a buffer larger than the CPU
-  // cache, page-faulted anew by every process; doc/design.md).
+  // cache, page-faulted anew by every process; doc/design.md). A writable
+  // open refuses one above the node's memory (InvalidArgument).
   size_t write_buffer_size = 1ull << 20;
   // Early writeback: each time a rank has written this many bytes of data
   // contiguously since the last time, it asks the kernel to start writing
@@ -103,7 +104,8 @@ struct Options {
   // reuse its buffer as soon as Put returns. When this much is staged and
   // not yet written, a put waits for the writes to free a buffer (counted
   // in IoStats::staging_stalls). With CommitAsync this lets a checkpoint
-  // block the application only for the copy. 0 or >= write_buffer_size.
+  // block the application only for the copy. 0 or >= write_buffer_size,
+  // and at most the node's memory (a writable open prefaults it).
   uint64_t staging_bytes = 0;
   // Retention: keep the newest `keep_revisions` revisions (the one being
   // committed included) plus pinned ones; each commit drops older ones in

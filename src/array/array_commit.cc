@@ -343,9 +343,10 @@ void RevertRound(Store::Rep* r, ArrayState* a) {
   for (const auto& [name, p] : a->puts) {
     for (const PendingBlock& b : p.blocks) {
       std::string key = ArrayBlockKey(name, b.seq);
+      // The key is pending (this round put it), so neither can fail.
       ptrdiff_t i = t ? t->Find(key) : -1;
-      if (i >= 0) r->own.Put(key, t->entries[size_t(i)]);
-      else r->own.Delete(key);
+      if (i >= 0) (void)r->own.Put(key, t->entries[size_t(i)]);
+      else (void)r->own.Delete(key);
     }
   }
   a->puts.clear();
@@ -375,17 +376,17 @@ Status CommitArrays(Store::Rep* r, ArrayState* a) {
       std::string key = ArrayDescKey(gone[i]);
       std::string_view old;
       if (r->shared.Lookup(key, &old)) {  // (not there: deleted by a failed earlier round)
-        r->shared.Delete(key);
-        done.push_back(key);
+        s = r->shared.Delete(key);
+        if (s.ok()) done.push_back(key);
       }
     }
     if (!s.ok()) {
       std::shared_ptr<const IndexTable> t;
       (void)r->Table(kSharedNamespace, &t);
-      for (const std::string& key : done) {
+      for (const std::string& key : done) {  // pending (put or deleted above): cannot fail
         ptrdiff_t i = t ? t->Find(key) : -1;
-        if (i >= 0) r->shared.Put(key, t->entries[size_t(i)]);
-        else r->shared.Delete(key);
+        if (i >= 0) (void)r->shared.Put(key, t->entries[size_t(i)]);
+        else (void)r->shared.Delete(key);
       }
     }
     PutLengthPrefixed(&out, EncodeStatus(s));
@@ -417,10 +418,14 @@ Status CommitArrays(Store::Rep* r, ArrayState* a) {
     ForEachCommittedBlock(r, name, [&](std::string_view key, uint32_t seq) {
       if (seq >= keep) stale.emplace_back(key);
     });
-    for (const std::string& key : stale) r->own.Delete(key);
+    // A delete fails only past the pending limit (NamespaceState::Delete),
+    // and only for a committed block: it stays in the revision, where no
+    // read uses a block its descriptor does not list, and the next commit
+    // of the array finds it again (ForEachCommittedBlock) and deletes it.
+    for (const std::string& key : stale) (void)r->own.Delete(key);
     auto o = a->overlay_seqs.find(name);
     if (o != a->overlay_seqs.end()) {
-      for (uint32_t seq = keep; seq < o->second; seq++) r->own.Delete(ArrayBlockKey(name, seq));
+      for (uint32_t seq = keep; seq < o->second; seq++) (void)r->own.Delete(ArrayBlockKey(name, seq));
       if (keep == 0) a->overlay_seqs.erase(o);
       else o->second = keep;
     }

@@ -3,7 +3,11 @@
 #include "cairn/cairn.h"
 
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
+#include <stdexcept>
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -28,6 +32,32 @@ int Code(const cairn::Status& s) {
   if (s.ok()) return CAIRN_OK;
   last_error = s.ToString();
   return -int(s.code());
+}
+
+int Escaped(const char* fn) noexcept {
+  // The message is made in a fixed buffer: under std::bad_alloc a string
+  // may not be had. If last_error cannot take it either, it is left empty
+  // (the code still says what kind of failure it was).
+  char msg[512];
+  int code = CAIRN_IO_ERROR;
+  try {
+    throw;
+  } catch (const std::bad_alloc&) {
+    std::snprintf(msg, sizeof msg, "IOError: %s: out of memory (a size too large for this process?)", fn);
+  } catch (const std::length_error& e) {
+    code = CAIRN_INVALID_ARGUMENT;
+    std::snprintf(msg, sizeof msg, "InvalidArgument: %s: a size larger than any buffer can hold (%s)", fn, e.what());
+  } catch (const std::exception& e) {
+    std::snprintf(msg, sizeof msg, "IOError: %s: internal error: %s", fn, e.what());
+  } catch (...) {
+    std::snprintf(msg, sizeof msg, "IOError: %s: internal error: an unknown exception", fn);
+  }
+  try {
+    last_error = msg;
+  } catch (...) {
+    last_error.clear();
+  }
+  return code;
 }
 
 int Invalid(const char* msg) {
@@ -160,69 +190,81 @@ void(cairn_options_init)(cairn_options_t* o) {
 const char* cairn_last_error(void) { return last_error.c_str(); }
 
 int cairn_open(const char* path, MPI_Comm comm, const cairn_options_t* opts, cairn_store_t** store) {
-  if (store) *store = nullptr;
-  int rc = !path || !store ? Invalid("cairn_open: path and store must not be NULL") : CAIRN_OK;
-  cairn_options_t known;
-  if (rc == CAIRN_OK && opts) {
-    // The size of the cairn.h versions before require_writer_lock was appended.
-    rc = KnownPart(opts, &known, InitAllOptions, "cairn_open", "cairn_options_init",
-                   {offsetof(cairn_options_t, require_writer_lock)});
-    opts = &known;
-  }
-  if (rc != CAIRN_OK) {
-    // The open is collective, and the other ranks' arguments may be fine:
-    // this rank still takes part, carrying its refusal, so every rank fails
-    // with this rank's cause ("rank R: ...") and none is left waiting.
-    const std::string why = last_error;
-    std::string cause = why;  // the code is the status's, not repeated in its message
-    if (cause.starts_with("InvalidArgument: ")) cause.erase(0, std::strlen("InvalidArgument: "));
-    cairn_open_refused(path, comm, cause.c_str(), 0);  // (the options are what was refused)
-    last_error = why;
+  return Guarded("cairn_open", [&]() -> int {
+    if (store) *store = nullptr;
+    int rc = !path || !store ? Invalid("cairn_open: path and store must not be NULL") : CAIRN_OK;
+    cairn_options_t known;
+    if (rc == CAIRN_OK && opts) {
+      // The size of the cairn.h versions before require_writer_lock was appended.
+      rc = KnownPart(opts, &known, InitAllOptions, "cairn_open", "cairn_options_init",
+                     {offsetof(cairn_options_t, require_writer_lock)});
+      opts = &known;
+    }
+    if (rc != CAIRN_OK) {
+      // The open is collective, and the other ranks' arguments may be fine:
+      // this rank still takes part, carrying its refusal, so every rank fails
+      // with this rank's cause ("rank R: ...") and none is left waiting.
+      const std::string why = last_error;
+      std::string cause = why;  // the code is the status's, not repeated in its message
+      if (cause.starts_with("InvalidArgument: ")) cause.erase(0, std::strlen("InvalidArgument: "));
+      cairn_open_refused(path, comm, cause.c_str(), 0);  // (the options are what was refused)
+      last_error = why;
+      return rc;
+    }
+    auto h = std::make_unique<cairn_store>();
+    h->read_only = opts && opts->read_only;
+    rc = Code(cairn::Store::Open(ToOptions(opts), path, comm, &h->store));
+    if (rc == CAIRN_OK) *store = h.release();
     return rc;
-  }
-  auto h = std::make_unique<cairn_store>();
-  h->read_only = opts && opts->read_only;
-  rc = Code(cairn::Store::Open(ToOptions(opts), path, comm, &h->store));
-  if (rc == CAIRN_OK) *store = h.release();
-  return rc;
+  });
 }
 
 int cairn_open_f(const char* path, MPI_Fint comm, const cairn_options_t* opts, cairn_store_t** store) {
-  return cairn_open(path, MPI_Comm_f2c(comm), opts, store);
+  return Guarded("cairn_open_f", [&]() -> int {
+    return cairn_open(path, MPI_Comm_f2c(comm), opts, store);
+  });
 }
 
 int cairn_open_refused(const char* path, MPI_Comm comm, const char* why, double collective_timeout_s) {
-  const std::string cause = why && *why ? why : "an open refused without a cause";
-  cairn::Store::RefuseOpen(path ? path : "", comm, cairn::Status::InvalidArgument(cause), collective_timeout_s);
-  return Invalid(cause.c_str());
+  return Guarded("cairn_open_refused", [&]() -> int {
+    const std::string cause = why && *why ? why : "an open refused without a cause";
+    cairn::Store::RefuseOpen(path ? path : "", comm, cairn::Status::InvalidArgument(cause), collective_timeout_s);
+    return Invalid(cause.c_str());
+  });
 }
 
 int cairn_open_refused_f(const char* path, MPI_Fint comm, const char* why, double collective_timeout_s) {
-  return cairn_open_refused(path, MPI_Comm_f2c(comm), why, collective_timeout_s);
+  return Guarded("cairn_open_refused_f", [&]() -> int {
+    return cairn_open_refused(path, MPI_Comm_f2c(comm), why, collective_timeout_s);
+  });
 }
 
 int cairn_open_local(const char* path, const cairn_options_t* opts, cairn_store_t** store) {
-  if (!path || !store) return Invalid("cairn_open_local: path and store must not be NULL");
-  *store = nullptr;
-  cairn_options_t known;
-  if (opts) {
-    int rc = KnownPart(opts, &known, InitAllOptions, "cairn_open_local", "cairn_options_init",
-                       {offsetof(cairn_options_t, require_writer_lock)});
-    if (rc != CAIRN_OK) return rc;
-    opts = &known;
-  }
-  auto h = std::make_unique<cairn_store>();
-  h->read_only = opts && opts->read_only;
-  int rc = Code(cairn::Store::Open(ToOptions(opts), path, &h->store));
-  if (rc == CAIRN_OK) *store = h.release();
-  return rc;
+  return Guarded("cairn_open_local", [&]() -> int {
+    if (!path || !store) return Invalid("cairn_open_local: path and store must not be NULL");
+    *store = nullptr;
+    cairn_options_t known;
+    if (opts) {
+      int rc = KnownPart(opts, &known, InitAllOptions, "cairn_open_local", "cairn_options_init",
+                         {offsetof(cairn_options_t, require_writer_lock)});
+      if (rc != CAIRN_OK) return rc;
+      opts = &known;
+    }
+    auto h = std::make_unique<cairn_store>();
+    h->read_only = opts && opts->read_only;
+    int rc = Code(cairn::Store::Open(ToOptions(opts), path, &h->store));
+    if (rc == CAIRN_OK) *store = h.release();
+    return rc;
+  });
 }
 
 int cairn_close(cairn_store_t* store) {
-  if (!store) return CAIRN_OK;
-  int rc = Code(store->store->Close());
-  delete store;
-  return rc;
+  return Guarded("cairn_close", [&]() -> int {
+    if (!store) return CAIRN_OK;
+    int rc = Code(store->store->Close());
+    delete store;
+    return rc;
+  });
 }
 
 int cairn_rank(const cairn_store_t* s) { return s ? s->store->rank() : -1; }
@@ -231,57 +273,69 @@ uint64_t cairn_revision(const cairn_store_t* s) { return s ? s->store->revision(
 
 int cairn_put(cairn_store_t* s, const char* key, const void* value, size_t len,
               const cairn_tag_t* tags, size_t ntags) {
-  if (!s || !key || (!value && len)) return Invalid("cairn_put: NULL argument");
-  cairn::TagList tl;
-  if (ntags && (!tags || !ToTags(tags, ntags, &tl))) return Invalid("cairn_put: bad tag (NULL name or unknown type)");
-  return Code(s->store->Put(key, std::string_view(static_cast<const char*>(value), len), tl));
+  return Guarded("cairn_put", [&]() -> int {
+    if (!s || !key || (!value && len)) return Invalid("cairn_put: NULL argument");
+    cairn::TagList tl;
+    if (ntags && (!tags || !ToTags(tags, ntags, &tl))) return Invalid("cairn_put: bad tag (NULL name or unknown type)");
+    return Code(s->store->Put(key, std::string_view(static_cast<const char*>(value), len), tl));
+  });
 }
 
 int cairn_put_zero_copy(cairn_store_t* s, const char* key, const void* value, size_t len,
                         const cairn_tag_t* tags, size_t ntags) {
-  if (!s || !key || (!value && len)) return Invalid("cairn_put_zero_copy: NULL argument");
-  cairn::TagList tl;
-  if (ntags && (!tags || !ToTags(tags, ntags, &tl)))
-    return Invalid("cairn_put_zero_copy: bad tag (NULL name or unknown type)");
-  return Code(s->store->PutZeroCopy(key, std::string_view(static_cast<const char*>(value), len), tl));
+  return Guarded("cairn_put_zero_copy", [&]() -> int {
+    if (!s || !key || (!value && len)) return Invalid("cairn_put_zero_copy: NULL argument");
+    cairn::TagList tl;
+    if (ntags && (!tags || !ToTags(tags, ntags, &tl)))
+      return Invalid("cairn_put_zero_copy: bad tag (NULL name or unknown type)");
+    return Code(s->store->PutZeroCopy(key, std::string_view(static_cast<const char*>(value), len), tl));
+  });
 }
 
 int cairn_delete(cairn_store_t* s, const char* key) {
-  if (!s || !key) return Invalid("cairn_delete: NULL argument");
-  return Code(s->store->Delete(key));
+  return Guarded("cairn_delete", [&]() -> int {
+    if (!s || !key) return Invalid("cairn_delete: NULL argument");
+    return Code(s->store->Delete(key));
+  });
 }
 
 int cairn_get_size(cairn_store_t* s, const char* key, int rank, uint64_t* size) {
-  if (!s || !key || !size) return Invalid("cairn_get_size: NULL argument");
-  if (int rc = CheckRank(s, rank, "cairn_get_size"); rc != CAIRN_OK) return rc;
-  cairn::ReadOptions ro;
-  ro.rank = rank;
-  return Code(s->store->GetSize(key, size, ro));
+  return Guarded("cairn_get_size", [&]() -> int {
+    if (!s || !key || !size) return Invalid("cairn_get_size: NULL argument");
+    if (int rc = CheckRank(s, rank, "cairn_get_size"); rc != CAIRN_OK) return rc;
+    cairn::ReadOptions ro;
+    ro.rank = rank;
+    return Code(s->store->GetSize(key, size, ro));
+  });
 }
 
 int cairn_get_range(cairn_store_t* s, const char* key, int rank, uint64_t offset, void* buf,
                     uint64_t len) {
-  if (!s || !key || (!buf && len)) return Invalid("cairn_get_range: NULL argument");
-  if (int rc = CheckRank(s, rank, "cairn_get_range"); rc != CAIRN_OK) return rc;
-  cairn::ReadOptions ro;
-  ro.rank = rank;
-  return Code(s->store->GetRange(key, offset, buf, len, ro));
+  return Guarded("cairn_get_range", [&]() -> int {
+    if (!s || !key || (!buf && len)) return Invalid("cairn_get_range: NULL argument");
+    if (int rc = CheckRank(s, rank, "cairn_get_range"); rc != CAIRN_OK) return rc;
+    cairn::ReadOptions ro;
+    ro.rank = rank;
+    return Code(s->store->GetRange(key, offset, buf, len, ro));
+  });
 }
 
 int cairn_get(cairn_store_t* s, const char* key, int rank, void* buf, size_t cap, uint64_t* size) {
-  if (!s || !key || !size) return Invalid("cairn_get: NULL argument");
-  if (int rc = CheckRank(s, rank, "cairn_get"); rc != CAIRN_OK) return rc;
-  cairn::ReadOptions ro;
-  ro.rank = rank;
-  int rc = Code(s->store->GetSize(key, size, ro));
-  if (rc != CAIRN_OK) return rc;
-  if (*size > cap) {
-    last_error = "InvalidArgument: buffer of " + std::to_string(cap) + " bytes is too small for '" +
-                 key + "' (" + std::to_string(*size) + " bytes)";
-    return CAIRN_INVALID_ARGUMENT;
-  }
-  if (!buf && *size) return Invalid("cairn_get: NULL buffer");
-  return Code(s->store->GetRange(key, 0, buf, *size, ro));
+  return Guarded("cairn_get", [&]() -> int {
+    if (!s || !key || !size) return Invalid("cairn_get: NULL argument");
+    if (int rc = CheckRank(s, rank, "cairn_get"); rc != CAIRN_OK) return rc;
+    cairn::ReadOptions ro;
+    ro.rank = rank;
+    int rc = Code(s->store->GetSize(key, size, ro));
+    if (rc != CAIRN_OK) return rc;
+    if (*size > cap) {
+      last_error = "InvalidArgument: buffer of " + std::to_string(cap) + " bytes is too small for '" +
+                   key + "' (" + std::to_string(*size) + " bytes)";
+      return CAIRN_INVALID_ARGUMENT;
+    }
+    if (!buf && *size) return Invalid("cairn_get: NULL buffer");
+    return Code(s->store->GetRange(key, 0, buf, *size, ro));
+  });
 }
 
 void cairn_read_options_init(cairn_read_options_t* o) {
@@ -294,117 +348,135 @@ void cairn_read_options_init(cairn_read_options_t* o) {
 }
 
 int cairn_multi_get(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n) {
-  return cairn_multi_get_opts(s, rank, reads, n, nullptr);
+  return Guarded("cairn_multi_get", [&]() -> int {
+    return cairn_multi_get_opts(s, rank, reads, n, nullptr);
+  });
 }
 
 int cairn_multi_get_opts(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n,
                          const cairn_read_options_t* opts) {
-  if (!s || (!reads && n)) return Invalid("cairn_multi_get: NULL argument");
-  cairn_read_options_t known;
-  cairn_read_options_init(&known);
-  int refused = CAIRN_OK;  // then every read is marked refused
-  if (opts)
-    refused = KnownPart(opts, &known, cairn_read_options_init, "cairn_multi_get_opts", "cairn_read_options_init");
-  for (size_t i = 0; i < n && refused == CAIRN_OK; i++)
-    if (!reads[i].key || (!reads[i].data && reads[i].capacity))
-      refused = Invalid(("cairn_multi_get: read " + std::to_string(i) + " has a NULL key or buffer").c_str());
-  if (refused == CAIRN_OK) refused = CheckRank(s, rank, "cairn_multi_get");
-  if (refused != CAIRN_OK) {
-    for (size_t j = 0; j < n; j++) {
-      reads[j].size = 0;
-      reads[j].code = CAIRN_INVALID_ARGUMENT;
+  return Guarded("cairn_multi_get_opts", [&]() -> int {
+    if (!s || (!reads && n)) return Invalid("cairn_multi_get: NULL argument");
+    cairn_read_options_t known;
+    cairn_read_options_init(&known);
+    int refused = CAIRN_OK;  // then every read is marked refused
+    if (opts)
+      refused = KnownPart(opts, &known, cairn_read_options_init, "cairn_multi_get_opts", "cairn_read_options_init");
+    for (size_t i = 0; i < n && refused == CAIRN_OK; i++)
+      if (!reads[i].key || (!reads[i].data && reads[i].capacity))
+        refused = Invalid(("cairn_multi_get: read " + std::to_string(i) + " has a NULL key or buffer").c_str());
+    if (refused == CAIRN_OK) refused = CheckRank(s, rank, "cairn_multi_get");
+    if (refused != CAIRN_OK) {
+      for (size_t j = 0; j < n; j++) {
+        reads[j].size = 0;
+        reads[j].code = CAIRN_INVALID_ARGUMENT;
+      }
+      return refused;
     }
-    return refused;
-  }
-  std::vector<std::string> keys(n);
-  std::vector<cairn::Store::ValueBuffer> bufs(n);
-  for (size_t i = 0; i < n; i++) {
-    keys[i] = reads[i].key;
-    bufs[i].data = reads[i].data;
-    bufs[i].capacity = reads[i].capacity;
-  }
-  std::vector<cairn::Status> sts;
-  cairn::ReadOptions ro;
-  ro.rank = rank;
-  ro.gap_limit = known.gap_limit;
-  ro.max_block = known.max_block;
-  ro.max_read_amplification = known.max_read_amplification;
-  cairn::Status first = s->store->MultiGet(keys, &bufs, &sts, ro);
-  for (size_t i = 0; i < n; i++) {
-    reads[i].size = bufs[i].size;
-    // A status per key; a call that failed before reading (none given)
-    // reports its own code for every key.
-    reads[i].code = -int(i < sts.size() ? sts[i].code() : first.code());
-  }
-  return Code(first);
+    std::vector<std::string> keys(n);
+    std::vector<cairn::Store::ValueBuffer> bufs(n);
+    for (size_t i = 0; i < n; i++) {
+      keys[i] = reads[i].key;
+      bufs[i].data = reads[i].data;
+      bufs[i].capacity = reads[i].capacity;
+    }
+    std::vector<cairn::Status> sts;
+    cairn::ReadOptions ro;
+    ro.rank = rank;
+    ro.gap_limit = known.gap_limit;
+    ro.max_block = known.max_block;
+    ro.max_read_amplification = known.max_read_amplification;
+    cairn::Status first = s->store->MultiGet(keys, &bufs, &sts, ro);
+    for (size_t i = 0; i < n; i++) {
+      reads[i].size = bufs[i].size;
+      // A status per key; a call that failed before reading (none given)
+      // reports its own code for every key.
+      reads[i].code = -int(i < sts.size() ? sts[i].code() : first.code());
+    }
+    return Code(first);
+  });
 }
 
 int cairn_put_shared(cairn_store_t* s, const char* key, const void* value, size_t len) {
-  if (!s || !key || (!value && len)) return Invalid("cairn_put_shared: NULL argument");
-  return Code(s->store->PutShared(key, std::string_view(static_cast<const char*>(value), len)));
+  return Guarded("cairn_put_shared", [&]() -> int {
+    if (!s || !key || (!value && len)) return Invalid("cairn_put_shared: NULL argument");
+    return Code(s->store->PutShared(key, std::string_view(static_cast<const char*>(value), len)));
+  });
 }
 
 int cairn_put_shared_tags(cairn_store_t* s, const char* key, const void* value, size_t len,
                           const cairn_tag_t* tags, size_t ntags) {
-  if (!s || !key || (!value && len)) return Invalid("cairn_put_shared_tags: NULL argument");
-  cairn::TagList tl;
-  if (ntags && (!tags || !ToTags(tags, ntags, &tl)))
-    return Invalid("cairn_put_shared_tags: bad tag (NULL name or unknown type)");
-  return Code(s->store->PutShared(key, std::string_view(static_cast<const char*>(value), len), tl));
+  return Guarded("cairn_put_shared_tags", [&]() -> int {
+    if (!s || !key || (!value && len)) return Invalid("cairn_put_shared_tags: NULL argument");
+    cairn::TagList tl;
+    if (ntags && (!tags || !ToTags(tags, ntags, &tl)))
+      return Invalid("cairn_put_shared_tags: bad tag (NULL name or unknown type)");
+    return Code(s->store->PutShared(key, std::string_view(static_cast<const char*>(value), len), tl));
+  });
 }
 
 int cairn_get_shared(cairn_store_t* s, const char* key, void* buf, size_t cap, uint64_t* size) {
-  if (!s) return Invalid("cairn_get_shared: NULL store");
-  // Collective: take part even with bad arguments, so no rank is left
-  // waiting; then report them.
-  std::string v;
-  int rc = Code(s->store->GetShared(key ? key : "", &v));
-  if (!key || !size) return Invalid("cairn_get_shared: NULL argument");
-  if (rc != CAIRN_OK) return rc;
-  *size = v.size();
-  if (!buf && !v.empty()) return Invalid("cairn_get_shared: NULL buffer");
-  if (v.size() > cap) {
-    last_error = "InvalidArgument: buffer too small for shared '" + std::string(key) + "'";
-    return CAIRN_INVALID_ARGUMENT;
-  }
-  if (!v.empty()) std::memcpy(buf, v.data(), v.size());
-  return CAIRN_OK;
+  return Guarded("cairn_get_shared", [&]() -> int {
+    if (!s) return Invalid("cairn_get_shared: NULL store");
+    // Collective: take part even with bad arguments, so no rank is left
+    // waiting; then report them.
+    std::string v;
+    int rc = Code(s->store->GetShared(key ? key : "", &v));
+    if (!key || !size) return Invalid("cairn_get_shared: NULL argument");
+    if (rc != CAIRN_OK) return rc;
+    *size = v.size();
+    if (!buf && !v.empty()) return Invalid("cairn_get_shared: NULL buffer");
+    if (v.size() > cap) {
+      last_error = "InvalidArgument: buffer too small for shared '" + std::string(key) + "'";
+      return CAIRN_INVALID_ARGUMENT;
+    }
+    if (!v.empty()) std::memcpy(buf, v.data(), v.size());
+    return CAIRN_OK;
+  });
 }
 
 int cairn_commit(cairn_store_t* s, uint64_t* revision) {
-  if (!s) return Invalid("cairn_commit: NULL store");
-  return Code(s->store->Commit(revision));
+  return Guarded("cairn_commit", [&]() -> int {
+    if (!s) return Invalid("cairn_commit: NULL store");
+    return Code(s->store->Commit(revision));
+  });
 }
 
 int cairn_commit_async(cairn_store_t* s, cairn_async_t** handle) {
-  if (!s) return Invalid("cairn_commit_async: NULL store");
-  if (!handle) {
-    // Collective: the other ranks are committing; this rank takes part (its
-    // changes are in the revision), waits for the commit to end, since no
-    // handle can report it, and then reports the NULL handle.
-    cairn::AsyncCommit h;
-    cairn::Status st = s->store->CommitAsync(&h);
-    if (st.ok()) st = h.Wait();
-    if (!st.ok()) return Code(st);
-    return Invalid(("cairn_commit_async: NULL handle (this rank took part in the commit of revision " +
-                    std::to_string(h.revision()) + " and waited for it)").c_str());
-  }
-  *handle = nullptr;
-  auto h = std::make_unique<cairn_async>();
-  int rc = Code(s->store->CommitAsync(&h->handle));
-  if (rc == CAIRN_OK) *handle = h.release();
-  return rc;
+  return Guarded("cairn_commit_async", [&]() -> int {
+    if (!s) return Invalid("cairn_commit_async: NULL store");
+    if (!handle) {
+      // Collective: the other ranks are committing; this rank takes part (its
+      // changes are in the revision), waits for the commit to end, since no
+      // handle can report it, and then reports the NULL handle.
+      cairn::AsyncCommit h;
+      cairn::Status st = s->store->CommitAsync(&h);
+      if (st.ok()) st = h.Wait();
+      if (!st.ok()) return Code(st);
+      return Invalid(("cairn_commit_async: NULL handle (this rank took part in the commit of revision " +
+                      std::to_string(h.revision()) + " and waited for it)").c_str());
+    }
+    *handle = nullptr;
+    auto h = std::make_unique<cairn_async>();
+    int rc = Code(s->store->CommitAsync(&h->handle));
+    if (rc == CAIRN_OK) *handle = h.release();
+    return rc;
+  });
 }
 
 int cairn_async_test(cairn_async_t* h, int* done) {
-  if (!h || !done) return Invalid("cairn_async_test: NULL argument");
-  *done = h->handle.Test() ? 1 : 0;
-  return *done ? Code(h->handle.Wait()) : CAIRN_OK;  // Wait returns at once when done
+  return Guarded("cairn_async_test", [&]() -> int {
+    if (!h || !done) return Invalid("cairn_async_test: NULL argument");
+    *done = h->handle.Test() ? 1 : 0;
+    return *done ? Code(h->handle.Wait()) : CAIRN_OK;  // Wait returns at once when done
+  });
 }
 
 int cairn_async_wait(cairn_async_t* h, uint64_t* revision) {
-  if (!h) return Invalid("cairn_async_wait: NULL handle");
-  return Code(h->handle.Wait(revision));
+  return Guarded("cairn_async_wait", [&]() -> int {
+    if (!h) return Invalid("cairn_async_wait: NULL handle");
+    return Code(h->handle.Wait(revision));
+  });
 }
 
 void cairn_async_free(cairn_async_t* h) { delete h; }
@@ -414,139 +486,169 @@ uint64_t cairn_async_revision(const cairn_async_t* h) { return h ? h->handle.rev
 int cairn_async_committed(const cairn_async_t* h) { return h && h->handle.committed() ? 1 : 0; }
 
 int cairn_stats(const cairn_store_t* s, cairn_io_stats_t* stats, size_t stats_size) {
-  if (!s || !stats) return Invalid("cairn_stats: NULL argument");
-  cairn::IoStats st = s->store->stats();
-  cairn_io_stats_t o;
-  o.read_requests = st.read_requests;
-  o.read_bytes = st.read_bytes;
-  o.write_requests = st.write_requests;
-  o.write_bytes = st.write_bytes;
-  o.opens = st.opens;
-  o.creates = st.creates;
-  o.mkdirs = st.mkdirs;
-  o.stats = st.stats;
-  o.fsyncs = st.fsyncs;
-  o.renames = st.renames;
-  o.unlinks = st.unlinks;
-  o.truncates = st.truncates;
-  o.staging_stalls = st.staging_stalls;
-  o.staging_stall_ns = st.staging_stall_ns;
-  o.index_bytes_gathered = st.index_bytes_gathered;
-  o.index_tables_reused = st.index_tables_reused;
-  o.index_tables_streamed = st.index_tables_streamed;
-  o.writeback_requests = st.writeback_requests;
-  return CopyOut(o, stats, stats_size, "cairn_stats", "cairn_io_stats_t");
+  return Guarded("cairn_stats", [&]() -> int {
+    if (!s || !stats) return Invalid("cairn_stats: NULL argument");
+    cairn::IoStats st = s->store->stats();
+    cairn_io_stats_t o;
+    o.read_requests = st.read_requests;
+    o.read_bytes = st.read_bytes;
+    o.write_requests = st.write_requests;
+    o.write_bytes = st.write_bytes;
+    o.opens = st.opens;
+    o.creates = st.creates;
+    o.mkdirs = st.mkdirs;
+    o.stats = st.stats;
+    o.fsyncs = st.fsyncs;
+    o.renames = st.renames;
+    o.unlinks = st.unlinks;
+    o.truncates = st.truncates;
+    o.staging_stalls = st.staging_stalls;
+    o.staging_stall_ns = st.staging_stall_ns;
+    o.index_bytes_gathered = st.index_bytes_gathered;
+    o.index_tables_reused = st.index_tables_reused;
+    o.index_tables_streamed = st.index_tables_streamed;
+    o.writeback_requests = st.writeback_requests;
+    return CopyOut(o, stats, stats_size, "cairn_stats", "cairn_io_stats_t");
+  });
 }
 
 int cairn_flush(cairn_store_t* s) {
-  if (!s) return Invalid("cairn_flush: NULL store");
-  return Code(s->store->Flush());
+  return Guarded("cairn_flush", [&]() -> int {
+    if (!s) return Invalid("cairn_flush: NULL store");
+    return Code(s->store->Flush());
+  });
 }
 
 int cairn_stream_open_write(cairn_store_t* s, const char* key, const cairn_tag_t* tags, size_t ntags,
                             cairn_stream_t** stream) {
-  if (!s || !key || !stream) return Invalid("cairn_stream_open_write: NULL argument");
-  *stream = nullptr;
-  cairn::TagList tl;
-  if (ntags && (!tags || !ToTags(tags, ntags, &tl)))
-    return Invalid("cairn_stream_open_write: bad tag (NULL name or unknown type)");
-  auto st = std::make_unique<cairn_stream>();
-  int rc = Code(s->store->OpenWriteStream(key, tl, &st->w));
-  if (rc == CAIRN_OK) *stream = st.release();
-  return rc;
+  return Guarded("cairn_stream_open_write", [&]() -> int {
+    if (!s || !key || !stream) return Invalid("cairn_stream_open_write: NULL argument");
+    *stream = nullptr;
+    cairn::TagList tl;
+    if (ntags && (!tags || !ToTags(tags, ntags, &tl)))
+      return Invalid("cairn_stream_open_write: bad tag (NULL name or unknown type)");
+    auto st = std::make_unique<cairn_stream>();
+    int rc = Code(s->store->OpenWriteStream(key, tl, &st->w));
+    if (rc == CAIRN_OK) *stream = st.release();
+    return rc;
+  });
 }
 
 int cairn_stream_open_read(cairn_store_t* s, const char* key, int rank, cairn_stream_t** stream) {
-  if (!s || !key || !stream) return Invalid("cairn_stream_open_read: NULL argument");
-  *stream = nullptr;
-  if (int rc = CheckRank(s, rank, "cairn_stream_open_read"); rc != CAIRN_OK) return rc;
-  cairn::ReadOptions ro;
-  ro.rank = rank;
-  auto st = std::make_unique<cairn_stream>();
-  int rc = Code(s->store->OpenReadStream(key, &st->r, ro));
-  if (rc == CAIRN_OK) *stream = st.release();
-  return rc;
+  return Guarded("cairn_stream_open_read", [&]() -> int {
+    if (!s || !key || !stream) return Invalid("cairn_stream_open_read: NULL argument");
+    *stream = nullptr;
+    if (int rc = CheckRank(s, rank, "cairn_stream_open_read"); rc != CAIRN_OK) return rc;
+    cairn::ReadOptions ro;
+    ro.rank = rank;
+    auto st = std::make_unique<cairn_stream>();
+    int rc = Code(s->store->OpenReadStream(key, &st->r, ro));
+    if (rc == CAIRN_OK) *stream = st.release();
+    return rc;
+  });
 }
 
 int cairn_stream_write(cairn_stream_t* st, const void* data, size_t len) {
-  if (!st || (!data && len)) return Invalid("cairn_stream_write: NULL argument");
-  if (!st->w) return Invalid("cairn_stream_write: stream is open for reading");
-  return Code(st->w->Write(data, len));
+  return Guarded("cairn_stream_write", [&]() -> int {
+    if (!st || (!data && len)) return Invalid("cairn_stream_write: NULL argument");
+    if (!st->w) return Invalid("cairn_stream_write: stream is open for reading");
+    return Code(st->w->Write(data, len));
+  });
 }
 
 int cairn_stream_read(cairn_stream_t* st, void* buf, size_t len, size_t* got) {
-  if (!st || (!buf && len) || !got) return Invalid("cairn_stream_read: NULL argument");
-  if (!st->r) return Invalid("cairn_stream_read: stream is open for writing");
-  return Code(st->r->Read(buf, len, got));
+  return Guarded("cairn_stream_read", [&]() -> int {
+    if (!st || (!buf && len) || !got) return Invalid("cairn_stream_read: NULL argument");
+    if (!st->r) return Invalid("cairn_stream_read: stream is open for writing");
+    return Code(st->r->Read(buf, len, got));
+  });
 }
 
 int cairn_stream_read_at(cairn_stream_t* st, uint64_t offset, void* buf, size_t len) {
-  if (!st || (!buf && len)) return Invalid("cairn_stream_read_at: NULL argument");
-  if (!st->r) return Invalid("cairn_stream_read_at: stream is open for writing");
-  return Code(st->r->ReadAt(offset, buf, len));
+  return Guarded("cairn_stream_read_at", [&]() -> int {
+    if (!st || (!buf && len)) return Invalid("cairn_stream_read_at: NULL argument");
+    if (!st->r) return Invalid("cairn_stream_read_at: stream is open for writing");
+    return Code(st->r->ReadAt(offset, buf, len));
+  });
 }
 
 int cairn_stream_seek(cairn_stream_t* st, int64_t offset, int whence) {
-  if (!st) return Invalid("cairn_stream_seek: NULL stream");
-  if (whence != CAIRN_SEEK_SET && whence != CAIRN_SEEK_CUR && whence != CAIRN_SEEK_END)
-    return Invalid("cairn_stream_seek: whence must be CAIRN_SEEK_SET, _CUR or _END");
-  uint64_t base = whence == CAIRN_SEEK_SET ? 0 : whence == CAIRN_SEEK_CUR ? (st->w ? st->w->Tell() : st->r->Tell())
-                                                                           : (st->w ? st->w->Size() : st->r->Size());
-  // Unsigned arithmetic: base may pass INT64_MAX, and base + offset must
-  // not wrap either way.
-  uint64_t target;
-  if (offset < 0) {
-    uint64_t back = uint64_t(-(offset + 1)) + 1;
-    if (back > base)
-      return Invalid(("cairn_stream_seek: position " + std::to_string(base) + " - " + std::to_string(back) +
-                      " is before the start of the stream").c_str());
-    target = base - back;
-  } else {
-    if (uint64_t(offset) > UINT64_MAX - base)
-      return Invalid(("cairn_stream_seek: position " + std::to_string(base) + " + " + std::to_string(offset) +
-                      " is past 2^64 - 1").c_str());
-    target = base + uint64_t(offset);
-  }
-  return Code(st->w ? st->w->Seek(target) : st->r->Seek(target));
+  return Guarded("cairn_stream_seek", [&]() -> int {
+    if (!st) return Invalid("cairn_stream_seek: NULL stream");
+    if (whence != CAIRN_SEEK_SET && whence != CAIRN_SEEK_CUR && whence != CAIRN_SEEK_END)
+      return Invalid("cairn_stream_seek: whence must be CAIRN_SEEK_SET, _CUR or _END");
+    uint64_t base = whence == CAIRN_SEEK_SET ? 0 : whence == CAIRN_SEEK_CUR ? (st->w ? st->w->Tell() : st->r->Tell())
+                                                                             : (st->w ? st->w->Size() : st->r->Size());
+    // Unsigned arithmetic: base may pass INT64_MAX, and base + offset must
+    // not wrap either way.
+    uint64_t target;
+    if (offset < 0) {
+      uint64_t back = uint64_t(-(offset + 1)) + 1;
+      if (back > base)
+        return Invalid(("cairn_stream_seek: position " + std::to_string(base) + " - " + std::to_string(back) +
+                        " is before the start of the stream").c_str());
+      target = base - back;
+    } else {
+      if (uint64_t(offset) > UINT64_MAX - base)
+        return Invalid(("cairn_stream_seek: position " + std::to_string(base) + " + " + std::to_string(offset) +
+                        " is past 2^64 - 1").c_str());
+      target = base + uint64_t(offset);
+    }
+    return Code(st->w ? st->w->Seek(target) : st->r->Seek(target));
+  });
 }
 
 int cairn_stream_tell(const cairn_stream_t* st, uint64_t* pos) {
-  if (!st || !pos) return Invalid("cairn_stream_tell: NULL argument");
-  *pos = st->w ? st->w->Tell() : st->r->Tell();
-  return CAIRN_OK;
+  return Guarded("cairn_stream_tell", [&]() -> int {
+    if (!st || !pos) return Invalid("cairn_stream_tell: NULL argument");
+    *pos = st->w ? st->w->Tell() : st->r->Tell();
+    return CAIRN_OK;
+  });
 }
 
 int cairn_stream_size(const cairn_stream_t* st, uint64_t* size) {
-  if (!st || !size) return Invalid("cairn_stream_size: NULL argument");
-  *size = st->w ? st->w->Size() : st->r->Size();
-  return CAIRN_OK;
+  return Guarded("cairn_stream_size", [&]() -> int {
+    if (!st || !size) return Invalid("cairn_stream_size: NULL argument");
+    *size = st->w ? st->w->Size() : st->r->Size();
+    return CAIRN_OK;
+  });
 }
 
 int cairn_stream_flush(cairn_stream_t* st) {
-  if (!st) return Invalid("cairn_stream_flush: NULL stream");
-  return st->w ? Code(st->w->Flush()) : CAIRN_OK;
+  return Guarded("cairn_stream_flush", [&]() -> int {
+    if (!st) return Invalid("cairn_stream_flush: NULL stream");
+    return st->w ? Code(st->w->Flush()) : CAIRN_OK;
+  });
 }
 
 int cairn_stream_close(cairn_stream_t* st) {
-  if (!st) return Invalid("cairn_stream_close: NULL stream");
-  int rc = st->w ? Code(st->w->Close()) : CAIRN_OK;
-  delete st;
-  return rc;
+  return Guarded("cairn_stream_close", [&]() -> int {
+    if (!st) return Invalid("cairn_stream_close: NULL stream");
+    int rc = st->w ? Code(st->w->Close()) : CAIRN_OK;
+    delete st;
+    return rc;
+  });
 }
 
 int cairn_pin(cairn_store_t* s, uint64_t rev) {
-  if (!s) return Invalid("cairn_pin: NULL store");
-  return Code(s->store->Pin(rev));
+  return Guarded("cairn_pin", [&]() -> int {
+    if (!s) return Invalid("cairn_pin: NULL store");
+    return Code(s->store->Pin(rev));
+  });
 }
 
 int cairn_unpin(cairn_store_t* s, uint64_t rev) {
-  if (!s) return Invalid("cairn_unpin: NULL store");
-  return Code(s->store->Unpin(rev));
+  return Guarded("cairn_unpin", [&]() -> int {
+    if (!s) return Invalid("cairn_unpin: NULL store");
+    return Code(s->store->Unpin(rev));
+  });
 }
 
 int cairn_drop(cairn_store_t* s, uint64_t rev) {
-  if (!s) return Invalid("cairn_drop: NULL store");
-  return Code(s->store->Drop(rev));
+  return Guarded("cairn_drop", [&]() -> int {
+    if (!s) return Invalid("cairn_drop: NULL store");
+    return Code(s->store->Drop(rev));
+  });
 }
 
 }  // extern "C"

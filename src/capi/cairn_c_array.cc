@@ -116,45 +116,49 @@ void cairn_array_put_options_init(cairn_array_put_options_t* o) {
 int cairn_put_array(cairn_store_t* s, const char* name, int dtype, int ndims,
                     const uint64_t* global_shape, const uint64_t* start, const uint64_t* count,
                     const void* data, int flags, const cairn_tag_t* tags, size_t ntags) {
-  cairn_array_put_options_t o;
-  cairn_array_put_options_init(&o);
-  o.flags = flags;
-  return cairn_put_array_opts(s, name, dtype, ndims, global_shape, start, count, data, &o, tags, ntags);
+  return Guarded("cairn_put_array", [&]() -> int {
+    cairn_array_put_options_t o;
+    cairn_array_put_options_init(&o);
+    o.flags = flags;
+    return cairn_put_array_opts(s, name, dtype, ndims, global_shape, start, count, data, &o, tags, ntags);
+  });
 }
 
 int cairn_put_array_opts(cairn_store_t* s, const char* name, int dtype, int ndims,
                          const uint64_t* global_shape, const uint64_t* start, const uint64_t* count,
                          const void* data, const cairn_array_put_options_t* opts, const cairn_tag_t* tags,
                          size_t ntags) {
-  cairn_array_put_options_t known;
-  if (opts) {
-    int rc = KnownPart(opts, &known, cairn_array_put_options_init, "cairn_put_array_opts",
-                       "cairn_array_put_options_init");
-    if (rc != CAIRN_OK) return rc;
-  } else {
-    cairn_array_put_options_init(&known);
-  }
-  opts = &known;
-  const int flags = opts->flags;
-  if (!s || !name) return Invalid("cairn_put_array: NULL argument");
-  if (!ValidDims(ndims))
-    return Invalid(("cairn_put_array('" + std::string(name) + "'): ndims " + std::to_string(ndims) +
-                    " is not 1.." + std::to_string(CAIRN_MAX_ARRAY_DIMS)).c_str());
-  if (!global_shape || !start || !count)
-    return Invalid(("cairn_put_array('" + std::string(name) + "'): NULL shape, start or count").c_str());
-  if (cairn_dtype_size(dtype) == 0)
-    return Invalid(("cairn_put_array('" + std::string(name) + "'): unknown dtype " +
-                    std::to_string(dtype)).c_str());
-  cairn::ArrayPutOptions opt;
-  int rc = CAIRN_OK;
-  if (!OrderOf(flags, CAIRN_COLUMN_MAJOR | CAIRN_ARRAY_STATISTICS, "cairn_put_array", &opt.order, &rc))
-    return rc;
-  opt.statistics = (flags & CAIRN_ARRAY_STATISTICS) != 0;
-  opt.checksum_grain = opts->checksum_grain;  // checked by PutArray
-  if (ntags && (!tags || !ToTags(tags, ntags, &opt.tags)))
-    return Invalid("cairn_put_array: bad tag (NULL name or unknown type)");
-  return Code(s->store->PutArray(name, cairn::DType(dtype), Vec(global_shape, ndims), Vec(start, ndims),
-                                 Vec(count, ndims), data, opt));
+  return Guarded("cairn_put_array_opts", [&]() -> int {
+    cairn_array_put_options_t known;
+    if (opts) {
+      int rc = KnownPart(opts, &known, cairn_array_put_options_init, "cairn_put_array_opts",
+                         "cairn_array_put_options_init");
+      if (rc != CAIRN_OK) return rc;
+    } else {
+      cairn_array_put_options_init(&known);
+    }
+    opts = &known;
+    const int flags = opts->flags;
+    if (!s || !name) return Invalid("cairn_put_array: NULL argument");
+    if (!ValidDims(ndims))
+      return Invalid(("cairn_put_array('" + std::string(name) + "'): ndims " + std::to_string(ndims) +
+                      " is not 1.." + std::to_string(CAIRN_MAX_ARRAY_DIMS)).c_str());
+    if (!global_shape || !start || !count)
+      return Invalid(("cairn_put_array('" + std::string(name) + "'): NULL shape, start or count").c_str());
+    if (cairn_dtype_size(dtype) == 0)
+      return Invalid(("cairn_put_array('" + std::string(name) + "'): unknown dtype " +
+                      std::to_string(dtype)).c_str());
+    cairn::ArrayPutOptions opt;
+    int rc = CAIRN_OK;
+    if (!OrderOf(flags, CAIRN_COLUMN_MAJOR | CAIRN_ARRAY_STATISTICS, "cairn_put_array", &opt.order, &rc))
+      return rc;
+    opt.statistics = (flags & CAIRN_ARRAY_STATISTICS) != 0;
+    opt.checksum_grain = opts->checksum_grain;  // checked by PutArray
+    if (ntags && (!tags || !ToTags(tags, ntags, &opt.tags)))
+      return Invalid("cairn_put_array: bad tag (NULL name or unknown type)");
+    return Code(s->store->PutArray(name, cairn::DType(dtype), Vec(global_shape, ndims), Vec(start, ndims),
+                                   Vec(count, ndims), data, opt));
+  });
 }
 
 void cairn_array_read_options_init(cairn_array_read_options_t* o) {
@@ -167,150 +171,166 @@ void cairn_array_read_options_init(cairn_array_read_options_t* o) {
 
 int cairn_get_array(cairn_store_t* s, const char* name, int ndims, const uint64_t* start,
                     const uint64_t* count, void* out, size_t cap, int flags) {
-  cairn_array_read_options_t o;
-  cairn_array_read_options_init(&o);
-  o.flags = flags;
-  return cairn_get_array_opts(s, name, ndims, start, count, out, cap, &o);
+  return Guarded("cairn_get_array", [&]() -> int {
+    cairn_array_read_options_t o;
+    cairn_array_read_options_init(&o);
+    o.flags = flags;
+    return cairn_get_array_opts(s, name, ndims, start, count, out, cap, &o);
+  });
 }
 
 int cairn_array_read_stats(const cairn_store_t* s, cairn_array_read_stats_t* stats, size_t stats_size) {
-  if (!s || !stats) return Invalid("cairn_array_read_stats: NULL argument");
-  cairn::ArrayReadStats st = s->store->array_read_stats();
-  cairn_array_read_stats_t o;
-  o.calls = st.calls;
-  o.blocks_examined = st.blocks_examined;
-  o.blocks_read = st.blocks_read;
-  o.runs = st.runs;
-  o.requests = st.requests;
-  o.bytes_wanted = st.bytes_wanted;
-  o.bytes_read = st.bytes_read;
-  o.index_nodes = st.index_nodes;
-  o.blocks_decoded = st.blocks_decoded;
-  return CopyOut(o, stats, stats_size, "cairn_array_read_stats", "cairn_array_read_stats_t");
+  return Guarded("cairn_array_read_stats", [&]() -> int {
+    if (!s || !stats) return Invalid("cairn_array_read_stats: NULL argument");
+    cairn::ArrayReadStats st = s->store->array_read_stats();
+    cairn_array_read_stats_t o;
+    o.calls = st.calls;
+    o.blocks_examined = st.blocks_examined;
+    o.blocks_read = st.blocks_read;
+    o.runs = st.runs;
+    o.requests = st.requests;
+    o.bytes_wanted = st.bytes_wanted;
+    o.bytes_read = st.bytes_read;
+    o.index_nodes = st.index_nodes;
+    o.blocks_decoded = st.blocks_decoded;
+    return CopyOut(o, stats, stats_size, "cairn_array_read_stats", "cairn_array_read_stats_t");
+  });
 }
 
 int cairn_get_array_opts(cairn_store_t* s, const char* name, int ndims, const uint64_t* start,
                          const uint64_t* count, void* out, size_t cap, const cairn_array_read_options_t* opts) {
-  cairn_array_read_options_t known;
-  if (opts) {
-    int rc = KnownPart(opts, &known, cairn_array_read_options_init, "cairn_get_array_opts",
-                       "cairn_array_read_options_init");
-    if (rc != CAIRN_OK) return rc;
-  } else {
-    cairn_array_read_options_init(&known);
-  }
-  const int flags = known.flags;
-  if (!s || !name) return Invalid("cairn_get_array: NULL argument");
-  if (!ValidDims(ndims))
-    return Invalid(("cairn_get_array('" + std::string(name) + "'): ndims " + std::to_string(ndims) +
-                    " is not 1.." + std::to_string(CAIRN_MAX_ARRAY_DIMS)).c_str());
-  if (!start || !count)
-    return Invalid(("cairn_get_array('" + std::string(name) + "'): NULL start or count").c_str());
-  cairn::ArrayReadOptions ro;
-  ro.gap_limit = known.gap_limit;
-  int rc = CAIRN_OK;
-  if (!OrderOf(flags, CAIRN_COLUMN_MAJOR, "cairn_get_array", &ro.order, &rc)) return rc;
-  cairn::ArrayInfo info;
-  rc = Code(s->store->GetArrayInfo(name, &info));
-  if (rc != CAIRN_OK) return rc;
-  // The bytes the box needs, refusing a product that overflows.
-  uint64_t need = cairn::DTypeSize(info.dtype);
-  for (int d = 0; d < ndims; d++) {
-    if (count[d] && need > UINT64_MAX / count[d]) {
-      need = UINT64_MAX;
-      break;
+  return Guarded("cairn_get_array_opts", [&]() -> int {
+    cairn_array_read_options_t known;
+    if (opts) {
+      int rc = KnownPart(opts, &known, cairn_array_read_options_init, "cairn_get_array_opts",
+                         "cairn_array_read_options_init");
+      if (rc != CAIRN_OK) return rc;
+    } else {
+      cairn_array_read_options_init(&known);
     }
-    need *= count[d];
-  }
-  if (need > cap) {
-    return Invalid(("cairn_get_array('" + std::string(name) + "'): buffer of " + std::to_string(cap) +
-                    " bytes is too small for the box (" +
-                    (need == UINT64_MAX ? std::string("over 2^64") : std::to_string(need)) + " bytes of " +
-                    cairn::DTypeName(info.dtype) + ")").c_str());
-  }
-  if (!out && need) return Invalid("cairn_get_array: NULL buffer");
-  return Code(s->store->GetArray(name, Vec(start, ndims), Vec(count, ndims), out, ro));
+    const int flags = known.flags;
+    if (!s || !name) return Invalid("cairn_get_array: NULL argument");
+    if (!ValidDims(ndims))
+      return Invalid(("cairn_get_array('" + std::string(name) + "'): ndims " + std::to_string(ndims) +
+                      " is not 1.." + std::to_string(CAIRN_MAX_ARRAY_DIMS)).c_str());
+    if (!start || !count)
+      return Invalid(("cairn_get_array('" + std::string(name) + "'): NULL start or count").c_str());
+    cairn::ArrayReadOptions ro;
+    ro.gap_limit = known.gap_limit;
+    int rc = CAIRN_OK;
+    if (!OrderOf(flags, CAIRN_COLUMN_MAJOR, "cairn_get_array", &ro.order, &rc)) return rc;
+    cairn::ArrayInfo info;
+    rc = Code(s->store->GetArrayInfo(name, &info));
+    if (rc != CAIRN_OK) return rc;
+    // The bytes the box needs, refusing a product that overflows.
+    uint64_t need = cairn::DTypeSize(info.dtype);
+    for (int d = 0; d < ndims; d++) {
+      if (count[d] && need > UINT64_MAX / count[d]) {
+        need = UINT64_MAX;
+        break;
+      }
+      need *= count[d];
+    }
+    if (need > cap) {
+      return Invalid(("cairn_get_array('" + std::string(name) + "'): buffer of " + std::to_string(cap) +
+                      " bytes is too small for the box (" +
+                      (need == UINT64_MAX ? std::string("over 2^64") : std::to_string(need)) + " bytes of " +
+                      cairn::DTypeName(info.dtype) + ")").c_str());
+    }
+    if (!out && need) return Invalid("cairn_get_array: NULL buffer");
+    return Code(s->store->GetArray(name, Vec(start, ndims), Vec(count, ndims), out, ro));
+  });
 }
 
 int cairn_delete_array(cairn_store_t* s, const char* name) {
-  if (!s || !name) return Invalid("cairn_delete_array: NULL argument");
-  return Code(s->store->DeleteArray(name));
+  return Guarded("cairn_delete_array", [&]() -> int {
+    if (!s || !name) return Invalid("cairn_delete_array: NULL argument");
+    return Code(s->store->DeleteArray(name));
+  });
 }
 
 int cairn_array_info(cairn_store_t* s, const char* name, int with_blocks, cairn_array_info_t** info) {
-  if (!s || !name || !info) return Invalid("cairn_array_info: NULL argument");
-  *info = nullptr;
-  std::vector<cairn::ArrayInfo> one(1);
-  int rc = Code(s->store->GetArrayInfo(name, &one[0], with_blocks != 0));
-  if (rc != CAIRN_OK) return rc;
-  return PackInfos(one, "cairn_array_info", info);
+  return Guarded("cairn_array_info", [&]() -> int {
+    if (!s || !name || !info) return Invalid("cairn_array_info: NULL argument");
+    *info = nullptr;
+    std::vector<cairn::ArrayInfo> one(1);
+    int rc = Code(s->store->GetArrayInfo(name, &one[0], with_blocks != 0));
+    if (rc != CAIRN_OK) return rc;
+    return PackInfos(one, "cairn_array_info", info);
+  });
 }
 
 int cairn_array_blocks(cairn_store_t* s, const char* name, cairn_array_block_info_t** blocks, size_t* nblocks) {
-  if (!s || !name || !blocks || !nblocks) return Invalid("cairn_array_blocks: NULL argument");
-  *blocks = nullptr;
-  *nblocks = 0;
-  cairn::ArrayInfo a;
-  int rc = Code(s->store->GetArrayInfo(name, &a, true));
-  if (rc != CAIRN_OK || a.blocks.empty()) return rc;
-  Block b(a.blocks.size() * sizeof(cairn_array_block_info_t));
-  for (const auto& blk : a.blocks) {
-    b.Reserve(blk.start.size() * sizeof(uint64_t));
-    b.Reserve(blk.count.size() * sizeof(uint64_t));
-  }
-  if (!b.Allocate()) return OutOfMemory("cairn_array_blocks");
-  auto* arr = reinterpret_cast<cairn_array_block_info_t*>(b.base());
-  for (size_t i = 0; i < a.blocks.size(); i++) {
-    const cairn::ArrayBlock& blk = a.blocks[i];
-    cairn_array_block_info_t& o = arr[i];
-    o.rank = blk.rank;
-    o.ndims = int(blk.start.size());
-    o.start = reinterpret_cast<const uint64_t*>(b.Add(blk.start.data(), blk.start.size() * sizeof(uint64_t)));
-    o.count = reinterpret_cast<const uint64_t*>(b.Add(blk.count.data(), blk.count.size() * sizeof(uint64_t)));
-    o.has_statistics = blk.has_statistics ? 1 : 0;
-    o.min = blk.has_statistics ? blk.min : 0;
-    o.max = blk.has_statistics ? blk.max : 0;
-  }
-  *blocks = arr;
-  *nblocks = a.blocks.size();
-  return CAIRN_OK;
+  return Guarded("cairn_array_blocks", [&]() -> int {
+    if (!s || !name || !blocks || !nblocks) return Invalid("cairn_array_blocks: NULL argument");
+    *blocks = nullptr;
+    *nblocks = 0;
+    cairn::ArrayInfo a;
+    int rc = Code(s->store->GetArrayInfo(name, &a, true));
+    if (rc != CAIRN_OK || a.blocks.empty()) return rc;
+    Block b(a.blocks.size() * sizeof(cairn_array_block_info_t));
+    for (const auto& blk : a.blocks) {
+      b.Reserve(blk.start.size() * sizeof(uint64_t));
+      b.Reserve(blk.count.size() * sizeof(uint64_t));
+    }
+    if (!b.Allocate()) return OutOfMemory("cairn_array_blocks");
+    auto* arr = reinterpret_cast<cairn_array_block_info_t*>(b.base());
+    for (size_t i = 0; i < a.blocks.size(); i++) {
+      const cairn::ArrayBlock& blk = a.blocks[i];
+      cairn_array_block_info_t& o = arr[i];
+      o.rank = blk.rank;
+      o.ndims = int(blk.start.size());
+      o.start = reinterpret_cast<const uint64_t*>(b.Add(blk.start.data(), blk.start.size() * sizeof(uint64_t)));
+      o.count = reinterpret_cast<const uint64_t*>(b.Add(blk.count.data(), blk.count.size() * sizeof(uint64_t)));
+      o.has_statistics = blk.has_statistics ? 1 : 0;
+      o.min = blk.has_statistics ? blk.min : 0;
+      o.max = blk.has_statistics ? blk.max : 0;
+    }
+    *blocks = arr;
+    *nblocks = a.blocks.size();
+    return CAIRN_OK;
+  });
 }
 
 int cairn_list_arrays(cairn_store_t* s, cairn_array_info_t** arrays, size_t* narrays) {
-  if (!s || !arrays || !narrays) return Invalid("cairn_list_arrays: NULL argument");
-  *arrays = nullptr;
-  *narrays = 0;
-  std::vector<cairn::ArrayInfo> infos;
-  int rc = Code(s->store->ListArrays(&infos));
-  if (rc != CAIRN_OK || infos.empty()) return rc;
-  for (auto& a : infos) a.blocks.clear();  // as documented: no blocks here
-  rc = PackInfos(infos, "cairn_list_arrays", arrays);
-  if (rc == CAIRN_OK) *narrays = infos.size();
-  return rc;
+  return Guarded("cairn_list_arrays", [&]() -> int {
+    if (!s || !arrays || !narrays) return Invalid("cairn_list_arrays: NULL argument");
+    *arrays = nullptr;
+    *narrays = 0;
+    std::vector<cairn::ArrayInfo> infos;
+    int rc = Code(s->store->ListArrays(&infos));
+    if (rc != CAIRN_OK || infos.empty()) return rc;
+    for (auto& a : infos) a.blocks.clear();  // as documented: no blocks here
+    rc = PackInfos(infos, "cairn_list_arrays", arrays);
+    if (rc == CAIRN_OK) *narrays = infos.size();
+    return rc;
+  });
 }
 
 int cairn_query_arrays(cairn_store_t* s, const cairn_query_t* conds, size_t nconds,
                        cairn_name_t** names, size_t* nnames) {
-  if (!s || (!conds && nconds) || !names || !nnames) return Invalid("cairn_query_arrays: NULL argument");
-  *names = nullptr;
-  *nnames = 0;
-  std::vector<cairn::TagQuery> q;
-  std::string why;
-  if (!ToQueries(conds, nconds, &q, &why)) return Invalid(("cairn_query_arrays: " + why).c_str());
-  std::vector<std::string> found;
-  int rc = Code(s->store->QueryArrays(q, &found));
-  if (rc != CAIRN_OK || found.empty()) return rc;
-  Block b(found.size() * sizeof(cairn_name_t));
-  for (const auto& n : found) b.Reserve(n.size());
-  if (!b.Allocate()) return OutOfMemory("cairn_query_arrays");
-  auto* arr = reinterpret_cast<cairn_name_t*>(b.base());
-  for (size_t i = 0; i < found.size(); i++) {
-    arr[i].name = b.Add(found[i].data(), found[i].size());
-    arr[i].name_len = found[i].size();
-  }
-  *names = arr;
-  *nnames = found.size();
-  return CAIRN_OK;
+  return Guarded("cairn_query_arrays", [&]() -> int {
+    if (!s || (!conds && nconds) || !names || !nnames) return Invalid("cairn_query_arrays: NULL argument");
+    *names = nullptr;
+    *nnames = 0;
+    std::vector<cairn::TagQuery> q;
+    std::string why;
+    if (!ToQueries(conds, nconds, &q, &why)) return Invalid(("cairn_query_arrays: " + why).c_str());
+    std::vector<std::string> found;
+    int rc = Code(s->store->QueryArrays(q, &found));
+    if (rc != CAIRN_OK || found.empty()) return rc;
+    Block b(found.size() * sizeof(cairn_name_t));
+    for (const auto& n : found) b.Reserve(n.size());
+    if (!b.Allocate()) return OutOfMemory("cairn_query_arrays");
+    auto* arr = reinterpret_cast<cairn_name_t*>(b.base());
+    for (size_t i = 0; i < found.size(); i++) {
+      arr[i].name = b.Add(found[i].data(), found[i].size());
+      arr[i].name_len = found[i].size();
+    }
+    *names = arr;
+    *nnames = found.size();
+    return CAIRN_OK;
+  });
 }
 
 }  // extern "C"

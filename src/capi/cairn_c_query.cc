@@ -180,168 +180,188 @@ const char* cairn_code_name(int code) {
 void cairn_free(void* block) { std::free(block); }
 
 int cairn_set_tag(cairn_store_t* s, const char* key, const cairn_tag_t* tag) {
-  if (!s || !key || !tag) return Invalid("cairn_set_tag: NULL argument");
-  cairn::TagList tl;
-  if (!ToTags(tag, 1, &tl)) return Invalid("cairn_set_tag: bad tag (NULL name or unknown type)");
-  return Code(s->store->SetTag(key, tl[0]));
+  return Guarded("cairn_set_tag", [&]() -> int {
+    if (!s || !key || !tag) return Invalid("cairn_set_tag: NULL argument");
+    cairn::TagList tl;
+    if (!ToTags(tag, 1, &tl)) return Invalid("cairn_set_tag: bad tag (NULL name or unknown type)");
+    return Code(s->store->SetTag(key, tl[0]));
+  });
 }
 
 int cairn_set_tags(cairn_store_t* s, const char* key, const cairn_tag_t* tags, size_t ntags) {
-  if (!s || !key || (!tags && ntags)) return Invalid("cairn_set_tags: NULL argument");
-  cairn::TagList tl;
-  if (ntags && !ToTags(tags, ntags, &tl)) return Invalid("cairn_set_tags: bad tag (NULL name or unknown type)");
-  return Code(s->store->SetTags(key, tl));
+  return Guarded("cairn_set_tags", [&]() -> int {
+    if (!s || !key || (!tags && ntags)) return Invalid("cairn_set_tags: NULL argument");
+    cairn::TagList tl;
+    if (ntags && !ToTags(tags, ntags, &tl)) return Invalid("cairn_set_tags: bad tag (NULL name or unknown type)");
+    return Code(s->store->SetTags(key, tl));
+  });
 }
 
 int cairn_delete_tag(cairn_store_t* s, const char* key, const char* name) {
-  if (!s || !key || !name) return Invalid("cairn_delete_tag: NULL argument");
-  return Code(s->store->DeleteTag(key, name));
+  return Guarded("cairn_delete_tag", [&]() -> int {
+    if (!s || !key || !name) return Invalid("cairn_delete_tag: NULL argument");
+    return Code(s->store->DeleteTag(key, name));
+  });
 }
 
 int cairn_get_tags(cairn_store_t* s, const char* key, int rank, cairn_tag_t** tags, size_t* ntags) {
-  if (!s || !key || !tags || !ntags) return Invalid("cairn_get_tags: NULL argument");
-  *tags = nullptr;
-  *ntags = 0;
-  if (int rc = CheckRank(s, rank, "cairn_get_tags"); rc != CAIRN_OK) return rc;
-  cairn::TagList tl;
-  int rc = Code(s->store->GetTags(key, &tl, AtRank(rank)));
-  if (rc != CAIRN_OK) return rc;
-  return PackTags(tl, tags, ntags);
+  return Guarded("cairn_get_tags", [&]() -> int {
+    if (!s || !key || !tags || !ntags) return Invalid("cairn_get_tags: NULL argument");
+    *tags = nullptr;
+    *ntags = 0;
+    if (int rc = CheckRank(s, rank, "cairn_get_tags"); rc != CAIRN_OK) return rc;
+    cairn::TagList tl;
+    int rc = Code(s->store->GetTags(key, &tl, AtRank(rank)));
+    if (rc != CAIRN_OK) return rc;
+    return PackTags(tl, tags, ntags);
+  });
 }
 
 int cairn_get_tag(cairn_store_t* s, const char* key, int rank, const char* name, cairn_tag_t** tag) {
-  if (!s || !key || !name || !tag) return Invalid("cairn_get_tag: NULL argument");
-  *tag = nullptr;
-  if (int rc = CheckRank(s, rank, "cairn_get_tag"); rc != CAIRN_OK) return rc;
-  cairn::TagList tl;
-  int rc = Code(s->store->GetTags(key, &tl, AtRank(rank)));
-  if (rc != CAIRN_OK) return rc;
-  for (const auto& t : tl) {
-    if (t.name != name) continue;
-    size_t n = 0;
-    return PackTags(cairn::TagList{t}, tag, &n);
-  }
-  return Code(cairn::Status::NotFound("object '" + std::string(key) + "' has no tag '" + name + "'"));
+  return Guarded("cairn_get_tag", [&]() -> int {
+    if (!s || !key || !name || !tag) return Invalid("cairn_get_tag: NULL argument");
+    *tag = nullptr;
+    if (int rc = CheckRank(s, rank, "cairn_get_tag"); rc != CAIRN_OK) return rc;
+    cairn::TagList tl;
+    int rc = Code(s->store->GetTags(key, &tl, AtRank(rank)));
+    if (rc != CAIRN_OK) return rc;
+    for (const auto& t : tl) {
+      if (t.name != name) continue;
+      size_t n = 0;
+      return PackTags(cairn::TagList{t}, tag, &n);
+    }
+    return Code(cairn::Status::NotFound("object '" + std::string(key) + "' has no tag '" + name + "'"));
+  });
 }
 
 int cairn_list(cairn_store_t* s, int rank, cairn_object_t** objects, size_t* nobjects) {
-  if (!s || !objects || !nobjects) return Invalid("cairn_list: NULL argument");
-  *objects = nullptr;
-  *nobjects = 0;
-  if (int rc = CheckRank(s, rank, "cairn_list"); rc != CAIRN_OK) return rc;
-  std::vector<cairn::ObjectInfo> objs;
-  int rc = Code(s->store->List(&objs, AtRank(rank)));
-  if (rc != CAIRN_OK || objs.empty()) return rc;
-  size_t ntags = 0;
-  for (const auto& o : objs) ntags += o.tags.size();
-  // The objects, then all their tags, then the bytes.
-  Block b(objs.size() * sizeof(cairn_object_t) + ntags * sizeof(cairn_tag_t));
-  for (const auto& o : objs) {
-    b.Reserve(o.key.size());
-    for (const auto& t : o.tags) ReserveTag(&b, t);
-  }
-  if (!b.Allocate()) return OutOfMemory("cairn_list");
-  auto* arr = reinterpret_cast<cairn_object_t*>(b.base());
-  auto* tagp = reinterpret_cast<cairn_tag_t*>(arr + objs.size());
-  for (size_t i = 0; i < objs.size(); i++) {
-    const auto& o = objs[i];
-    arr[i].key = b.Add(o.key.data(), o.key.size());
-    arr[i].key_len = o.key.size();
-    arr[i].size = o.size;
-    arr[i].inlined = o.inlined ? 1 : 0;
-    arr[i].tags = o.tags.empty() ? nullptr : tagp;
-    arr[i].ntags = o.tags.size();
-    for (const auto& t : o.tags) FillTag(&b, t, tagp++);
-  }
-  *objects = arr;
-  *nobjects = objs.size();
-  return CAIRN_OK;
+  return Guarded("cairn_list", [&]() -> int {
+    if (!s || !objects || !nobjects) return Invalid("cairn_list: NULL argument");
+    *objects = nullptr;
+    *nobjects = 0;
+    if (int rc = CheckRank(s, rank, "cairn_list"); rc != CAIRN_OK) return rc;
+    std::vector<cairn::ObjectInfo> objs;
+    int rc = Code(s->store->List(&objs, AtRank(rank)));
+    if (rc != CAIRN_OK || objs.empty()) return rc;
+    size_t ntags = 0;
+    for (const auto& o : objs) ntags += o.tags.size();
+    // The objects, then all their tags, then the bytes.
+    Block b(objs.size() * sizeof(cairn_object_t) + ntags * sizeof(cairn_tag_t));
+    for (const auto& o : objs) {
+      b.Reserve(o.key.size());
+      for (const auto& t : o.tags) ReserveTag(&b, t);
+    }
+    if (!b.Allocate()) return OutOfMemory("cairn_list");
+    auto* arr = reinterpret_cast<cairn_object_t*>(b.base());
+    auto* tagp = reinterpret_cast<cairn_tag_t*>(arr + objs.size());
+    for (size_t i = 0; i < objs.size(); i++) {
+      const auto& o = objs[i];
+      arr[i].key = b.Add(o.key.data(), o.key.size());
+      arr[i].key_len = o.key.size();
+      arr[i].size = o.size;
+      arr[i].inlined = o.inlined ? 1 : 0;
+      arr[i].tags = o.tags.empty() ? nullptr : tagp;
+      arr[i].ntags = o.tags.size();
+      for (const auto& t : o.tags) FillTag(&b, t, tagp++);
+    }
+    *objects = arr;
+    *nobjects = objs.size();
+    return CAIRN_OK;
+  });
 }
 
 int cairn_query(cairn_store_t* s, const cairn_query_t* conds, size_t nconds, int rank,
                 cairn_hit_t** hits, size_t* nhits) {
-  if (!s || (!conds && nconds) || !hits || !nhits) return Invalid("cairn_query: NULL argument");
-  *hits = nullptr;
-  *nhits = 0;
-  if (int rc = CheckRank(s, rank, "cairn_query"); rc != CAIRN_OK) return rc;
-  std::vector<cairn::TagQuery> q;
-  std::string why;
-  if (!ToQueries(conds, nconds, &q, &why)) return Invalid(("cairn_query: " + why).c_str());
-  std::vector<std::string> keys;
-  int rc = Code(s->store->Query(q, &keys, AtRank(rank)));
-  if (rc != CAIRN_OK) return rc;
-  int who = rank == CAIRN_RANK_OWN ? s->store->rank() : rank;
-  std::vector<cairn::QueryHit> hv;
-  hv.reserve(keys.size());
-  for (auto& k : keys) hv.push_back({who, std::move(k)});
-  return PackHits(hv, hits, nhits);
+  return Guarded("cairn_query", [&]() -> int {
+    if (!s || (!conds && nconds) || !hits || !nhits) return Invalid("cairn_query: NULL argument");
+    *hits = nullptr;
+    *nhits = 0;
+    if (int rc = CheckRank(s, rank, "cairn_query"); rc != CAIRN_OK) return rc;
+    std::vector<cairn::TagQuery> q;
+    std::string why;
+    if (!ToQueries(conds, nconds, &q, &why)) return Invalid(("cairn_query: " + why).c_str());
+    std::vector<std::string> keys;
+    int rc = Code(s->store->Query(q, &keys, AtRank(rank)));
+    if (rc != CAIRN_OK) return rc;
+    int who = rank == CAIRN_RANK_OWN ? s->store->rank() : rank;
+    std::vector<cairn::QueryHit> hv;
+    hv.reserve(keys.size());
+    for (auto& k : keys) hv.push_back({who, std::move(k)});
+    return PackHits(hv, hits, nhits);
+  });
 }
 
 int cairn_query_all(cairn_store_t* s, const cairn_query_t* conds, size_t nconds,
                     cairn_hit_t** hits, size_t* nhits) {
-  if (!s) return Invalid("cairn_query_all: NULL store");
-  // Collective: a rank with bad arguments still takes part, so that no
-  // rank is left waiting, but queries nothing and makes every rank fail
-  // with its refusal (it once took part with no conditions, which match
-  // every key: the other ranks got its whole namespace as OK hits).
-  std::vector<cairn::TagQuery> q;
-  std::string why;
-  bool args_ok = (conds || !nconds) && hits && nhits;
-  if (args_ok && !ToQueries(conds, nconds, &q, &why)) args_ok = false;
-  else if (!args_ok) why = "NULL argument";
-  std::vector<cairn::QueryHit> hv;
-  if (!args_ok) {
-    std::string msg = "cairn_query_all: " + why;
-    cairn::Inspector::QueryAllRefused(s->store.get(), cairn::Status::InvalidArgument(msg), &hv);
-    return Invalid(msg.c_str());
-  }
-  int rc = Code(s->store->QueryAll(q, &hv));
-  *hits = nullptr;
-  *nhits = 0;
-  if (rc != CAIRN_OK) return rc;
-  return PackHits(hv, hits, nhits);
+  return Guarded("cairn_query_all", [&]() -> int {
+    if (!s) return Invalid("cairn_query_all: NULL store");
+    // Collective: a rank with bad arguments still takes part, so that no
+    // rank is left waiting, but queries nothing and makes every rank fail
+    // with its refusal (it once took part with no conditions, which match
+    // every key: the other ranks got its whole namespace as OK hits).
+    std::vector<cairn::TagQuery> q;
+    std::string why;
+    bool args_ok = (conds || !nconds) && hits && nhits;
+    if (args_ok && !ToQueries(conds, nconds, &q, &why)) args_ok = false;
+    else if (!args_ok) why = "NULL argument";
+    std::vector<cairn::QueryHit> hv;
+    if (!args_ok) {
+      std::string msg = "cairn_query_all: " + why;
+      cairn::Inspector::QueryAllRefused(s->store.get(), cairn::Status::InvalidArgument(msg), &hv);
+      return Invalid(msg.c_str());
+    }
+    int rc = Code(s->store->QueryAll(q, &hv));
+    *hits = nullptr;
+    *nhits = 0;
+    if (rc != CAIRN_OK) return rc;
+    return PackHits(hv, hits, nhits);
+  });
 }
 
 int cairn_list_revisions(cairn_store_t* s, cairn_revision_info_t** revisions, size_t* n) {
-  if (!s || !revisions || !n) return Invalid("cairn_list_revisions: NULL argument");
-  *revisions = nullptr;
-  *n = 0;
-  std::vector<cairn::RevisionInfo> revs;
-  int rc = Code(s->store->ListRevisions(&revs));
-  if (rc != CAIRN_OK || revs.empty()) return rc;
-  auto* arr = static_cast<cairn_revision_info_t*>(std::calloc(revs.size(), sizeof(cairn_revision_info_t)));
-  if (!arr) return OutOfMemory("cairn_list_revisions");
-  for (size_t i = 0; i < revs.size(); i++) {
-    const auto& r = revs[i];
-    arr[i].revision = r.revision;
-    arr[i].parent = r.parent;
-    arr[i].time_ns = r.time_ns;
-    arr[i].ranks = r.ranks;
-    arr[i].objects = r.objects;
-    arr[i].value_bytes = r.value_bytes;
-    arr[i].index_bytes = r.index_bytes;
-    arr[i].pinned = r.pinned ? 1 : 0;
-  }
-  *revisions = arr;
-  *n = revs.size();
-  return CAIRN_OK;
+  return Guarded("cairn_list_revisions", [&]() -> int {
+    if (!s || !revisions || !n) return Invalid("cairn_list_revisions: NULL argument");
+    *revisions = nullptr;
+    *n = 0;
+    std::vector<cairn::RevisionInfo> revs;
+    int rc = Code(s->store->ListRevisions(&revs));
+    if (rc != CAIRN_OK || revs.empty()) return rc;
+    auto* arr = static_cast<cairn_revision_info_t*>(std::calloc(revs.size(), sizeof(cairn_revision_info_t)));
+    if (!arr) return OutOfMemory("cairn_list_revisions");
+    for (size_t i = 0; i < revs.size(); i++) {
+      const auto& r = revs[i];
+      arr[i].revision = r.revision;
+      arr[i].parent = r.parent;
+      arr[i].time_ns = r.time_ns;
+      arr[i].ranks = r.ranks;
+      arr[i].objects = r.objects;
+      arr[i].value_bytes = r.value_bytes;
+      arr[i].index_bytes = r.index_bytes;
+      arr[i].pinned = r.pinned ? 1 : 0;
+    }
+    *revisions = arr;
+    *n = revs.size();
+    return CAIRN_OK;
+  });
 }
 
 int cairn_revision_ranks(cairn_store_t* s, uint64_t rev, uint32_t* ranks) {
-  if (!s || !ranks) return Invalid("cairn_revision_ranks: NULL argument");
-  *ranks = 0;
-  if (rev == 0) rev = s->store->revision();
-  if (rev == 0) return CAIRN_OK;
-  std::vector<cairn::RevisionInfo> revs;
-  int rc = Code(s->store->ListRevisions(&revs));
-  if (rc != CAIRN_OK) return rc;
-  for (const auto& r : revs) {
-    if (r.revision != rev) continue;
-    *ranks = r.ranks;
-    return CAIRN_OK;
-  }
-  return Code(cairn::Status::NotFound("revision " + std::to_string(rev) +
-                                      " is not a retained revision of the store"));
+  return Guarded("cairn_revision_ranks", [&]() -> int {
+    if (!s || !ranks) return Invalid("cairn_revision_ranks: NULL argument");
+    *ranks = 0;
+    if (rev == 0) rev = s->store->revision();
+    if (rev == 0) return CAIRN_OK;
+    std::vector<cairn::RevisionInfo> revs;
+    int rc = Code(s->store->ListRevisions(&revs));
+    if (rc != CAIRN_OK) return rc;
+    for (const auto& r : revs) {
+      if (r.revision != rev) continue;
+      *ranks = r.ranks;
+      return CAIRN_OK;
+    }
+    return Code(cairn::Status::NotFound("revision " + std::to_string(rev) +
+                                        " is not a retained revision of the store"));
+  });
 }
 
 }  // extern "C"

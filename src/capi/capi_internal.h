@@ -101,6 +101,26 @@ int CopyOut(const Out& filled, Out* caller, size_t caller_size, const char* fn, 
 // Records "IOError: <what>: out of memory" and returns CAIRN_IO_ERROR.
 int OutOfMemory(const char* what);
 
+// The body of every C entry point that returns a code runs in Guarded: a
+// C++ exception must not reach a C or Fortran caller, which cannot catch
+// it (the process would end). One that escapes `body` becomes a code and
+// a message naming `fn` (Escaped): std::bad_alloc (a size too large for
+// memory, e.g. a tag's len) CAIRN_IO_ERROR "<fn>: out of memory";
+// std::length_error (a size no buffer can hold) CAIRN_INVALID_ARGUMENT;
+// anything else CAIRN_IO_ERROR "<fn>: internal error: <what>". The store
+// stays usable as far as the C++ call that threw left it: its committed
+// revisions are untouched. A collective call that fails so on one rank
+// can leave the others waiting, as a crash of that rank would.
+int Escaped(const char* fn) noexcept;  // inside a catch block only
+template <typename Body>
+int Guarded(const char* fn, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (...) {
+    return Escaped(fn);
+  }
+}
+
 // Lays out one block: `head` bytes of fixed records, then byte payloads
 // appended one by one (each NUL-terminated, 8-byte aligned). Two passes:
 // Reserve() every payload to learn the size, then Allocate(), then Add()

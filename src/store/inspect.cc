@@ -26,6 +26,11 @@ void Inspector::PendingBytes(const Store& store, uint64_t* held, uint64_t* live)
   *live = store.rep_->own.pending_live_bytes();
 }
 
+void Inspector::LimitPendingForTest(Store* store, unsigned index_bits) {
+  store->rep_->own.LimitIndexBitsForTest(index_bits);
+  store->rep_->shared.LimitIndexBitsForTest(index_bits);
+}
+
 Status Inspector::Verify(Store* store, VerifyReport* report) {
   Store::Rep* r = store->rep_.get();
   const RevisionRecord& rec = r->current;

@@ -42,6 +42,9 @@ class Inspector {
   // This rank's own namespace: the bytes its pending (uncommitted) state
   // holds, and the bytes of the pending entries themselves.
   static void PendingBytes(const Store& store, uint64_t* held, uint64_t* live);
+  // Test seam: lowers the pending-change limit of this rank's own and
+  // shared namespaces to 2^(bits-1) - 1 (NamespaceState::LimitIndexBitsForTest).
+  static void LimitPendingForTest(Store* store, unsigned index_bits);
   // Global array `name` of the revision in view: the size of its
   // descriptor as encoded (the value the revision stores), and the memory
   // its decoded descriptor and overlap index take on this rank (as the

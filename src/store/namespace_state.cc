@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <stdexcept>
 #include <vector>
 
 #include "format/coding.h"
+#include "store/key_text.h"
 
 namespace cairn {
 
@@ -107,8 +107,9 @@ void NamespaceState::IndexSlot(uint64_t hash, size_t n) const {
 void NamespaceState::GrowIndex() const {
   // The slot of a key is the top index_bits_ bits of its hash, of which a
   // slot keeps the top 32: enough to place it again at up to 2^32 slots.
+  // Never past index_bits_limit_: FindOrAddPending keeps pending_ at most
+  // max_pending(), for which 2^index_bits_limit_ slots are half full.
   unsigned bits = index_bits_ == 0 ? 10 : index_bits_ + 1;
-  if (bits > 32) throw std::length_error("NamespaceState: more than 2^31 pending changes");
   std::vector<uint64_t> old = std::move(index_);
   index_.assign(size_t(1) << bits, 0);
   index_bits_ = bits;
@@ -134,7 +135,7 @@ NamespaceState::Pending* NamespaceState::FindOrAddPending(std::string_view key) 
     hash = HashKey(key);
     if (Pending* p = FindHashed(key, hash)) return p;
   }
-  if (pending_.size() >= UINT32_MAX - 1) throw std::length_error("NamespaceState: too many pending changes");
+  if (pending_.size() >= max_pending()) return nullptr;
   if (indexed_) {
     if (2 * (pending_.size() + 1) > index_.size()) GrowIndex();
     IndexSlot(hash, pending_.size());
@@ -169,14 +170,28 @@ bool NamespaceState::Lookup(std::string_view key, std::string_view* body) const 
   return true;
 }
 
-void NamespaceState::Put(std::string_view key, std::string_view body) {
+Status NamespaceState::TooMany(std::string_view key) const {
+  return Status::InvalidArgument("key '" + KeyText(key) + "' not changed: its namespace holds " +
+                                 std::to_string(pending_.size()) +
+                                 " pending changes (objects put, deleted or retagged since the last commit), "
+                                 "the most one commit takes; commit, then change it again");
+}
+
+Status NamespaceState::CheckRoom(std::string_view key) const {
+  if (pending_.size() < max_pending() || FindPending(key)) return Status::OK();
+  return TooMany(key);
+}
+
+Status NamespaceState::Put(std::string_view key, std::string_view body) {
   // No look-up in the base: re-saving restored objects costs what saving
   // fresh ones does.
+  Pending* found = FindOrAddPending(key);
+  if (!found) return TooMany(key);
+  Pending& p = *found;
   if (!tag_ids_.empty()) {
     auto t = tag_ids_.find(key);
     if (t != tag_ids_.end()) tag_ids_.erase(t);
   }
-  Pending& p = *FindOrAddPending(key);
   if (p.slot && body.size() <= p.cap) {
     std::memmove(p.slot, body.data(), body.size());  // may be a view of this very slot
   } else {
@@ -192,6 +207,7 @@ void NamespaceState::Put(std::string_view key, std::string_view body) {
   p.size = body.size();
   p.deleted = false;
   MaybeCompact();
+  return Status::OK();
 }
 
 std::vector<uint64_t>* NamespaceState::TagIds(std::string_view key) {
@@ -206,17 +222,19 @@ void NamespaceState::KeepTagIds(std::string_view key, std::vector<uint64_t> ids)
   else it->second = std::move(ids);
 }
 
-bool NamespaceState::Delete(std::string_view key) {
+Status NamespaceState::Delete(std::string_view key) {
   std::string_view body;
-  if (!Lookup(key, &body)) return false;
+  if (!Lookup(key, &body)) return Status::NotFound("key '" + KeyText(key) + "' not found");
+  Pending* found = FindOrAddPending(key);
+  if (!found) return TooMany(key);
+  Pending& p = *found;
   if (!tag_ids_.empty()) tag_ids_.erase(std::string(key));
-  Pending& p = *FindOrAddPending(key);
   garbage_ += p.cap;
   p.slot = nullptr;
   p.size = p.cap = 0;
   p.deleted = true;
   MaybeCompact();
-  return true;
+  return Status::OK();
 }
 
 uint64_t NamespaceState::pending_bytes() const {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "format/index_format.h"
+#include "cairn/status.h"
 #include "format/tag_codec.h"
 
 namespace cairn {
@@ -40,9 +41,21 @@ class NamespaceState {
   bool Lookup(std::string_view key, std::string_view* body) const;
   // Sets `key`'s entry body (already encoded against dict()); the bytes
   // are copied into the namespace's arena.
-  void Put(std::string_view key, std::string_view body);
-  // Removes `key`; false if it did not exist.
-  bool Delete(std::string_view key);
+  // Put and Delete of a key not pending yet add a pending change: past
+  // max_pending() they fail with InvalidArgument and change nothing (the
+  // earlier changes stay, and commit). A change to a key already pending
+  // never fails (a failed round's revert relies on it).
+  Status Put(std::string_view key, std::string_view body);
+  // Removes `key`; NotFound if it does not exist.
+  Status Delete(std::string_view key);
+  // OK if a Put or Delete of `key` would not pass the limit: a caller
+  // checks it before a side effect the change needs (writing the value).
+  Status CheckRoom(std::string_view key) const;
+
+  // The most pending changes (keys put, deleted or retagged since Reset):
+  // the index addresses 2^index_bits_limit_ slots (32 bits of position)
+  // and is kept at most half full, so 2^31 - 1 unless lowered for a test.
+  uint64_t max_pending() const { return (uint64_t(1) << (index_bits_limit_ - 1)) - 1; }
 
   // Calls fn(body) for every current entry in key order.
   void ForEach(const std::function<void(std::string_view body)>& fn) const;
@@ -83,6 +96,12 @@ class NamespaceState {
   // second however often entries are replaced.
   uint64_t pending_bytes() const;
   uint64_t pending_live_bytes() const;
+
+  // Test seam: caps the pending index at 2^bits slots (10..32; 32, the
+  // most its 32-bit positions can address, unless lowered), and so the
+  // number of pending changes at 2^(bits-1) - 1, which a unit test reaches
+  // with a thousand keys instead of 2^31. Kept across Reset.
+  void LimitIndexBitsForTest(unsigned bits) { index_bits_limit_ = bits; }
 
  private:
   std::shared_ptr<const IndexTable> base_;
@@ -142,12 +161,15 @@ class NamespaceState {
   mutable std::vector<uint64_t> index_;
   mutable unsigned index_bits_ = 0;  // index_.size() == 1 << index_bits_ (0: empty)
   mutable bool indexed_ = false;     // index_ holds every pending_ entry
+  unsigned index_bits_limit_ = 32;   // index_bits_ never exceeds it
   static uint64_t HashKey(std::string_view key);
   // The pending change of `key`, or null.
   Pending* FindPending(std::string_view key) const;
   Pending* FindHashed(std::string_view key, uint64_t hash) const;  // indexed_ only
-  // The pending change of `key`, made (no body, not deleted) if none.
+  // The pending change of `key`, made (no body, not deleted) if none;
+  // null (nothing changed) if that would pass max_pending().
   Pending* FindOrAddPending(std::string_view key);
+  Status TooMany(std::string_view key) const;
   void BuildIndex() const;
   void GrowIndex() const;
   void IndexSlot(uint64_t hash, size_t n) const;  // pending_[n] of key hash `hash` into index_

@@ -1,5 +1,7 @@
 #include "store/options_check.h"
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -61,6 +63,12 @@ Named Decode(const std::string& bytes) {
 
 bool IsPow2(uint64_t v) { return v && !(v & (v - 1)); }
 
+// This node's memory in bytes (0 if unknown).
+uint64_t NodeMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
+}
+
 }  // namespace
 
 Status ValidateOptions(const Options& o) {
@@ -89,6 +97,18 @@ Status ValidateOptions(const Options& o) {
   if (!(o.collective_timeout_s >= 0)) return Status::InvalidArgument("collective_timeout_s must be >= 0");
   if (o.staging_bytes != 0 && o.staging_bytes < o.write_buffer_size)
     return Status::InvalidArgument("staging_bytes must be 0 or at least write_buffer_size");
+  // A writable open allocates the write buffer and prefaults the staging
+  // budget: past the node's memory that would throw std::bad_alloc out of
+  // Open, or wake the OOM killer, instead of returning a Status.
+  if (!o.read_only) {
+    const uint64_t mem = NodeMemory();
+    for (const auto& [name, v] : {std::pair<const char*, uint64_t>{"write_buffer_size", o.write_buffer_size},
+                                  {"staging_bytes", o.staging_bytes}})
+      if (mem && v > mem)
+        return Status::InvalidArgument(std::string(name) + " is " + std::to_string(v) +
+                                       " bytes, more than this node's memory (" + std::to_string(mem) +
+                                       " bytes); a writable open allocates it");
+  }
   return Status::OK();
 }
 

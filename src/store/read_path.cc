@@ -5,6 +5,7 @@
 // bytes are still in the CPU cache. See doc/design.md "The read path".
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "cairn/store.h"
 #include "format/checksum.h"
@@ -27,6 +28,21 @@ ReadPlanLimits Limits(const ReadOptions& ro) {
 }
 
 }  // namespace
+
+Status SizeValue(std::string* value, uint64_t size, std::string_view key) {
+  // The allocation whose size is the stored value's: its failure is caught
+  // here, where it means something the caller can act on.
+  if (size <= value->max_size()) {
+    try {
+      value->resize(size_t(size));
+      return Status::OK();
+    } catch (const std::bad_alloc&) {
+    }
+  }
+  std::string().swap(*value);
+  return Status::IOError("key '" + KeyText(key) + "': its value of " + std::to_string(size) +
+                         " bytes does not fit in this process's memory; read it in parts (GetRange, a stream)");
+}
 
 std::string Store::Rep::PendingWriteNote() const {
   if (pending_write_error.ok()) return "";
@@ -110,7 +126,8 @@ Status Store::Get(std::string_view key, std::string* value, const ReadOptions& r
   const NameDict* dict;
   Status s = rep_->Find(key, ro, &e, &dict);
   if (!s.ok()) return s;
-  value->resize(e.size);
+  s = SizeValue(value, e.size, key);
+  if (!s.ok()) return s;
   s = rep_->ReadValue(e, 0, e.size, value->data(), ro);
   if (!s.ok()) value->clear();
   return s;
@@ -178,9 +195,9 @@ Status Store::MultiGet(const std::vector<std::string>& keys, std::vector<std::st
                        std::vector<Status>* statuses, const ReadOptions& ro) {
   values->resize(keys.size());  // strings the caller passes again keep their memory
   Status first = rep_->MultiRead(keys, statuses, ro, [&](size_t i, uint64_t size, char** dest) {
-    (*values)[i].resize(size);
+    Status s = SizeValue(&(*values)[i], size, keys[i]);
     *dest = (*values)[i].data();
-    return Status::OK();
+    return s;
   });
   for (size_t i = 0; i < keys.size(); i++)
     if (!(*statuses)[i].ok()) (*values)[i].clear();

@@ -346,10 +346,12 @@ Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string
     EncodeEntryBody(key, ValueKind::kInline, value.size(), value, {}, {}, &body);
     s = EncodeTags(tags, ns->dict(), &body);
     if (!s.ok()) return s;
-    ns->Put(key, body);
-    return Status::OK();
+    return ns->Put(key, body);
   }
-  // Tags first: a bad tag fails the put before any data is written.
+  // Tags and room first: a bad tag, or a namespace with no room for
+  // another pending change, fails the put before any data is written.
+  s = ns->CheckRoom(key);
+  if (!s.ok()) return s;
   std::string& tag_bytes = scratch_tags;
   tag_bytes.clear();
   s = EncodeTags(tags, ns->dict(), &tag_bytes);
@@ -365,8 +367,7 @@ Status Store::Rep::PutInto(NamespaceState* ns, std::string_view key, std::string
   std::string& body = scratch;
   body.clear();
   EncodeEntryBody(key, kind, value.size(), value, chunks, tag_bytes, &body);
-  ns->Put(key, body);
-  return Status::OK();
+  return ns->Put(key, body);  // (room checked above)
 }
 
 Status Store::Rep::RetagInto(NamespaceState* ns, std::string_view key, const TagList& tags) {
@@ -380,8 +381,7 @@ Status Store::Rep::RetagInto(NamespaceState* ns, std::string_view key, const Tag
   if (!s.ok()) return s;
   std::string body;
   EncodeEntryBody(e.key, e.kind, e.size, e.inline_value, e.chunks, tag_bytes, &body);
-  ns->Put(key, body);
-  return Status::OK();
+  return ns->Put(key, body);
 }
 
 // ---------------------------------------------------------------- Open
@@ -976,8 +976,7 @@ Status Store::Delete(std::string_view key) {
   if (s.ok()) s = CheckKey(key);
   if (s.ok()) s = CheckNotReserved(key, "Delete");
   if (!s.ok()) return s;
-  if (!rep_->own.Delete(key)) return Status::NotFound("key '" + KeyText(key) + "' not found");
-  return Status::OK();
+  return rep_->own.Delete(key);
 }
 
 Status Store::SetTags(std::string_view key, const TagList& tags) {
@@ -1128,10 +1127,8 @@ Status Store::GetShared(std::string_view key, std::string* value) {
     EntryView e;
     if (s.ok()) s = DecodeEntryBody(body, &e);
     if (s.ok()) s = r->CheckHugeValue(e);
-    if (s.ok()) {
-      value->resize(e.size);
-      s = r->ReadValue(e, 0, e.size, value->data(), ReadOptions());
-    }
+    if (s.ok()) s = SizeValue(value, e.size, key);
+    if (s.ok()) s = r->ReadValue(e, 0, e.size, value->data(), ReadOptions());
     if (!s.ok()) value->clear();
   }
   // Rank 0's key travels with its status: a rank that asked for another

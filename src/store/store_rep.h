@@ -189,5 +189,10 @@ RevisionInfo InfoOf(const RevisionRecord& r);
 Status QueryTableKeys(const IndexTable& t, const std::vector<TagQuery>& all_of, std::string_view prefix,
                       std::vector<std::string>* keys);
 std::string DataFileName(uint32_t subfile);
+// Makes *value `size` bytes long for a read of `key`'s value into it. A
+// value larger than this process can allocate (a restart on a node with
+// less memory than the writer's) is an IOError saying so, with *value
+// empty, not std::bad_alloc out of the API. Get, MultiGet, GetShared.
+Status SizeValue(std::string* value, uint64_t size, std::string_view key);
 
 }  // namespace cairn

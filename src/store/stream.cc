@@ -258,10 +258,10 @@ Status StreamWriter::Close() {
   if (s.ok()) s = EncodeTags(w->tags, rep->own.dict(), &tag_bytes);
   if (s.ok() && !w->spilled) {
     EncodeEntryBody(w->key, ValueKind::kInline, w->head.size(), w->head, {}, tag_bytes, &body);
-    rep->own.Put(w->key, body);
+    s = rep->own.Put(w->key, body);
   } else if (s.ok()) {
     EncodeEntryBody(w->key, ValueKind::kChunked, w->ended, "", w->chunks, tag_bytes, &body);
-    rep->own.Put(w->key, body);
+    s = rep->own.Put(w->key, body);
   }
   w->close_status = s;
   return s;

@@ -17,6 +17,7 @@ Status EditTag(NamespaceState* ns, std::string_view key, std::string_view name, 
   if (!ns->Lookup(key, &old)) return Status::NotFound("key '" + KeyText(key) + "' not found");
   EntryView e;
   Status s = DecodeEntryBody(old, &e);
+  if (s.ok()) s = ns->CheckRoom(key);  // so the Put below cannot fail once the tag-id set is moved out
   if (!s.ok()) return s;
   // The new tag, encoded alone (this validates it and interns its name).
   std::string one;
@@ -113,7 +114,8 @@ Status EditTag(NamespaceState* ns, std::string_view key, std::string_view name, 
   std::vector<uint64_t> keep;
   if (ids) keep = std::move(*ids);
   else if (collect) keep = std::move(seen);
-  ns->Put(key, body);
+  s = ns->Put(key, body);
+  if (!s.ok()) return s;
   if (ids || collect) {
     if (!known) ns->dict()->Find(name, &id);  // interned by the encode above
     if (id / 64 >= keep.size()) keep.resize(id / 64 + 1, 0);
