@@ -201,14 +201,14 @@ Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& file
   for (const GapRange& x : w.gaps) ranges.push_back(ReadRange{x.subfile, x.offset, x.length, scratch, kGap});
   Status bad;
   StreamingChecksum sum;
-  auto done = [&](const ReadRange& r) {
+  auto done = [&](const ReadRange& r, const char* bytes) {
     if (r.tag == kGap || !bad.ok()) return;
     const PlannedGrain& g = w.grains[r.tag];
     const GrainPiece* p = w.pieces.data() + g.first_piece;
     bool ok;
     switch (g.kind) {
       case PlannedGrain::kDirect:
-        ok = Checksum(r.dest, g.length) == g.checksum;
+        ok = Checksum(bytes, g.length) == g.checksum;
         break;
       case PlannedGrain::kScatter:
         if (--pending[r.tag] > 0) return;
@@ -217,9 +217,9 @@ Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& file
         ok = sum.Digest() == g.checksum;
         break;
       default:
-        ok = Checksum(r.dest, g.length) == g.checksum;
+        ok = Checksum(bytes, g.length) == g.checksum;
         if (ok)
-          for (uint64_t j = 0; j < g.pieces; j++) std::memcpy(dst + p[j].dst, r.dest + p[j].at, p[j].len);
+          for (uint64_t j = 0; j < g.pieces; j++) std::memcpy(dst + p[j].dst, bytes + p[j].at, p[j].len);
         break;
     }
     if (!ok) bad = mismatch(g);
