@@ -1,8 +1,9 @@
 // The read path: Get, GetRange, MultiGet (into strings or into the caller's
 // buffers) and the per-value verified read Rep::ReadValue. Chunks are read
-// by io/coalescing_reader straight into their destination and each chunk's
-// checksum is checked right after the request that brought it, while its
-// bytes are still in the CPU cache. See doc/design.md "The read path".
+// by io/coalescing_reader straight into their destination (or through its
+// bounce buffer) and each chunk's checksum is checked right after the
+// request that brought it, on the bytes where they are still in the CPU
+// cache (`done`'s `bytes`). See doc/design.md "The read path".
 #include <algorithm>
 #include <cstring>
 
@@ -195,10 +196,11 @@ Status Store::MultiGet(const std::vector<std::string>& keys, std::vector<ValueBu
     statuses->assign(keys.size(), bad);
     return bad;
   }
-  // Values are read and verified in place: two buffers sharing bytes would
-  // overwrite each other between the read and the check, and a good value
-  // would be reported corrupt (or a reported-good one hold the other's
-  // bytes). Refused before anything is read.
+  // Values are read and verified in place (or in the bounce, then copied):
+  // two buffers sharing bytes would overwrite each other between the read
+  // and the check, and a good value would be reported corrupt (or a
+  // reported-good one hold the other's bytes). Refused before anything is
+  // read.
   if (keys.size() > 1) {
     std::vector<size_t>& order = rep_->multi_read.order;
     order.clear();
