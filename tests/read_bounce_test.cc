@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "cairn/array.h"
 #include "cairn/store.h"
 #include "io/coalescing_reader.h"
 #include "io/file.h"
@@ -103,9 +104,10 @@ TEST(ReadBounce, EveryPlacementOfOneRangeReadsItsBytesBeforeDone) {
         bool in_place = false;
         ReadCounts counts;
         Status s = ReadCoalesced(ranges, ReadPlanLimits(), fx.Resolver(),
-                                 [&](const ReadRange& x) {
+                                 [&](const ReadRange& x, const char* bytes) {
                                    dones++;
-                                   in_place = std::memcmp(x.dest, fx.bytes.data() + x.offset, x.length) == 0;
+                                   in_place = std::memcmp(x.dest, fx.bytes.data() + x.offset, x.length) == 0 &&
+                                              std::memcmp(bytes, fx.bytes.data() + x.offset, x.length) == 0;
                                  },
                                  &counts);
         ASSERT_TRUE(s.ok()) << s.ToString();
@@ -114,6 +116,7 @@ TEST(ReadBounce, EveryPlacementOfOneRangeReadsItsBytesBeforeDone) {
         EXPECT_EQ(dones, 1);
         EXPECT_TRUE(in_place) << "bytes not in place when done ran";
         EXPECT_EQ(counts.bounced, Short(d) ? len : 0);
+        EXPECT_EQ(counts.streamed, 0u) << "a read below kStreamingCopyBytes copies through the cache";
         EXPECT_EQ(counts.bytes, len);
         // A range larger than the bounce (1 MiB) is read a MiB at a time.
         uint64_t pieces = Short(d) ? (len + (1 << 20) - 1) >> 20 : 1;
@@ -147,15 +150,18 @@ TEST(ReadBounce, ManyRangesOfMixedPlacementInOneBlock) {
   ReadPlanLimits limits;
   limits.gap_limit = 1 << 20;
   Status s = ReadCoalesced(ranges, limits, fx.Resolver(),
-                           [&](const ReadRange& x) {
+                           [&](const ReadRange& x, const char* bytes) {
                              dones[x.tag]++;
                              if (std::memcmp(x.dest, fx.bytes.data() + x.offset, x.length) != 0) not_in_place++;
+                             if (std::memcmp(bytes, fx.bytes.data() + x.offset, x.length) != 0) not_in_place++;
                            },
                            &counts);
   ASSERT_TRUE(s.ok()) << s.ToString();
   for (size_t k = 0; k < dones.size(); k++) EXPECT_EQ(dones[k], 1) << "range " << k;
   EXPECT_EQ(not_in_place, 0u);
   EXPECT_EQ(counts.bounced, want_bounced);
+  ASSERT_GE(wanted, kStreamingCopyBytes);
+  EXPECT_EQ(counts.streamed, want_bounced) << "a read this large copies out past the cache";
   EXPECT_GT(counts.requests, 10u) << "expected a block of many requests";
   EXPECT_GE(counts.bytes, wanted);
   ExpectGuardsIntact(a, ranges);
@@ -173,7 +179,7 @@ TEST(ReadBounce, EmptyRangesInsideABlockAreDoneOnce) {
     ranges.push_back(ReadRange{0, off, len, Place(&a, &slot, off, len + 1, kDistances[k]), k});
   }
   std::vector<int> dones(ranges.size(), 0);
-  Status s = ReadCoalesced(ranges, ReadPlanLimits(), fx.Resolver(), [&](const ReadRange& x) { dones[x.tag]++; });
+  Status s = ReadCoalesced(ranges, ReadPlanLimits(), fx.Resolver(), [&](const ReadRange& x, const char*) { dones[x.tag]++; });
   ASSERT_TRUE(s.ok()) << s.ToString();
   for (size_t k = 0; k < dones.size(); k++) EXPECT_EQ(dones[k], 1) << "range " << k;
 }
@@ -189,12 +195,84 @@ TEST(ReadBounce, OverlappingRangesReadWhole) {
     ranges.push_back(ReadRange{0, off, len, Place(&a, &slot, off, len, kDistances[k]), k});
   }
   size_t bad = 0;
-  Status s = ReadCoalesced(ranges, ReadPlanLimits(), fx.Resolver(), [&](const ReadRange& x) {
+  Status s = ReadCoalesced(ranges, ReadPlanLimits(), fx.Resolver(), [&](const ReadRange& x, const char* bytes) {
     if (std::memcmp(x.dest, fx.bytes.data() + x.offset, x.length) != 0) bad++;
+    if (std::memcmp(bytes, fx.bytes.data() + x.offset, x.length) != 0) bad++;
   });
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(bad, 0u);
   ExpectGuardsIntact(a, ranges);
+}
+
+TEST(ReadBounce, LargeReadsCopyPastTheCacheAndHandDoneTheBouncedBytes) {
+  // A read of kStreamingCopyBytes or more (a GetArray's 4 KiB grains into
+  // one std::vector, at page + 16): its bounced ranges are copied out past
+  // the cache, land whole and in place, and `done` is handed the bytes in
+  // the bounce (not the destination), equal to the file's; a range read
+  // straight in is handed its destination.
+  const uint64_t kGrain = 4096, kGrains = (kStreamingCopyBytes + (4 << 20)) / kGrain;
+  Fixture fx(kGrains * kGrain + 3 * kPage);
+  for (uint64_t d : {uint64_t(16), uint64_t(0), uint64_t(2048)}) {
+    Arena a(kGrains * kGrain + 4 * kPage);
+    uint64_t slot = 0, offset = kPage;
+    char* dest = Place(&a, &slot, offset, kGrains * kGrain, d);
+    std::vector<ReadRange> ranges;
+    for (uint64_t g = 0; g < kGrains; g++)
+      ranges.push_back(ReadRange{0, offset + g * kGrain, kGrain, dest + g * kGrain, g});
+    std::vector<int> dones(kGrains, 0);
+    size_t wrong = 0, elsewhere = 0;
+    ReadCounts counts;
+    Status s = ReadCoalesced(ranges, ReadPlanLimits(), fx.Resolver(),
+                             [&](const ReadRange& x, const char* bytes) {
+                               dones[x.tag]++;
+                               if (std::memcmp(bytes, fx.bytes.data() + x.offset, x.length) != 0) wrong++;
+                               if (std::memcmp(x.dest, fx.bytes.data() + x.offset, x.length) != 0) wrong++;
+                               if (bytes != x.dest) elsewhere++;
+                             },
+                             &counts);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    SCOPED_TRACE("distance " + std::to_string(d));
+    for (uint64_t g = 0; g < kGrains; g++) ASSERT_EQ(dones[g], 1) << "grain " << g;
+    EXPECT_EQ(wrong, 0u);
+    EXPECT_EQ(std::memcmp(dest, fx.bytes.data() + offset, kGrains * kGrain), 0);
+    EXPECT_EQ(counts.bounced, Short(d) ? kGrains * kGrain : 0);
+    EXPECT_EQ(counts.streamed, counts.bounced);
+    EXPECT_EQ(elsewhere, Short(d) ? kGrains : 0) << "done must read bounced bytes in the bounce";
+    ExpectGuardsIntact(a, ranges);
+  }
+}
+
+// Through the store: an array larger than kStreamingCopyBytes read whole
+// into a buffer at page + 16 from its block's file offset (as a
+// std::vector's) is what was put, and one damaged byte is Corruption.
+TEST(ReadBounce, LargeArrayReadIntoAVectorLikeBufferIsVerified) {
+  TempDir dir;
+  std::string path = dir.sub("s");
+  const uint64_t rows = 2560, cols = 512;  // 10 MiB of float64
+  std::vector<double> v(rows * cols);
+  for (uint64_t i = 0; i < v.size(); i++) v[i] = double(i) * 0.5 + 1.0;
+  {
+    auto s = test::MustOpen(path, test::SmallOptions());
+    ASSERT_TRUE(s->PutArray("a", DType::kFloat64, {rows, cols}, {0, 0}, {rows, cols}, v.data()).ok());
+    ASSERT_TRUE(s->Commit().ok());
+  }
+  std::string data = path + "/data.00000";
+  std::string head(reinterpret_cast<const char*>(v.data()), 64);
+  uint64_t at = test::FileOffsetOf(data, head);
+  const uint64_t n = v.size() * sizeof(double);
+  Arena a(n + 4 * kPage);
+  uint64_t slot = 0;
+  char* dest = Place(&a, &slot, at, n, 16);
+  {
+    auto s = test::MustOpen(path, test::SmallOptions());
+    ASSERT_TRUE(s->GetArray("a", {0, 0}, {rows, cols}, dest).ok());
+    EXPECT_EQ(std::memcmp(dest, v.data(), n), 0);
+    ExpectGuardsIntact(a, {ReadRange{0, at, n, dest, 0}});
+  }
+  test::FlipByte(data, at + n / 2 + 77);
+  auto s = test::MustOpen(path, test::SmallOptions());
+  Status r = s->GetArray("a", {0, 0}, {rows, cols}, dest);
+  EXPECT_TRUE(r.IsCorruption()) << r.ToString();
 }
 
 TEST(ReadBounce, ReadWholeAtEveryPlacement) {

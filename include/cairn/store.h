@@ -265,7 +265,8 @@ class Store {
   // verified) straight into (*buffers)[i].data, with no allocation. (A
   // chunk whose destination sits 1-31 bytes past its file offset within a
   // page, which the kernel copies slowly, is read through a 1 MiB buffer
-  // kept per reading thread and copied: doc/design.md, "The read path".)
+  // kept per reading thread, verified there and copied: doc/design.md,
+  // "The read path".)
   // A value larger than its buffer's capacity is InvalidArgument for
   // that key (nothing is written). Where the read of value i failed
   // (Corruption, IOError), its `size` bytes in buffer i are zeroed: a

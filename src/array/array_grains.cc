@@ -200,26 +200,44 @@ Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& file
   }
   for (const GapRange& x : w.gaps) ranges.push_back(ReadRange{x.subfile, x.offset, x.length, scratch, kGap});
   Status bad;
+  // A scattered grain's checksum runs over its pieces as they arrive, in
+  // file order (as ReadCoalesced reads them), from `bytes`, still in the
+  // cache: a large read's destination was written past it. A piece out of
+  // that order makes the grain be summed from the destination at its end.
   StreamingChecksum sum;
-  auto done = [&](const ReadRange& r) {
+  constexpr size_t kNone = SIZE_MAX;
+  size_t summing = kNone;  // the grain `sum` holds the first pieces of
+  auto done = [&](const ReadRange& r, const char* bytes) {
     if (r.tag == kGap || !bad.ok()) return;
     const PlannedGrain& g = w.grains[r.tag];
     const GrainPiece* p = w.pieces.data() + g.first_piece;
     bool ok;
     switch (g.kind) {
       case PlannedGrain::kDirect:
-        ok = Checksum(r.dest, g.length) == g.checksum;
+        ok = Checksum(bytes, g.length) == g.checksum;
         break;
-      case PlannedGrain::kScatter:
+      case PlannedGrain::kScatter: {
+        uint64_t k = g.pieces - pending[r.tag];  // this piece's index, if in order
+        if (r.offset == g.offset + p[k].at && r.length == p[k].len && (k == 0 || summing == r.tag)) {
+          if (k == 0) sum.Reset();
+          summing = r.tag;
+          sum.Update(bytes, r.length);
+        } else {
+          summing = kNone;
+        }
         if (--pending[r.tag] > 0) return;
-        sum.Reset();
-        for (uint64_t j = 0; j < g.pieces; j++) sum.Update(dst + p[j].dst, p[j].len);
+        if (summing != r.tag) {
+          sum.Reset();
+          for (uint64_t j = 0; j < g.pieces; j++) sum.Update(dst + p[j].dst, p[j].len);
+        }
+        summing = kNone;
         ok = sum.Digest() == g.checksum;
         break;
+      }
       default:
-        ok = Checksum(r.dest, g.length) == g.checksum;
+        ok = Checksum(bytes, g.length) == g.checksum;
         if (ok)
-          for (uint64_t j = 0; j < g.pieces; j++) std::memcpy(dst + p[j].dst, r.dest + p[j].at, p[j].len);
+          for (uint64_t j = 0; j < g.pieces; j++) std::memcpy(dst + p[j].dst, bytes + p[j].at, p[j].len);
         break;
     }
     if (!ok) bad = mismatch(g);

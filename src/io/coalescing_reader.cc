@@ -1,5 +1,7 @@
 #include "io/coalescing_reader.h"
 
+#include "io/streaming_copy.h"
+
 #include <limits.h>
 #include <sys/uio.h>
 
@@ -246,10 +248,11 @@ namespace {
 // Reads block k, whose ranges do not overlap, straight into their
 // destinations (or through the bounce), in requests of about
 // `request_bytes`; the gaps between ranges land in `scratch`. `done` runs
-// after each request for the ranges it completed.
+// after each request for the ranges it completed. If `stream`, bounced
+// ranges are copied out past the CPU cache (streaming_copy.h).
 Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& r, uint64_t request_bytes,
-                     std::string* scratch, std::vector<struct iovec>* iov_buf, const RangeDone& done,
-                     ReadCounts* counts, StreamAdvisor* advise) {
+                     bool stream, std::string* scratch, std::vector<struct iovec>* iov_buf,
+                     const RangeDone& done, ReadCounts* counts, StreamAdvisor* advise) {
   std::vector<struct iovec>& iov = *iov_buf;
   char* bounce = nullptr;  // taken when first needed
   size_t i = b.first;
@@ -289,7 +292,7 @@ Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& 
     if (alone) {
       Status s = ReadThroughBounce(f, r[i], counts);
       if (!s.ok()) return s;
-      if (done) done(r[i]);
+      if (done) done(r[i], r[i].dest);
       i = j;
       continue;
     }
@@ -318,24 +321,57 @@ Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& 
     Status s = iov.size() == 1 ? f->PRead(start, iov[0].iov_base, pos - start)
                                : f->PReadV(start, iov.data(), int(iov.size()), pos - start);
     if (!s.ok()) return s;
-    if (bounce != nullptr && bounced > 0) {  // copied out before any `done`
-      cursor = 0;
+    // Where each range of [i, j) is now: in the bounce, or in place.
+    auto for_each_range = [&](auto&& fn) {
+      uint64_t at = 0;
       for (size_t m = i; m < j; m++) {
         const ReadRange& x = r[m];
-        if (x.length == 0 || !ShortCopyDistance(x.dest, x.offset)) continue;
-        cursor = BouncePlace(cursor, x.offset);
-        std::memcpy(x.dest, bounce + cursor, x.length);
-        cursor += x.length;
-        if (counts) counts->bounced += x.length;
+        if (x.length == 0) continue;  // an empty one's `done` ran already (ReadCoalesced)
+        if (bounce != nullptr && ShortCopyDistance(x.dest, x.offset)) {
+          at = BouncePlace(at, x.offset);
+          fn(x, bounce + at);
+          at += x.length;
+        } else {
+          fn(x, x.dest);
+        }
       }
+    };
+    if (bounce != nullptr && bounced > 0) {  // copied out before any `done`
+      // Ranges touching both in the bounce and at their destinations are
+      // one copy.
+      char* to = nullptr;
+      const char* from = nullptr;
+      uint64_t len = 0;
+      auto flush = [&] {
+        if (len == 0) return;
+        if (stream)
+          StreamingCopy(to, from, len);
+        else
+          std::memcpy(to, from, len);
+        if (counts) {
+          counts->bounced += len;
+          if (stream) counts->streamed += len;
+        }
+      };
+      for_each_range([&](const ReadRange& x, const char* now) {
+        if (now == x.dest) return;
+        if (len > 0 && to + len == x.dest && from + len == now) {
+          len += x.length;
+          return;
+        }
+        flush();
+        to = x.dest;
+        from = now;
+        len = x.length;
+      });
+      flush();
+      if (stream) StreamingCopyFence();
     }
     if (counts) {
       counts->requests++;
       counts->bytes += pos - start;
     }
-    if (done)
-      for (size_t m = i; m < j; m++)
-        if (r[m].length > 0) done(r[m]);  // an empty one's ran already (ReadCoalesced)
+    if (done) for_each_range([&](const ReadRange& x, const char* now) { done(x, now); });
     i = j;
   }
   return Status::OK();
@@ -357,7 +393,7 @@ Status ReadBounced(File* f, const ReadBlock& b, const std::vector<ReadRange>& r,
     const ReadRange& x = r[i];
     if (x.length == 0) continue;  // `done` already ran for it
     std::memcpy(x.dest, base + (x.offset - b.offset), x.length);
-    if (done) done(x);
+    if (done) done(x, base + (x.offset - b.offset));
   }
   return Status::OK();
 }
@@ -378,7 +414,11 @@ Status ReadCoalesced(std::vector<ReadRange>* ranges_in, const ReadPlanLimits& li
   PlanReadBlocks(&ranges, limits, &blocks);
   if (done)  // empty ranges belong to no block
     for (const ReadRange& x : ranges)
-      if (x.length == 0) done(x);
+      if (x.length == 0) done(x, x.dest);
+  // A read far larger than the cache copies out of the bounce past it.
+  uint64_t total = 0;
+  for (const ReadBlock& b : blocks) total += b.wanted;
+  const bool stream = total >= kStreamingCopyBytes;
   Readahead ra(blocks, files);
   StreamAdvisor advisor(ranges, limits.streams, files);
   std::string scratch, bounce;
@@ -396,7 +436,8 @@ Status ReadCoalesced(std::vector<ReadRange>* ranges_in, const ReadPlanLimits& li
     }
     if (limits.readahead) ra.Before(k);
     s = overlap ? ReadBounced(f, b, ranges, &bounce, done, counts)
-                : ReadScattered(f, b, ranges, std::max<uint64_t>(1, limits.request_bytes), &scratch, &ws->iov,
+                : ReadScattered(f, b, ranges, std::max<uint64_t>(1, limits.request_bytes), stream, &scratch,
+                                &ws->iov,
                                 done, counts,
                                 limits.streams ? &advisor : nullptr);
     if (!s.ok()) return s;

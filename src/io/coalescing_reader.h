@@ -22,7 +22,10 @@
 // machine (AMD EPYC, `rep movsb`), and a buffer from malloc (page + 16)
 // meets it for every page-aligned value (bench/README.md, "Reads into
 // buffers from malloc"). The bounce is one 1 MiB buffer per reading thread,
-// kept for the thread's life.
+// kept for the thread's life. A large read (kStreamingCopyBytes) copies out
+// of it with non-temporal stores, and hands `done` the bytes in the bounce,
+// still in the cache, to verify (bench/README.md, "Copying out of the
+// bounce past the cache").
 #pragma once
 
 #include <cstddef>
@@ -103,6 +106,11 @@ constexpr uint64_t kRequestBytes = 1ull << 20;
 // requests and 0.97-1.03 in 16 MiB ones (same rounds); array reads were
 // slower with 8 MiB requests and keep kRequestBytes.
 constexpr uint64_t kValueRequestBytes = 16ull << 20;
+// A ReadCoalesced call wanting at least this many bytes copies its bounced
+// ranges out with non-temporal stores (streaming_copy.h): a quarter of
+// this machine's 32 MiB L3, beyond which the caller's bytes would not stay
+// in the cache anyway.
+constexpr uint64_t kStreamingCopyBytes = 8ull << 20;
 // How far ahead of the reading position the kernel is told to read.
 constexpr uint64_t kReadaheadWindow = 16ull << 20;
 
@@ -120,8 +128,12 @@ void PlanReadBlocks(std::vector<ReadRange>* ranges, const ReadPlanLimits& limits
 
 // Resolves a data file id to an open file.
 using FileResolver = std::function<Status(uint32_t subfile, File** file)>;
-// Called once per range, as soon as its bytes are in place.
-using RangeDone = std::function<void(const ReadRange& range)>;
+// Called once per range, as soon as its bytes are in place at range.dest.
+// `bytes` holds the same bytes, where reading them is cheapest: range.dest,
+// or the bounce buffer they were copied out of, which is still in the CPU
+// cache (a large read's copy to range.dest bypasses it). Valid only
+// during the call.
+using RangeDone = std::function<void(const ReadRange& range, const char* bytes)>;
 
 // What ReadCoalesced asked of the file system: read calls (pread/preadv)
 // and the bytes they returned, gaps included.
@@ -129,6 +141,7 @@ struct ReadCounts {
   uint64_t requests = 0;
   uint64_t bytes = 0;
   uint64_t bounced = 0;  // bytes of ranges read through the bounce buffer
+  uint64_t streamed = 0;  // of those, copied out past the CPU cache
 };
 
 // True if the kernel's copy of bytes at file `offset` to `dest` is the

@@ -1,8 +1,9 @@
 // The read path: Get, GetRange, MultiGet (into strings or into the caller's
 // buffers) and the per-value verified read Rep::ReadValue. Chunks are read
-// by io/coalescing_reader straight into their destination and each chunk's
-// checksum is checked right after the request that brought it, while its
-// bytes are still in the CPU cache. See doc/design.md "The read path".
+// by io/coalescing_reader straight into their destination (or through its
+// bounce buffer) and each chunk's checksum is checked right after the
+// request that brought it, on the bytes where they are still in the CPU
+// cache (`done`'s `bytes`). See doc/design.md "The read path".
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -93,17 +94,17 @@ Status Store::Rep::ReadValue(const EntryView& e, uint64_t offset, uint64_t len, 
     pieces.push_back(Piece{&c, cbeg, buf});
   }
   Status bad;
-  auto verify = [&](const ReadRange& r) {
+  auto verify = [&](const ReadRange& r, const char* bytes) {
     const Piece& p = pieces[r.tag];
     if (!bad.ok()) return;
-    if (Checksum(p.buf, p.c->length) != p.c->checksum) {
+    if (Checksum(bytes, p.c->length) != p.c->checksum) {
       bad = ChunkError(e.key, *p.c);
       return;
     }
     uint64_t cend = p.value_off + p.c->raw_length;
     if (p.value_off < offset || cend > offset + len) {  // a side buffer: copy its part
       uint64_t from = std::max(offset, p.value_off), to = std::min(offset + len, cend);
-      std::memcpy(dest + (from - offset), p.buf + (from - p.value_off), to - from);
+      std::memcpy(dest + (from - offset), bytes + (from - p.value_off), to - from);
     }
   };
   Status s = ReadCoalesced(std::move(ranges), Limits(ro),
@@ -171,10 +172,10 @@ Status Store::Rep::MultiRead(const std::vector<std::string>& keys, std::vector<S
   // One pointer of context: the std::function keeps it without allocating.
   struct Ctx { const std::vector<std::string>* keys; std::vector<Status>* statuses; MultiReadScratch* m; const Rep* rep; };
   Ctx ctx{&keys, statuses, &m, this};
-  auto verify = [c = &ctx](const ReadRange& r) {
+  auto verify = [c = &ctx](const ReadRange& r, const char* bytes) {
     const auto& [key, chunk] = c->m->wants[r.tag];
     Status& st = (*c->statuses)[key];
-    if (st.ok() && Checksum(r.dest, chunk->length) != chunk->checksum) st = c->rep->ChunkError((*c->keys)[key], *chunk);
+    if (st.ok() && Checksum(bytes, chunk->length) != chunk->checksum) st = c->rep->ChunkError((*c->keys)[key], *chunk);
   };
   Status io = ReadCoalesced(&m.ranges, Limits(ro), [this](uint32_t id, File** f) { return DataFile(id, f); },
                             verify, nullptr, &m.io);
@@ -212,10 +213,11 @@ Status Store::MultiGet(const std::vector<std::string>& keys, std::vector<ValueBu
     statuses->assign(keys.size(), bad);
     return bad;
   }
-  // Values are read and verified in place: two buffers sharing bytes would
-  // overwrite each other between the read and the check, and a good value
-  // would be reported corrupt (or a reported-good one hold the other's
-  // bytes). Refused before anything is read.
+  // Values are read and verified in place (or in the bounce, then copied):
+  // two buffers sharing bytes would overwrite each other between the read
+  // and the check, and a good value would be reported corrupt (or a
+  // reported-good one hold the other's bytes). Refused before anything is
+  // read.
   if (keys.size() > 1) {
     std::vector<size_t>& order = rep_->multi_read.order;
     order.clear();
