@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 #include "array/array_state.h"
 #include "format/coding.h"
@@ -299,7 +300,23 @@ Status CombineRounds(Store::Rep* r, const std::vector<std::string>& rounds, std:
         ArrayMeta m;
         if (s.ok()) s = DecodeArrayMeta(bytes, r->Where(kSharedNamespace) + " array '" + name + "'", &m);
         if (!s.ok()) return s;
-        if (m.nblocks > 0 && m.max_ns >= m_ranks) left.push_back("'" + name + "'");
+        if (m.nblocks > 0 && m.max_ns >= m_ranks) {
+          // Named with the namespaces its dropped blocks are in (the
+          // first few): where they are, not the whole dropped range.
+          std::set<uint32_t> where;
+          for (uint64_t b = 0; b < m.nblocks; b++)
+            if (m.BlockNs(b) >= m_ranks) where.insert(m.BlockNs(b));
+          std::string list;
+          size_t shown = 0;
+          for (uint32_t ns : where) {
+            if (shown == 8) {
+              list += " and " + std::to_string(where.size() - shown) + " more";
+              break;
+            }
+            list += (shown++ ? ", " : "") + std::to_string(ns);
+          }
+          left.push_back("'" + name + "' (namespace" + (where.size() == 1 ? " " : "s ") + list + ")");
+        }
       }
     }
   }
@@ -311,9 +328,9 @@ Status CombineRounds(Store::Rep* r, const std::vector<std::string>& rounds, std:
     if (left.size() > 20) names += " and " + std::to_string(left.size() - 20) + " more";
     return Status::InvalidArgument(
         std::string(left.size() == 1 ? "array " : "arrays ") + names + (left.size() == 1 ? " has" : " have") +
-        " blocks in namespaces " + std::to_string(m_ranks) + ".." + std::to_string(r->current.nranks - 1) +
-        " of revision " + std::to_string(r->current.revision) + ", which a commit on " +
-        std::to_string(m_ranks) + " ranks does not carry: put " + (left.size() == 1 ? "it" : "each") +
+        " blocks in revision " + std::to_string(r->current.revision) + " (written on " +
+        std::to_string(r->current.nranks) + " ranks) that a commit on " + std::to_string(m_ranks) +
+        (m_ranks == 1 ? " rank" : " ranks") + " does not carry: put " + (left.size() == 1 ? "it" : "each") +
         " again (read it with GetArray first) or delete it");
   }
   return Status::OK();

@@ -107,7 +107,7 @@ Status Store::PutArray(std::string_view name, DType dtype, const std::vector<uin
   if (!s.ok()) return s;
   uint64_t elements, total;
   if (!Product(shape, &total) || total > UINT64_MAX / esize)
-    return Status::InvalidArgument(who + "shape " + ShapeString(shape) + " holds more than 2^64 bytes");
+    return Status::InvalidArgument(who + "shape " + ShapeString(shape) + " holds 2^64 bytes or more");
   Product(ct, &elements);  // inside the shape: cannot overflow
   if (elements > 0 && data == nullptr) return Status::InvalidArgument(who + "null data for a non-empty box");
   if (opt.checksum_grain % 4096 != 0)
