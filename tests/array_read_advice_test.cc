@@ -20,11 +20,12 @@ constexpr uint64_t kKiB = 1024;
 
 struct Fixture {
   test::TempDir dir;
-  std::string bytes = test::Pattern(5, 1 << 20);
+  std::string bytes;
   IoStats stats;
   std::unique_ptr<File> file;
-  std::string out = std::string(1 << 20, '\0');
-  Fixture() {
+  std::string out;
+  // A file of `size` patterned bytes, read into `out` of the same size.
+  explicit Fixture(size_t size = 1 << 20) : bytes(test::Pattern(5, size)), out(size, '\0') {
     std::unique_ptr<File> w;
     EXPECT_TRUE(File::Open(dir.sub("f"), File::kCreate, &stats, &w).ok());
     EXPECT_TRUE(w->PWrite(0, bytes.data(), bytes.size()).ok());
@@ -85,37 +86,20 @@ TEST(ArrayReadAdvice, ShortStreamsAreAdvisedLongOnesAndTheirContinuationsAreNot)
 TEST(ArrayReadAdvice, ByDefaultAWholeExtentIsLeftToTheKernelAndA4MiBStreamIsAdvised) {
   // The defaults: a stream of 16 MiB (a block's run of one default
   // extent) is not advised; one of 4 MiB (a slab of a block) is.
-  test::TempDir dir;
   const uint64_t kMiB = 1 << 20;
-  std::string bytes = test::Pattern(9, 21 * kMiB);
-  IoStats stats;
-  std::unique_ptr<File> w, file;
-  ASSERT_TRUE(File::Open(dir.sub("f"), File::kCreate, &stats, &w).ok());
-  ASSERT_TRUE(w->PWrite(0, bytes.data(), bytes.size()).ok());
-  ASSERT_TRUE(File::Open(dir.sub("f"), File::kReadOnly, &stats, &file).ok());
-  std::string out(bytes.size(), '\0');
-  auto read = [&](uint64_t from, uint64_t to, ShortStreams* st) {
-    std::vector<ReadRange> r;
-    for (uint64_t at = from; at < to; at += 4 * kKiB) r.push_back(ReadRange{0, at, 4 * kKiB, out.data() + at, 0});
-    ReadPlanLimits l;
-    l.gap_limit = 0;
-    l.max_amplification = 1.0;
-    l.readahead = false;
-    l.streams = st;
-    File* f = file.get();
-    FileResolver files = [f](uint32_t, File** o) {
-      *o = f;
-      return Status::OK();
-    };
-    ASSERT_TRUE(ReadCoalesced(std::move(r), l, files).ok());
-    EXPECT_EQ(out.compare(from, to - from, bytes, from, to - from), 0);
-  };
+  Fixture fx(21 * kMiB);
+  std::vector<ReadRange> r;
   ShortStreams extent;
-  read(kMiB, 17 * kMiB, &extent);
+  fx.Add(&r, kMiB, 17 * kMiB);
+  fx.Read(r, &extent);
   EXPECT_EQ(extent.advised, 0u) << "a 16 MiB stream is the kernel's to read ahead";
+  EXPECT_TRUE(fx.Same(kMiB, 17 * kMiB));
+  r.clear();
   ShortStreams slab;
-  read(17 * kMiB, 21 * kMiB, &slab);
+  fx.Add(&r, 17 * kMiB, 21 * kMiB);
+  fx.Read(r, &slab);
   EXPECT_GT(slab.advised, 0u) << "a 4 MiB stream is advised";
+  EXPECT_TRUE(fx.Same(17 * kMiB, 21 * kMiB));
 }
 
 TEST(ArrayReadAdvice, AShortStreamContinuedByTheNextWindowStaysAdvised) {
