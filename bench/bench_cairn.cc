@@ -16,7 +16,9 @@
 // Options for a tuned run, each reported under its own system name
 // (--label=NAME gives "cairn-NAME"): --extent-size, --chunk-size,
 // --write-buffer, --inline-limit, --subfiles, --sync=0|1, --writeback
-// (Options::writeback_bytes; 0 turns early writeback off).
+// (Options::writeback_bytes; 0 turns early writeback off), --direct-read=N
+// (sets CAIRN_DIRECT_READ_BYTES: requests of N bytes or more read past the
+// page cache; doc/design.md "Direct reads").
 //
 // --distinct-sources=1 puts each object of a checkpoint from its own memory
 // (--count buffers of --size bytes, made and touched before the timed
@@ -26,6 +28,8 @@
 // pattern for every system.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <memory>
 
 #include "cairn/store.h"
@@ -56,6 +60,7 @@ class Cairn : public bench::System {
     options_.subfiles = static_cast<int>(cfg.GetU64("subfiles", options_.subfiles));
     options_.sync = cfg.GetU64("sync", options_.sync ? 1 : 0) != 0;
     options_.writeback_bytes = cfg.GetU64("writeback", options_.writeback_bytes);
+    if (std::string d = cfg.Get("direct-read", ""); !d.empty()) setenv("CAIRN_DIRECT_READ_BYTES", d.c_str(), 1);
     read_mode_ = cfg.Get("read-mode", "multiget");
     use_get_ = read_mode_ == "get";
     if (!use_get_ && read_mode_ != "strings" && read_mode_ != "multiget")

@@ -36,6 +36,9 @@ SYSTEMS = [
     # The device with N parallel streams (one thread and file per rank's
     # share); the limit is the better of the two (issue 11, goal 2).
     ("device-par", "bench_device", []),
+    # The device read past the page cache (O_DIRECT, one stream), as cairn
+    # reads cold aligned requests (Options::direct_read_bytes).
+    ("device-direct", "bench_device", ["--direct=1"]),
     ("posix", "bench_posix", []),
     ("mpiio-ind", "bench_mpiio", ["--collective=0"]),
     ("mpiio-coll", "bench_mpiio", ["--collective=1"]),
@@ -56,7 +59,7 @@ META_CATEGORIES = {
     "fsync": ["fsync", "fdatasync"],
     "truncate": ["truncate", "ftruncate", "fallocate"],
 }
-DEVICES = ("device", "device-par")
+DEVICES = ("device", "device-par", "device-direct")
 
 
 def is_device(name):
@@ -372,7 +375,8 @@ def summarize(cells):
 
 
 def device_limit(summary, workload, n, phase):
-    """The device limit of a cell: the better median of 1 and N streams."""
+    """The device limit of a cell: the best median of 1 and N streams and of
+    one stream read past the page cache."""
     best = None
     for d in DEVICES:
         x = summary.get((d, workload, n, phase))
@@ -438,8 +442,9 @@ def markdown(meta, summary, md_counts, workloads, ranks, systems):
     L.append("Each cell: median MiB/s [min-max] and, after the x, the median as a ratio to "
              "the device limit: the better median of `device` (one process writing/reading the same bytes in "
              "1 MiB blocks, or one object per call for larger objects, as one stream) and `device-par` "
-             "(the same bytes as N parallel streams, one thread and one file each; marked (limit) where it "
-             "is the better).")
+             "(the same bytes as N parallel streams, one thread and one file each) and `device-direct` (one "
+             "stream whose reads bypass the page cache with O_DIRECT, as cairn's reads of cold aligned "
+             "requests do); marked (limit) where it is the best.")
     for phase, title in (("write", "Checkpoint (write) bandwidth"),
                          ("read", "Restart (full read) bandwidth"),
                          ("sparse", "Sparse read of 1 % of the objects")):
@@ -469,7 +474,8 @@ def markdown(meta, summary, md_counts, workloads, ranks, systems):
                         cell += f" x{x['ratio_to_device']:.2f}"
                     elif is_device(s) and phase != "sparse":
                         best = device_limit(summary, w["name"], n, phase)
-                        if best is x and "device-par" in systems and n > 1:
+                        others = [d for d in DEVICES if d != s and summary.get((d, w["name"], n, phase))]
+                        if best is x and others:
                             cell += " (limit)"
                     row.append(cell)
                 L.append(f"| {s} | " + " | ".join(row) + " |")
@@ -629,7 +635,8 @@ def plots(outdir, summary, md_counts, workloads, ranks, systems):
         log("matplotlib is missing: no plots (scripts/install_bench_deps.sh installs it)")
         return []
     style = {"device": dict(color="black", linestyle="--", marker="s"),
-             "device-par": dict(color="gray", linestyle="--", marker="s")}
+             "device-par": dict(color="gray", linestyle="--", marker="s"),
+             "device-direct": dict(color="silver", linestyle=":", marker="s")}
     files = []
 
     def panel_grid(title):

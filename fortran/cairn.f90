@@ -124,6 +124,7 @@ module cairn
     integer(c_int64_t) :: staging_stalls = 0, staging_stall_ns = 0
     integer(c_int64_t) :: index_bytes_gathered = 0, index_tables_reused = 0, index_tables_streamed = 0
     integer(c_int64_t) :: writeback_requests = 0
+    integer(c_int64_t) :: direct_read_bytes = 0
   end type cairn_io_stats
 
   ! One read of cairn_multi_get, made by cairn_read_into(key, x).

@@ -349,6 +349,9 @@ typedef struct {
   uint64_t index_bytes_gathered, index_tables_reused, index_tables_streamed;
   /* Early writeback requests (writeback_bytes). */
   uint64_t writeback_requests;
+  /* Bytes of read_bytes read past the page cache (0 unless the
+   * environment sets CAIRN_DIRECT_READ_BYTES; cairn::IoStats). */
+  uint64_t direct_read_bytes;
 } cairn_io_stats_t;
 
 /* Local. Fills the first stats_size bytes of *stats (pass

@@ -125,6 +125,10 @@ struct IoStats {
   // data to the device ahead of the commit's fsync (not metadata, not
   // durable by themselves).
   uint64_t writeback_requests = 0;
+  // Bytes of read_bytes read past the page cache: requests the device
+  // wrote straight into memory. 0 unless CAIRN_DIRECT_READ_BYTES is set
+  // (off by default; doc/design.md "Direct reads").
+  uint64_t direct_read_bytes = 0;
   // Sum of the metadata operations above.
   uint64_t metadata_ops() const {
     return opens + mkdirs + stats + fsyncs + renames + unlinks + truncates;

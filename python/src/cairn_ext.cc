@@ -843,6 +843,7 @@ class PyStore {
     d["index_tables_reused"] = io.index_tables_reused;
     d["index_tables_streamed"] = io.index_tables_streamed;
     d["writeback_requests"] = io.writeback_requests;
+    d["direct_read_bytes"] = io.direct_read_bytes;
     d["metadata_ops"] = io.metadata_ops();
     return d;
   }

@@ -658,7 +658,7 @@ def test_stats_has_every_io_counter(path, comm):
         s = st.stats()
         for k in ("read_requests", "write_bytes", "fsyncs", "staging_stalls", "staging_stall_ns",
                   "index_bytes_gathered", "index_tables_reused", "index_tables_streamed",
-                  "writeback_requests", "metadata_ops"):
+                  "writeback_requests", "direct_read_bytes", "metadata_ops"):
             assert k in s, (k, sorted(s))
         assert s["index_tables_reused"] >= 1, s
         assert (s["index_bytes_gathered"] > 0) == (st.rank == 0), s

@@ -162,7 +162,8 @@ Status Store::GetArray(std::string_view name, const std::vector<uint64_t>& start
   // to the kernel's readahead (coalescing_reader.h, ShortStreams).
   ShortStreams streams;
   GrainPlanner plan(ro.gap_limit, [&](const GrainWindow& w) {
-    return ReadGrainWindow(w, dst, files, &side, &side_size, mismatch, &counts, &streams);
+    return ReadGrainWindow(w, dst, files, &side, &side_size, mismatch, &counts, &streams,
+                           r->direct_read_bytes);
   });
   auto read_blocks = [&]() -> Status {
     for (uint64_t b : hits) {

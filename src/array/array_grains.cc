@@ -169,7 +169,7 @@ Status GrainPlanner::HandOff() {
 Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& files,
                        std::unique_ptr<char[]>* side, uint64_t* side_size,
                        const std::function<Status(const PlannedGrain&)>& mismatch, ReadCounts* counts,
-                       ShortStreams* streams) {
+                       ShortStreams* streams, uint64_t direct_bytes) {
   uint64_t need = w.side_bytes + w.max_gap;  // gaps all land in the same scratch bytes
   if (*side_size < need) {
     side->reset(new char[size_t(need)]);  // not zero-filled
@@ -252,6 +252,7 @@ Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& file
   limits.max_amplification = 1.0;
   limits.readahead = false;
   limits.streams = streams;
+  limits.direct_bytes = direct_bytes;
   if (streams) streams->more_follow = !w.last;
   Status s = ReadCoalesced(std::move(ranges), limits, files, done, counts);
   if (!s.ok()) return s;

@@ -148,9 +148,10 @@ Status GrainEnds(const std::vector<ChunkRef>& chunks, std::vector<uint64_t>* end
 // caller's buffer is then unspecified).
 // `streams` (may be null): the short-stream advice state, kept by the
 // caller from one window of a box to the next (coalescing_reader.h).
+// `direct_bytes`: ReadPlanLimits::direct_bytes (CAIRN_DIRECT_READ_BYTES).
 Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& files,
                        std::unique_ptr<char[]>* side, uint64_t* side_size,
                        const std::function<Status(const PlannedGrain&)>& mismatch, ReadCounts* counts,
-                       ShortStreams* streams = nullptr);
+                       ShortStreams* streams = nullptr, uint64_t direct_bytes = 0);
 
 }  // namespace cairn

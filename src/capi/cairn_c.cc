@@ -508,6 +508,7 @@ int cairn_stats(const cairn_store_t* s, cairn_io_stats_t* stats, size_t stats_si
     o.index_tables_reused = st.index_tables_reused;
     o.index_tables_streamed = st.index_tables_streamed;
     o.writeback_requests = st.writeback_requests;
+    o.direct_read_bytes = st.direct_read_bytes;
     return CopyOut(o, stats, stats_size, "cairn_stats", "cairn_io_stats_t");
   });
 }

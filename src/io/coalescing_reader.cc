@@ -245,13 +245,35 @@ Status ReadWhole(File* f, uint64_t offset, char* dest, uint64_t n, bool once) {
 
 namespace {
 
+// Memory for the gaps of a request: page-aligned, so that a request with
+// gaps can still be read past the page cache (O_DIRECT wants aligned
+// memory for every entry). Grows, never shrinks; one per ReadCoalesced.
+class GapScratch {
+ public:
+  ~GapScratch() { std::free(p_); }
+  // At least n bytes; nullptr if there is no memory.
+  char* Get(uint64_t n) {
+    if (n > size_) {
+      std::free(p_);
+      size_ = (n + kPage - 1) & ~(kPage - 1);
+      p_ = static_cast<char*>(std::aligned_alloc(kPage, size_));
+      if (p_ == nullptr) size_ = 0;
+    }
+    return p_;
+  }
+
+ private:
+  char* p_ = nullptr;
+  uint64_t size_ = 0;
+};
+
 // Reads block k, whose ranges do not overlap, straight into their
 // destinations (or through the bounce), in requests of about
 // `request_bytes`; the gaps between ranges land in `scratch`. `done` runs
 // after each request for the ranges it completed. If `stream`, bounced
 // ranges are copied out past the CPU cache (streaming_copy.h).
 Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& r, uint64_t request_bytes,
-                     bool stream, std::string* scratch, std::vector<struct iovec>* iov_buf,
+                     uint64_t direct_bytes, bool stream, GapScratch* scratch, std::vector<struct iovec>* iov_buf,
                      const RangeDone& done, ReadCounts* counts, StreamAdvisor* advise) {
   std::vector<struct iovec>& iov = *iov_buf;
   char* bounce = nullptr;  // taken when first needed
@@ -299,7 +321,8 @@ Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& 
     if (bounced > 0 && bounce == nullptr) bounce = ThreadBounce();
     // Every gap of the request lands in the same scratch bytes (sized
     // before any iovec points into it).
-    if (scratch->size() < max_gap) scratch->resize(max_gap);
+    char* gap_bytes = max_gap > 0 ? scratch->Get(max_gap) : nullptr;
+    if (max_gap > 0 && gap_bytes == nullptr) return Status::IOError("no memory for a read's gap bytes");
     iov.clear();
     uint64_t cursor = 0;
     for (size_t m = i, at = start; m < j; m++) {
@@ -311,15 +334,23 @@ Status ReadScattered(File* f, const ReadBlock& b, const std::vector<ReadRange>& 
         to = bounce + cursor;
         cursor += x.length;
       }
-      if (x.offset > at) iov.push_back(iovec{scratch->data(), size_t(x.offset - at)});
+      if (x.offset > at) iov.push_back(iovec{gap_bytes, size_t(x.offset - at)});
       if (x.offset == at && !iov.empty() && static_cast<char*>(iov.back().iov_base) + iov.back().iov_len == to)
         iov.back().iov_len += size_t(x.length);  // touching in the file and in memory
       else
         iov.push_back(iovec{to, size_t(x.length)});
       at = x.offset + x.length;
     }
-    Status s = iov.size() == 1 ? f->PRead(start, iov[0].iov_base, pos - start)
-                               : f->PReadV(start, iov.data(), int(iov.size()), pos - start);
+    // Past the page cache if it may be and can be (File::PReadVDirect);
+    // else through it.
+    Status s;
+    if (direct_bytes > 0 && bounced == 0 && pos - start >= direct_bytes &&
+        f->PReadVDirect(start, iov.data(), int(iov.size()), pos - start)) {
+      if (counts) counts->direct += pos - start;
+    } else {
+      s = iov.size() == 1 ? f->PRead(start, iov[0].iov_base, pos - start)
+                          : f->PReadV(start, iov.data(), int(iov.size()), pos - start);
+    }
     if (!s.ok()) return s;
     // Where each range of [i, j) is now: in the bounce, or in place.
     auto for_each_range = [&](auto&& fn) {
@@ -421,7 +452,8 @@ Status ReadCoalesced(std::vector<ReadRange>* ranges_in, const ReadPlanLimits& li
   const bool stream = total >= kStreamingCopyBytes;
   Readahead ra(blocks, files);
   StreamAdvisor advisor(ranges, limits.streams, files);
-  std::string scratch, bounce;
+  GapScratch scratch;
+  std::string bounce;
   for (size_t k = 0; k < blocks.size(); k++) {
     const ReadBlock& b = blocks[k];
     File* f = nullptr;
@@ -436,7 +468,8 @@ Status ReadCoalesced(std::vector<ReadRange>* ranges_in, const ReadPlanLimits& li
     }
     if (limits.readahead) ra.Before(k);
     s = overlap ? ReadBounced(f, b, ranges, &bounce, done, counts)
-                : ReadScattered(f, b, ranges, std::max<uint64_t>(1, limits.request_bytes), stream, &scratch,
+                : ReadScattered(f, b, ranges, std::max<uint64_t>(1, limits.request_bytes), limits.direct_bytes,
+                                stream, &scratch,
                                 &ws->iov,
                                 done, counts,
                                 limits.streams ? &advisor : nullptr);

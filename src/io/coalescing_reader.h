@@ -83,6 +83,11 @@ struct ReadPlanLimits {
   // call is not a new one; and a stream that reaches the end of a call
   // that `more_follow` may go on in the next call, so it counts as long.
   struct ShortStreams* streams = nullptr;
+  // Requests of at least this many bytes whose bytes are not in the page
+  // cache are read past it (File::PReadVDirect, O_DIRECT) when the file,
+  // the offsets and the destinations allow; 0: never (doc/design.md
+  // "Direct reads"). Requests through the bounce buffer are never direct.
+  uint64_t direct_bytes = 0;
 };
 
 struct ShortStreams {
@@ -147,6 +152,7 @@ struct ReadCounts {
   uint64_t bytes = 0;
   uint64_t bounced = 0;  // bytes of ranges read through the bounce buffer
   uint64_t streamed = 0;  // of those, copied out past the CPU cache
+  uint64_t direct = 0;    // bytes of requests read past the page cache
 };
 
 // True if the kernel's copy of bytes at file `offset` to `dest` is the

@@ -44,6 +44,7 @@ IoStats SnapshotStats(const IoStats& s) {
   o.index_tables_reused = load(s.index_tables_reused);
   o.index_tables_streamed = load(s.index_tables_streamed);
   o.writeback_requests = load(s.writeback_requests);
+  o.direct_read_bytes = load(s.direct_read_bytes);
   return o;
 }
 
@@ -83,6 +84,7 @@ Status File::Open(const std::string& path, Mode mode, IoStats* stats,
 
 File::~File() {
   if (fd_ >= 0) ::close(fd_);
+  if (direct_fd_ >= 0) ::close(direct_fd_);
 }
 
 // The status of a read of n bytes at `offset` that stopped after `done`:

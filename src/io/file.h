@@ -4,6 +4,7 @@
 // directory helpers below, so the counts are complete.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -40,6 +41,20 @@ class File {
   // IOV_MAX entries): preadv, looping over short transfers. Counted as one
   // read request of n bytes.
   Status PReadV(uint64_t offset, const struct iovec* iov, int iovcnt, uint64_t n) const;
+  // The same request read with O_DIRECT, past the page cache: the device
+  // writes into `iov` itself, so the kernel neither copies the bytes nor
+  // allocates, fills and later drops pages for them (src/io/file_direct.cc;
+  // doc/design.md "Direct reads"). Done only where it is safe and pays:
+  // returns false, with nothing read that counts (iov's bytes are then
+  // unspecified; the caller reads the request through the cache), if the
+  // file system has no O_DIRECT, if `offset`, n, an entry's address or an
+  // entry's length is not a multiple of the file's direct-I/O alignment
+  // (statx STATX_DIOALIGN; 4096 where it is not reported), if any page of
+  // the range is in the page cache (cachestat, Linux 6.5; never on a kernel
+  // without it), or if the direct read fails or comes back short. The
+  // first call opens the file a second time, with O_DIRECT (counted as an
+  // open); the descriptor is kept with the File's. Thread-safe.
+  bool PReadVDirect(uint64_t offset, const struct iovec* iov, int iovcnt, uint64_t n) const;
   // Asks the kernel to start reading [offset, offset + n) into the page
   // cache (posix_fadvise WILLNEED); a hint, it cannot fail.
   void WillNeed(uint64_t offset, uint64_t n) const;
@@ -79,7 +94,14 @@ class File {
 
  private:
   File(int fd, std::string path, IoStats* stats) : fd_(fd), path_(std::move(path)), stats_(stats) {}
+  // The O_DIRECT descriptor and the alignment it needs, made by the first
+  // PReadVDirect (direct_state_: 0 not yet, 1 usable, -1 not usable).
+  bool DirectUsable() const;
   int fd_;
+  mutable std::mutex direct_mu_;
+  mutable std::atomic<int> direct_state_{0};
+  mutable int direct_fd_ = -1;
+  mutable uint64_t direct_mem_align_ = 4096, direct_offset_align_ = 4096;
   std::string path_;
   IoStats* stats_;
   mutable std::mutex wb_mu_;

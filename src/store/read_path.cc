@@ -5,6 +5,8 @@
 // request that brought it, on the bytes where they are still in the CPU
 // cache (`done`'s `bytes`). See doc/design.md "The read path".
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -19,8 +21,9 @@ namespace cairn {
 
 namespace {
 
-ReadPlanLimits Limits(const ReadOptions& ro) {
+ReadPlanLimits Limits(const ReadOptions& ro, uint64_t direct_read_bytes) {
   ReadPlanLimits l;
+  l.direct_bytes = direct_read_bytes;
   l.gap_limit = ro.gap_limit;
   l.max_block = ro.max_block;
   l.max_amplification = ro.max_read_amplification;
@@ -29,6 +32,20 @@ ReadPlanLimits Limits(const ReadOptions& ro) {
 }
 
 }  // namespace
+
+Status DirectReadBytesFromEnv(uint64_t* bytes) {
+  *bytes = 0;
+  const char* v = std::getenv("CAIRN_DIRECT_READ_BYTES");
+  if (v == nullptr || *v == '\0') return Status::OK();
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long n = std::strtoull(v, &end, 10);
+  if (errno != 0 || *end != '\0' || v[0] == '-' || n >> 63)
+    return Status::InvalidArgument(std::string("CAIRN_DIRECT_READ_BYTES is '") + v +
+                                   "': give a byte count below 2^63 (0: no direct reads)");
+  *bytes = n;
+  return Status::OK();
+}
 
 Status SizeValue(std::string* value, uint64_t size, std::string_view key) {
   // The allocation whose size is the stored value's: its failure is caught
@@ -107,7 +124,7 @@ Status Store::Rep::ReadValue(const EntryView& e, uint64_t offset, uint64_t len, 
       std::memcpy(dest + (from - offset), bytes + (from - p.value_off), to - from);
     }
   };
-  Status s = ReadCoalesced(std::move(ranges), Limits(ro),
+  Status s = ReadCoalesced(std::move(ranges), Limits(ro, direct_read_bytes),
                            [this](uint32_t id, File** f) { return DataFile(id, f); }, verify);
   if (!s.ok()) return ReadError(e.key, s);
   return bad;
@@ -177,7 +194,7 @@ Status Store::Rep::MultiRead(const std::vector<std::string>& keys, std::vector<S
     Status& st = (*c->statuses)[key];
     if (st.ok() && Checksum(bytes, chunk->length) != chunk->checksum) st = c->rep->ChunkError((*c->keys)[key], *chunk);
   };
-  Status io = ReadCoalesced(&m.ranges, Limits(ro), [this](uint32_t id, File** f) { return DataFile(id, f); },
+  Status io = ReadCoalesced(&m.ranges, Limits(ro, direct_read_bytes), [this](uint32_t id, File** f) { return DataFile(id, f); },
                             verify, nullptr, &m.io);
   if (!io.ok())  // which chunks arrived is unknown: every chunked value fails
     for (const auto& w : m.wants) (*statuses)[w.first] = ReadError(keys[w.first], io);

@@ -591,6 +591,7 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   //    costs a scheduling round trip when ranks share cores (bench/README.md,
   //    "Small values").
   Status local = ValidateOptions(options);
+  if (local.ok()) local = DirectReadBytesFromEnv(&rep->direct_read_bytes);
   if (path.empty()) local = Status::InvalidArgument("empty store path");
   if (!refused.ok()) local = refused;
   const std::string my_opts = nranks > 1 ? EncodeCollectiveOptions(options, path) : std::string();

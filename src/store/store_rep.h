@@ -39,6 +39,10 @@ struct CommitPlan {
 
 struct Store::Rep {
   Options opt;
+  // Reads past the page cache from this request size on (ReadPlanLimits::
+  // direct_bytes): CAIRN_DIRECT_READ_BYTES at open, 0 (never) without it
+  // (read_path.cc, doc/design.md "Direct reads").
+  uint64_t direct_read_bytes = 0;
   std::string path;
   IoStats stats;
   std::unique_ptr<Comm> comm;      // all ranks of the store
@@ -193,6 +197,10 @@ std::string DataFileName(uint32_t subfile);
 // value larger than this process can allocate (a restart on a node with
 // less memory than the writer's) is an IOError saying so, with *value
 // empty, not std::bad_alloc out of the API. Get, MultiGet, GetShared.
+// Store::Rep::direct_read_bytes from the environment (CAIRN_DIRECT_READ_BYTES,
+// a byte count; unset or empty: 0); InvalidArgument naming the variable
+// for anything else.
+Status DirectReadBytesFromEnv(uint64_t* bytes);
 Status SizeValue(std::string* value, uint64_t size, std::string_view key);
 
 }  // namespace cairn

@@ -1,0 +1,123 @@
+// File::PReadVDirect: a read request past the page cache (O_DIRECT), taken
+// only for bytes the cache does not hold. A cold restart read through the
+// cache costs the kernel a copy of every byte plus the allocation of a page
+// for each 4 KiB; read directly, the device writes into the caller's memory
+// and neither happens (doc/design.md "Direct reads" has the measurements).
+// Bytes the cache holds (a value just written, or read before) are read
+// through it, which is faster than the device; cachestat tells which.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+
+#include "io/file.h"
+
+namespace cairn {
+
+namespace {
+
+void Count(uint64_t& field) { std::atomic_ref<uint64_t>(field).fetch_add(1, std::memory_order_relaxed); }
+
+// cachestat(2) (Linux 6.5), not in every libc's headers.
+#ifndef SYS_cachestat
+#if defined(__linux__)
+#define SYS_cachestat 451  // the same number on every architecture
+#endif
+#endif
+
+struct CachestatRange {
+  uint64_t off, len;
+};
+struct Cachestat {
+  uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
+};
+
+// True only if the kernel says that no page of [offset, offset + n) is in
+// the page cache (a kernel without cachestat says nothing: false).
+bool NothingCached(int fd, uint64_t offset, uint64_t n) {
+#ifdef SYS_cachestat
+  CachestatRange r{offset, n};
+  Cachestat c{};
+  if (::syscall(SYS_cachestat, fd, &r, &c, 0) != 0) return false;
+  return c.nr_cache == 0 && c.nr_dirty == 0 && c.nr_writeback == 0;
+#else
+  (void)fd, (void)offset, (void)n;
+  return false;
+#endif
+}
+
+// The alignment O_DIRECT needs for `fd`'s memory and file offsets: what
+// statx reports (STATX_DIOALIGN, Linux 6.1), else a page for both, which
+// every file system that has O_DIRECT accepts.
+void DirectAlignment(int fd, uint64_t* mem, uint64_t* offset) {
+  *mem = *offset = 4096;
+#if defined(STATX_DIOALIGN)
+  struct statx sx;
+  if (::statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN) &&
+      sx.stx_dio_mem_align > 0 && sx.stx_dio_offset_align > 0) {
+    *mem = sx.stx_dio_mem_align;
+    *offset = sx.stx_dio_offset_align;
+  }
+#endif
+}
+
+}  // namespace
+
+bool File::DirectUsable() const {
+  int state = direct_state_.load(std::memory_order_acquire);
+  if (state != 0) return state > 0;
+  std::lock_guard<std::mutex> l(direct_mu_);
+  if ((state = direct_state_.load(std::memory_order_relaxed)) != 0) return state > 0;
+  state = -1;
+  // The same file opened again, by its path: checked to be the same inode
+  // (a path now naming another file must not be read in its place).
+  Count(stats_->opens);
+  int dfd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+  if (dfd >= 0) {
+    struct stat a, b;
+    Count(stats_->stats);
+    Count(stats_->stats);
+    if (::fstat(fd_, &a) == 0 && ::fstat(dfd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+      DirectAlignment(dfd, &direct_mem_align_, &direct_offset_align_);
+      direct_fd_ = dfd;
+      state = 1;
+    } else {
+      ::close(dfd);
+    }
+  }
+  direct_state_.store(state, std::memory_order_release);
+  return state > 0;
+}
+
+bool File::PReadVDirect(uint64_t offset, const struct iovec* iov, int iovcnt, uint64_t n) const {
+#ifndef O_DIRECT
+  return false;
+#else
+  if (n == 0 || iovcnt <= 0 || iovcnt > IOV_MAX || !DirectUsable()) return false;
+  const uint64_t mem = direct_mem_align_, off = direct_offset_align_;
+  if (offset % off != 0 || n % off != 0) return false;
+  for (int i = 0; i < iovcnt; i++)
+    if (reinterpret_cast<uintptr_t>(iov[i].iov_base) % mem != 0 || iov[i].iov_len % off != 0) return false;
+  if (!NothingCached(fd_, offset, n)) return false;
+  // One preadv: a direct read of aligned bytes that exist comes back whole;
+  // anything else (the end of the file inside the range, EINTR, an error)
+  // is left to the read through the cache, which reports it properly.
+  ssize_t r = ::preadv(direct_fd_, iov, iovcnt, off_t(offset));
+  if (r < 0 && errno == EINVAL) {  // the file system refuses after all
+    direct_state_.store(-1, std::memory_order_release);
+    return false;
+  }
+  if (r < 0 || uint64_t(r) != n) return false;
+  Count(stats_->read_requests);
+  std::atomic_ref<uint64_t>(stats_->read_bytes).fetch_add(n, std::memory_order_relaxed);
+  std::atomic_ref<uint64_t>(stats_->direct_read_bytes).fetch_add(n, std::memory_order_relaxed);
+  return true;
+#endif
+}
+
+}  // namespace cairn
