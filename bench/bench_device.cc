@@ -112,7 +112,7 @@ class Device : public bench::System {
     for (uint64_t first = lo; first < hi; first += per_block_) {
       uint64_t n = std::min(per_block_, hi - first);
       bench::PReadFull(fd, buf.data(), n * size, (first - lo) * size, path);
-      for (uint64_t k = 0; k < n; ++k) bad += !bench::CheckStamp(&buf[k * size], size, 0, ckpt, first + k);
+      for (uint64_t k = 0; k < n; ++k) bad += !bench::CheckStamp(buf.data() + k * size, size, 0, ckpt, first + k);
     }
     close(fd);
     return bad;
