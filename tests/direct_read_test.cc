@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -225,6 +226,37 @@ TEST(DirectRead, ThreadsShareTheDirectDescriptor) {
   }
   EXPECT_EQ(f.stats.direct_read_bytes, 16 * kMiB);
   EXPECT_EQ(f.stats.opens, 2u);
+}
+
+// A request larger than one read call moves (Linux stops a preadv at
+// 2 GiB - 4 KiB): read directly to its end, not read once directly, found
+// short and read again through the cache. The file is sparse but for its
+// last 4 MiB, and every 4 MiB entry before those takes the same scratch.
+TEST(DirectRead, ARequestPastTwoGiBIsReadDirectlyWhole) {
+  TempDir dir;
+  const uint64_t piece = 4 * kMiB, pieces = 512;  // 2 GiB of hole
+  const uint64_t n = (pieces + 1) * piece;
+  std::string path = dir.sub("f"), tail = Pattern(13, piece);
+  {
+    std::unique_ptr<File> w;
+    IoStats ws;
+    ASSERT_TRUE(File::Open(path, File::kCreate, &ws, &w).ok());
+    ASSERT_TRUE(w->PWrite(pieces * piece, tail.data(), piece).ok());
+    ASSERT_TRUE(w->Sync().ok());
+    w->DropCache();
+  }
+  IoStats stats;
+  std::unique_ptr<File> f;
+  ASSERT_TRUE(File::Open(path, File::kReadOnly, &stats, &f).ok());
+  Aligned scratch(piece), last(piece);
+  std::vector<struct iovec> iov(pieces, iovec{scratch.data, size_t(piece)});
+  iov.push_back(iovec{last.data, size_t(piece)});
+  EXPECT_TRUE(f->PReadVDirect(0, iov.data(), int(iov.size()), n));
+  EXPECT_EQ(stats.direct_read_bytes, n);
+  EXPECT_EQ(stats.read_bytes, n);
+  EXPECT_EQ(stats.read_requests, 1u);
+  EXPECT_EQ(std::memcmp(last.data, tail.data(), piece), 0);
+  EXPECT_EQ(scratch.data[0], 0);
 }
 
 // --- Through the store ---
