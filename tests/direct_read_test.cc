@@ -356,7 +356,8 @@ TEST(DirectRead, ABadVariableFailsTheOpen) {
   TempDir d;
   std::string path = d.sub("store");
   PutAndClose(path, "x");
-  for (const char* bad : {"1M", "-1", "abc", "9223372036854775808"}) {
+  for (const char* bad : {"1M", "-1", "abc", "9223372036854775808", " -18446744073709551615", " -0", "+5", " 5",
+                          "\t5"}) {
     DirectEnv env(bad);
     std::unique_ptr<Store> s;
     Status st = Store::Open(BigOptions(), path, &s);
