@@ -18,6 +18,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -376,6 +377,42 @@ TEST(DirectRead, BytesInTheCacheOfAWriterAreNotReadDirectly) {
   std::string got;
   ASSERT_TRUE(s->Get("v", &got).ok());
   EXPECT_EQ(got, value);
+  EXPECT_EQ(s->stats().direct_read_bytes, 0u);
+}
+
+// The O_DIRECT descriptor is opened by path, at the first direct read: a
+// reader whose store was removed and made again at the same path since it
+// opened the data file reads the file it opened (the bytes of the
+// revision it shows), not the new one.
+TEST(DirectRead, AFileReplacedAtItsPathIsNotReadInItsPlace) {
+  TempDir d;
+  std::string path = d.sub("store");
+  std::string old_value = Pattern(21, 8 * kMiB), new_value = Pattern(22, 8 * kMiB);
+  auto write = [&](const std::string& value) {
+    auto s = test::MustOpen(path, BigOptions());
+    ASSERT_TRUE(s->Put("small", std::string(1000, 's')).ok());
+    ASSERT_TRUE(s->Put("v", value).ok());
+    ASSERT_TRUE(s->Commit().ok());
+    ASSERT_TRUE(s->Close().ok());
+  };
+  write(old_value);
+  DirectEnv env("1048576");
+  Options ro = BigOptions();
+  ro.read_only = true;
+  auto s = test::MustOpen(path, ro);
+  std::string small;
+  ASSERT_TRUE(s->Get("small", &small).ok());  // the data file opened, nothing read directly
+  ASSERT_EQ(s->stats().direct_read_bytes, 0u);
+  DropTree(path);  // the old file's pages: what the reader's descriptor names
+  std::filesystem::remove_all(path);
+  write(new_value);
+  DropTree(path);
+  Aligned a(8 * kMiB);
+  std::vector<Store::ValueBuffer> bufs{{a.data, 8 * kMiB, 0}};
+  std::vector<Status> st;
+  Status m = s->MultiGet({"v"}, &bufs, &st);
+  ASSERT_TRUE(m.ok()) << m.ToString();
+  EXPECT_EQ(std::memcmp(a.data, old_value.data(), old_value.size()), 0);
   EXPECT_EQ(s->stats().direct_read_bytes, 0u);
 }
 
