@@ -51,7 +51,8 @@ class File {
   // entry's length is not a multiple of the file's direct-I/O alignment
   // (statx STATX_DIOALIGN; 4096 where it is not reported), if any page of
   // the range is in the page cache (cachestat, Linux 6.5; never on a kernel
-  // without it), or if the direct read fails or comes back short. The
+  // without it), or if the direct read fails or ends short (the end of the
+  // file; a request larger than one call moves is read in more calls). The
   // first call opens the file a second time, with O_DIRECT (counted as an
   // open); the descriptor is kept with the File's. Thread-safe.
   bool PReadVDirect(uint64_t offset, const struct iovec* iov, int iovcnt, uint64_t n) const;

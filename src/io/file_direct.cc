@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <vector>
 
 #include "io/file.h"
 
@@ -104,15 +105,34 @@ bool File::PReadVDirect(uint64_t offset, const struct iovec* iov, int iovcnt, ui
   for (int i = 0; i < iovcnt; i++)
     if (reinterpret_cast<uintptr_t>(iov[i].iov_base) % mem != 0 || iov[i].iov_len % off != 0) return false;
   if (!NothingCached(fd_, offset, n)) return false;
-  // One preadv: a direct read of aligned bytes that exist comes back whole;
-  // anything else (the end of the file inside the range, EINTR, an error)
-  // is left to the read through the cache, which reports it properly.
-  ssize_t r = ::preadv(direct_fd_, iov, iovcnt, off_t(offset));
-  if (r < 0 && errno == EINVAL) {  // the file system refuses after all
-    direct_state_.store(-1, std::memory_order_release);
-    return false;
+  // A direct read of aligned bytes that exist comes back whole, but for a
+  // request of more than one call moves (Linux stops at 2 GiB - 4 KiB,
+  // MAX_RW_COUNT): the rest is read by the next call, from a copy of the
+  // entries not yet filled (made only then). Anything else (the end of the
+  // file inside the range, EINTR, an error) is left to the read through
+  // the cache, which reports it properly.
+  std::vector<struct iovec> rest;
+  size_t first = 0;  // of `rest`, once made
+  uint64_t done = 0;
+  while (done < n) {
+    const struct iovec* v = rest.empty() ? iov : rest.data() + first;
+    int cnt = rest.empty() ? iovcnt : int(rest.size() - first);
+    ssize_t r = ::preadv(direct_fd_, v, cnt, off_t(offset + done));
+    if (r < 0 && errno == EINVAL) {  // the file system refuses after all
+      direct_state_.store(-1, std::memory_order_release);
+      return false;
+    }
+    if (r <= 0) return false;
+    done += uint64_t(r);
+    if (done == n) break;
+    if (uint64_t(r) % off != 0) return false;  // not a call's limit: the end of the file
+    if (rest.empty()) rest.assign(iov, iov + iovcnt);
+    uint64_t left = uint64_t(r);
+    while (left >= rest[first].iov_len) left -= rest[first++].iov_len;  // done < n: an entry is unfilled
+    rest[first].iov_base = static_cast<char*>(rest[first].iov_base) + left;
+    rest[first].iov_len -= size_t(left);
+    if (reinterpret_cast<uintptr_t>(rest[first].iov_base) % mem != 0) return false;
   }
-  if (r < 0 || uint64_t(r) != n) return false;
   Count(stats_->read_requests);
   std::atomic_ref<uint64_t>(stats_->read_bytes).fetch_add(n, std::memory_order_relaxed);
   std::atomic_ref<uint64_t>(stats_->direct_read_bytes).fetch_add(n, std::memory_order_relaxed);

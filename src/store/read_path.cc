@@ -37,10 +37,14 @@ Status DirectReadBytesFromEnv(uint64_t* bytes) {
   *bytes = 0;
   const char* v = std::getenv("CAIRN_DIRECT_READ_BYTES");
   if (v == nullptr || *v == '\0') return Status::OK();
+  // Decimal digits only: strtoull alone would also take leading blanks, a
+  // sign, and a negative number wrapped around (" -18446744073709551615"
+  // is 1).
+  bool digits = std::all_of(v, v + std::strlen(v), [](char c) { return c >= '0' && c <= '9'; });
   char* end = nullptr;
   errno = 0;
   unsigned long long n = std::strtoull(v, &end, 10);
-  if (errno != 0 || *end != '\0' || v[0] == '-' || n >> 63)
+  if (!digits || errno != 0 || *end != '\0' || n >> 63)
     return Status::InvalidArgument(std::string("CAIRN_DIRECT_READ_BYTES is '") + v +
                                    "': give a byte count below 2^63 (0: no direct reads)");
   *bytes = n;
