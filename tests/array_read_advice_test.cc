@@ -83,6 +83,69 @@ TEST(ArrayReadAdvice, ShortStreamsAreAdvisedLongOnesAndTheirContinuationsAreNot)
   EXPECT_TRUE(fx.Same(900 * kKiB, 904 * kKiB));
 }
 
+TEST(ArrayReadAdvice, RunsWithSmallHolesAreOneStreamAndLongOnesAreNotAdvised) {
+  // A reader's quarter of a block: 16 KiB runs with 16 KiB holes, 1 MiB
+  // from first to last. Holes up to join_hole and the run before them
+  // make one stream, whose length counts them: longer than stream_bytes,
+  // so not advised.
+  auto quarter = [](Fixture* fx, std::vector<ReadRange>* r, uint64_t hole) {
+    for (uint64_t at = 0; at + 16 * kKiB <= fx->bytes.size(); at += 16 * kKiB + hole) fx->Add(r, at, at + 16 * kKiB);
+  };
+  {
+    Fixture fx;
+    std::vector<ReadRange> r;
+    quarter(&fx, &r, 16 * kKiB);
+    ShortStreams st;
+    st.stream_bytes = 256 * kKiB;
+    st.join_hole = 16 * kKiB;
+    fx.Read(r, &st);
+    EXPECT_EQ(st.advised, 0u) << "runs 16 KiB apart spanning 1 MiB are one long stream";
+    for (const ReadRange& x : r) EXPECT_TRUE(fx.Same(x.offset, x.offset + x.length));
+  }
+  {  // Without joining, every run is a short stream of its own: advised.
+    Fixture fx;
+    std::vector<ReadRange> r;
+    quarter(&fx, &r, 16 * kKiB);
+    ShortStreams st;
+    st.stream_bytes = 256 * kKiB;
+    st.join_hole = 0;
+    fx.Read(r, &st);
+    EXPECT_EQ(st.advised, 32u);
+  }
+  {  // Holes wider than join_hole still part streams: each run advised.
+    Fixture fx;
+    std::vector<ReadRange> r;
+    quarter(&fx, &r, 12 * kKiB);
+    ShortStreams st;
+    st.stream_bytes = 256 * kKiB;
+    st.join_hole = 8 * kKiB;
+    fx.Read(r, &st);
+    EXPECT_EQ(st.advised, 37u);
+  }
+  {  // ... and so do holes longer than the run before them (a slab's runs
+     // far apart), whatever join_hole allows: each run advised.
+    Fixture fx;
+    std::vector<ReadRange> r;
+    quarter(&fx, &r, 48 * kKiB);
+    ShortStreams st;
+    st.stream_bytes = 256 * kKiB;
+    st.join_hole = 1 << 20;
+    fx.Read(r, &st);
+    EXPECT_EQ(st.advised, 16u);
+  }
+  {  // Joined runs short in all (3 runs, 80 KiB with their holes): advised,
+     // the runs only (one WILLNEED each, never the holes between them).
+    Fixture fx;
+    std::vector<ReadRange> r;
+    for (uint64_t at : {uint64_t(0), 32 * kKiB, 64 * kKiB}) fx.Add(&r, at, at + 16 * kKiB);
+    ShortStreams st;
+    st.stream_bytes = 256 * kKiB;
+    st.join_hole = 16 * kKiB;
+    fx.Read(r, &st);
+    EXPECT_EQ(st.advised, 3u);
+  }
+}
+
 TEST(ArrayReadAdvice, ByDefaultAWholeExtentIsLeftToTheKernelAndA4MiBStreamIsAdvised) {
   // The defaults: a stream of 16 MiB (a block's run of one default
   // extent) is not advised; one of 4 MiB (a slab of a block) is.

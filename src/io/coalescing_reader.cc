@@ -124,19 +124,22 @@ class StreamAdvisor {
       const ReadRange& x = r_[k_];
       at_k_ += x.length;
       if (x.length == 0) continue;
-      if (!st_->open || x.subfile != st_->subfile || x.offset != st_->end) {  // a new stream
+      const bool goes_on = st_->open && Continues(x.subfile, x.offset, st_->subfile, st_->end, st_->run);
+      st_->run = goes_on && x.offset == st_->end ? st_->run + x.length : x.length;
+      if (!goes_on) {  // a new stream
         flush();
         st_->open = true;
         st_->subfile = x.subfile;
         // Advised only if it is short: its touching ranges in this call.
         // A stream reaching the end of the call may go on in the next one.
-        uint64_t len = 0, end = x.offset;
+        uint64_t len = 0, end = x.offset, run = 0;
         size_t j = k_;
         for (; j < r_.size() && len <= st_->stream_bytes; j++) {
           if (r_[j].length == 0) continue;
-          if (r_[j].subfile != x.subfile || r_[j].offset != end) break;
-          len += r_[j].length;
-          end += r_[j].length;
+          if (!Continues(r_[j].subfile, r_[j].offset, x.subfile, end, run)) break;
+          run = r_[j].offset == end ? run + r_[j].length : r_[j].length;
+          len += r_[j].offset + r_[j].length - end;  // the hole too
+          end = r_[j].offset + r_[j].length;
         }
         st_->advising = len <= st_->stream_bytes && !(j == r_.size() && st_->more_follow);
       }
@@ -152,6 +155,15 @@ class StreamAdvisor {
   }
 
  private:
+  // Whether a range at (subfile, offset) goes on with a stream that ends
+  // at `end` of `stream_file` with a run of `run` touching bytes: it
+  // touches, or follows a hole of at most join_hole bytes and at most
+  // that run (ShortStreams::join_hole).
+  bool Continues(uint32_t subfile, uint64_t offset, uint32_t stream_file, uint64_t end, uint64_t run) const {
+    if (subfile != stream_file || offset < end) return false;
+    uint64_t hole = offset - end;
+    return hole == 0 || (hole <= st_->join_hole && hole <= run);
+  }
   static constexpr uint64_t kAdvicePiece = 2ull << 20;
   const std::vector<ReadRange>& r_;
   ShortStreams* st_;
