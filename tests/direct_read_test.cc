@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -68,6 +69,33 @@ void DropTree(const std::string& dir) {
   ::closedir(d);
 }
 
+// Whether this file system lets clean pages go when asked (tmpfs keeps
+// them: nothing there is ever cold, so nothing is read directly, and the
+// tests that need cold bytes are skipped, as read_once_test's are).
+bool DropsCleanPages(const std::string& dir) {
+  std::string p = dir + "/drop-probe";
+  int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return false;
+  std::vector<char> b(1 << 16, 'p');
+  bool ok = ::pwrite(fd, b.data(), b.size(), 0) == ssize_t(b.size()) && ::fdatasync(fd) == 0 &&
+            ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+  void* m = ok ? ::mmap(nullptr, b.size(), PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+  size_t resident = 0;
+  if (m != MAP_FAILED) {
+    std::vector<unsigned char> v(b.size() / size_t(::sysconf(_SC_PAGESIZE)));
+    if (::mincore(m, b.size(), v.data()) == 0)
+      for (unsigned char x : v) resident += x & 1;
+    else
+      ok = false;
+    ::munmap(m, b.size());
+  }
+  ::close(fd);
+  ::unlink(p.c_str());
+  return ok && resident == 0;
+}
+#define SKIP_UNLESS_COLD(dir) \
+  if (!DropsCleanPages(dir)) GTEST_SKIP() << "this file system keeps clean pages cached: nothing is cold"
+
 // A file of `n` pattern bytes, durable and out of the page cache.
 struct ColdFile {
   TempDir dir;
@@ -109,6 +137,7 @@ struct ColdFile {
 
 TEST(DirectRead, ColdAlignedRequestIsReadPastTheCache) {
   ColdFile f(8 * kMiB);
+  SKIP_UNLESS_COLD(f.dir.path());
   Aligned a(4 * kMiB);
   std::vector<const char*> seen;
   ReadPlanLimits l;
@@ -138,6 +167,7 @@ TEST(DirectRead, ColdAlignedRequestIsReadPastTheCache) {
 
 TEST(DirectRead, CachedBytesAreReadThroughTheCache) {
   ColdFile f(4 * kMiB);
+  SKIP_UNLESS_COLD(f.dir.path());
   Aligned a(4 * kMiB);
   // One page of the range in the cache is enough to read it all through it.
   char page[kPage];
@@ -184,6 +214,7 @@ TEST(DirectRead, UnalignedOrSmallRequestsAreReadThroughTheCache) {
 
 TEST(DirectRead, GapsBetweenRangesAreReadDirectlyToo) {
   ColdFile f(8 * kMiB);
+  SKIP_UNLESS_COLD(f.dir.path());
   Aligned a(4 * kMiB), b(4 * kMiB);
   Status s;
   // Two ranges 64 KiB apart: one request (as key-value reads make), the
@@ -210,6 +241,7 @@ TEST(DirectRead, ARequestPastTheEndIsReportedNotReturned) {
 
 TEST(DirectRead, ThreadsShareTheDirectDescriptor) {
   ColdFile f(16 * kMiB);
+  SKIP_UNLESS_COLD(f.dir.path());
   std::vector<std::unique_ptr<Aligned>> bufs;
   for (int t = 0; t < 4; t++) bufs.push_back(std::make_unique<Aligned>(4 * kMiB));
   std::vector<std::thread> threads;
@@ -235,6 +267,7 @@ TEST(DirectRead, ThreadsShareTheDirectDescriptor) {
 // last 4 MiB, and every 4 MiB entry before those takes the same scratch.
 TEST(DirectRead, ARequestPastTwoGiBIsReadDirectlyWhole) {
   TempDir dir;
+  SKIP_UNLESS_COLD(dir.path());
   const uint64_t piece = 4 * kMiB, pieces = 512;  // 2 GiB of hole
   const uint64_t n = (pieces + 1) * piece;
   std::string path = dir.sub("f"), tail = Pattern(13, piece);
@@ -288,6 +321,7 @@ void PutAndClose(const std::string& path, const std::string& value) {
 
 TEST(DirectRead, ColdValuesAreReadDirectlyAndVerified) {
   TempDir d;
+  SKIP_UNLESS_COLD(d.path());
   std::string path = d.sub("store");
   std::string value = Pattern(3, 8 * kMiB);
   PutAndClose(path, value);
@@ -380,12 +414,14 @@ TEST(DirectRead, BytesInTheCacheOfAWriterAreNotReadDirectly) {
   EXPECT_EQ(s->stats().direct_read_bytes, 0u);
 }
 
-// The O_DIRECT descriptor is opened by path, at the first direct read: a
-// reader whose store was removed and made again at the same path since it
-// opened the data file reads the file it opened (the bytes of the
-// revision it shows), not the new one.
+// The O_DIRECT descriptor is opened at the first direct read, through
+// /proc/self/fd (by path, checked to be the same inode, where there is no
+// /proc): a reader whose store was removed and made again at the same
+// path since it opened the data file reads the file it opened (the bytes
+// of the revision it shows), not the new one, and still directly.
 TEST(DirectRead, AFileReplacedAtItsPathIsNotReadInItsPlace) {
   TempDir d;
+  SKIP_UNLESS_COLD(d.path());
   std::string path = d.sub("store");
   std::string old_value = Pattern(21, 8 * kMiB), new_value = Pattern(22, 8 * kMiB);
   auto write = [&](const std::string& value) {
@@ -413,11 +449,28 @@ TEST(DirectRead, AFileReplacedAtItsPathIsNotReadInItsPlace) {
   Status m = s->MultiGet({"v"}, &bufs, &st);
   ASSERT_TRUE(m.ok()) << m.ToString();
   EXPECT_EQ(std::memcmp(a.data, old_value.data(), old_value.size()), 0);
-  EXPECT_EQ(s->stats().direct_read_bytes, 0u);
+  EXPECT_EQ(s->stats().direct_read_bytes, 8 * kMiB);
+}
+
+// A request that cannot be direct (memory from malloc, or bytes in the
+// cache) opens nothing more: the O_DIRECT descriptor waits for one that can.
+TEST(DirectRead, NoSecondOpenUntilARequestCanBeDirect) {
+  ColdFile f(8 * kMiB);
+  SKIP_UNLESS_COLD(f.dir.path());
+  Aligned a(8 * kMiB);
+  Status s;
+  EXPECT_EQ(f.Read({{0, 0, 2 * kMiB, a.data + 64, 0}}, &s).direct, 0u);  // not aligned
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(f.Read({{0, 0, 2 * kMiB, a.data, 0}}, &s).direct, 0u);  // now in the cache
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(f.stats.opens, 1u);
+  EXPECT_EQ(f.Read({{0, 4 * kMiB, 2 * kMiB, a.data, 0}}, &s).direct, 2 * kMiB);
+  EXPECT_EQ(f.stats.opens, 2u);
 }
 
 TEST(DirectRead, ColdArraysAreReadDirectly) {
   TempDir d;
+  SKIP_UNLESS_COLD(d.path());
   std::string path = d.sub("store");
   // 3072 x 1024 float64, 24 MiB in one block: a stream longer than the
   // short ones the reader advises into the cache (coalescing_reader.h).

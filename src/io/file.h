@@ -53,8 +53,9 @@ class File {
   // the range is in the page cache (cachestat, Linux 6.5; never on a kernel
   // without it), or if the direct read fails or ends short (the end of the
   // file; a request larger than one call moves is read in more calls). The
-  // first call opens the file a second time, with O_DIRECT (counted as an
-  // open); the descriptor is kept with the File's. Thread-safe.
+  // first request that passes every other check opens the file a second
+  // time, with O_DIRECT (through /proc/self/fd; counted as an open); the
+  // descriptor is kept with the File's. Thread-safe.
   bool PReadVDirect(uint64_t offset, const struct iovec* iov, int iovcnt, uint64_t n) const;
   // Asks the kernel to start reading [offset, offset + n) into the page
   // cache (posix_fadvise WILLNEED); a hint, it cannot fail.
@@ -95,9 +96,12 @@ class File {
 
  private:
   File(int fd, std::string path, IoStats* stats) : fd_(fd), path_(std::move(path)), stats_(stats) {}
-  // The O_DIRECT descriptor and the alignment it needs, made by the first
-  // PReadVDirect (direct_state_: 0 not yet, 1 usable, -1 not usable).
+  // The O_DIRECT descriptor, opened by the first PReadVDirect that passes
+  // every other check (direct_state_: 0 not yet, 1 usable, -1 not usable),
+  // and the alignment it needs, asked of fd_ by the first PReadVDirect.
   bool DirectUsable() const;
+  void DirectAlignmentOnce() const;
+  mutable std::once_flag direct_align_once_;
   int fd_;
   mutable std::mutex direct_mu_;
   mutable std::atomic<int> direct_state_{0};

@@ -69,22 +69,36 @@ void DirectAlignment(int fd, uint64_t* mem, uint64_t* offset) {
 
 }  // namespace
 
+void File::DirectAlignmentOnce() const {
+  std::call_once(direct_align_once_, [this] {
+    Count(stats_->stats);
+    DirectAlignment(fd_, &direct_mem_align_, &direct_offset_align_);
+  });
+}
+
 bool File::DirectUsable() const {
   int state = direct_state_.load(std::memory_order_acquire);
   if (state != 0) return state > 0;
   std::lock_guard<std::mutex> l(direct_mu_);
   if ((state = direct_state_.load(std::memory_order_relaxed)) != 0) return state > 0;
   state = -1;
-  // The same file opened again, by its path: checked to be the same inode
-  // (a path now naming another file must not be read in its place).
+  // The same file opened again: through /proc/self/fd (the open
+  // descriptor's own inode, whatever its path names now), else by its
+  // path; either way checked to be the same inode, so that a path that
+  // now names another file is never read in its place.
   Count(stats_->opens);
-  int dfd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+  std::string self = "/proc/self/fd/" + std::to_string(fd_);
+  int dfd = ::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+  if (dfd < 0 && errno == ENOENT) {  // no /proc
+    Count(stats_->opens);
+    dfd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT | O_NONBLOCK);
+  }
   if (dfd >= 0) {
     struct stat a, b;
     Count(stats_->stats);
     Count(stats_->stats);
-    if (::fstat(fd_, &a) == 0 && ::fstat(dfd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
-      DirectAlignment(dfd, &direct_mem_align_, &direct_offset_align_);
+    if (::fstat(fd_, &a) == 0 && ::fstat(dfd, &b) == 0 && S_ISREG(b.st_mode) && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino) {
       direct_fd_ = dfd;
       state = 1;
     } else {
@@ -99,12 +113,15 @@ bool File::PReadVDirect(uint64_t offset, const struct iovec* iov, int iovcnt, ui
 #ifndef O_DIRECT
   return false;
 #else
-  if (n == 0 || iovcnt <= 0 || iovcnt > IOV_MAX || !DirectUsable()) return false;
+  // The checks that cost nothing first; the second descriptor is opened
+  // only for a request that passes them all.
+  if (n == 0 || iovcnt <= 0 || iovcnt > IOV_MAX || direct_state_.load(std::memory_order_acquire) < 0) return false;
+  DirectAlignmentOnce();
   const uint64_t mem = direct_mem_align_, off = direct_offset_align_;
   if (offset % off != 0 || n % off != 0) return false;
   for (int i = 0; i < iovcnt; i++)
     if (reinterpret_cast<uintptr_t>(iov[i].iov_base) % mem != 0 || iov[i].iov_len % off != 0) return false;
-  if (!NothingCached(fd_, offset, n)) return false;
+  if (!NothingCached(fd_, offset, n) || !DirectUsable()) return false;
   // A direct read of aligned bytes that exist comes back whole, but for a
   // request of more than one call moves (Linux stops at 2 GiB - 4 KiB,
   // MAX_RW_COUNT): the rest is read by the next call, from a copy of the
@@ -118,6 +135,7 @@ bool File::PReadVDirect(uint64_t offset, const struct iovec* iov, int iovcnt, ui
     const struct iovec* v = rest.empty() ? iov : rest.data() + first;
     int cnt = rest.empty() ? iovcnt : int(rest.size() - first);
     ssize_t r = ::preadv(direct_fd_, v, cnt, off_t(offset + done));
+    if (r <= 0) Count(stats_->read_requests);  // a request made, and nothing counted for it below
     if (r < 0 && errno == EINVAL) {  // the file system refuses after all
       direct_state_.store(-1, std::memory_order_release);
       return false;
