@@ -41,7 +41,7 @@ def main():
 
     def device(wl, n, phase):
         best = 0.0
-        for dev in ("device", "device-par"):
+        for dev in ("device", "device-par", "device-direct"):
             t = runs.get((dev, wl, n, phase))
             if t:
                 wl_bytes = next(w["count"] * w["size"] for w in data["meta"]["workloads"] if w["name"] == wl)
