@@ -110,8 +110,11 @@ void NamespaceState::GrowIndex() const {
   // Never past index_bits_limit_: FindOrAddPending keeps pending_ at most
   // max_pending(), for which 2^index_bits_limit_ slots are half full.
   unsigned bits = index_bits_ == 0 ? 10 : index_bits_ + 1;
+  // Made before anything changes: if there is no memory for it, the index
+  // stays as it was (std::bad_alloc; see Put).
+  std::vector<uint64_t> grown(size_t(1) << bits, 0);
   std::vector<uint64_t> old = std::move(index_);
-  index_.assign(size_t(1) << bits, 0);
+  index_ = std::move(grown);
   index_bits_ = bits;
   for (uint64_t slot : old) {
     if (slot != 0) IndexSlot(slot >> 32 << 32, uint32_t(slot) - 1);
@@ -136,16 +139,19 @@ NamespaceState::Pending* NamespaceState::FindOrAddPending(std::string_view key) 
     if (Pending* p = FindHashed(key, hash)) return p;
   }
   if (pending_.size() >= max_pending()) return nullptr;
-  if (indexed_) {
-    if (2 * (pending_.size() + 1) > index_.size()) GrowIndex();
-    IndexSlot(hash, pending_.size());
-  }
+  // Every allocation first, so that running out of memory (std::bad_alloc)
+  // leaves the pending state as it was: room for one more entry, the
+  // key's bytes (in the arena, where a put's body follows them, so a
+  // commit walking put order reads both together; garbage if a later step
+  // fails), a larger index.
+  if (pending_.size() == pending_.capacity()) pending_.reserve(std::max<size_t>(64, 2 * pending_.size()));
+  char* k = Allocate(key.size());
+  if (indexed_ && 2 * (pending_.size() + 1) > index_.size()) GrowIndex();
+  // Nothing below allocates.
+  if (indexed_) IndexSlot(hash, pending_.size());
   // (Not indexed: above every pending key, so a new one.)
   Pending p;
   p.key_size = uint32_t(key.size());
-  // The key's bytes are copied to the arena once, where the first body
-  // follows them (Put), so a commit walking put order reads both together.
-  char* k = Allocate(key.size());
   std::memcpy(k, key.data(), key.size());
   p.key = k;
   pending_.push_back(p);
@@ -184,25 +190,38 @@ Status NamespaceState::CheckRoom(std::string_view key) const {
 
 Status NamespaceState::Put(std::string_view key, std::string_view body) {
   // No look-up in the base: re-saving restored objects costs what saving
-  // fresh ones does.
+  // fresh ones does. The body's room is taken before the key is added, so
+  // that running out of memory (std::bad_alloc, turned into a Status by
+  // Store::Put) changes nothing: a key added with no body would read as
+  // deleted at the next commit.
+  char* room = nullptr;
+  size_t room_cap = 0;
+  {
+    const Pending* old = FindPending(key);
+    if (!(old && old->slot && body.size() <= old->cap)) {
+      // A replaced entry that grows (SetTag after SetTag) gets room to grow
+      // again; a first put takes just its size.
+      room_cap = old && old->slot ? body.size() + body.size() / 2 : body.size();
+      if (old || pending_.size() < max_pending()) room = Allocate(room_cap);
+    }
+  }
   Pending* found = FindOrAddPending(key);
-  if (!found) return TooMany(key);
+  if (!found) {
+    garbage_ += room_cap;
+    return TooMany(key);
+  }
   Pending& p = *found;
   if (!tag_ids_.empty()) {
     auto t = tag_ids_.find(key);
     if (t != tag_ids_.end()) tag_ids_.erase(t);
   }
-  if (p.slot && body.size() <= p.cap) {
+  if (room == nullptr) {
     std::memmove(p.slot, body.data(), body.size());  // may be a view of this very slot
   } else {
-    // A replaced entry that grows (SetTag after SetTag) gets room to grow
-    // again; a first put takes just its size.
-    size_t cap = p.slot ? body.size() + body.size() / 2 : body.size();
-    char* n = Allocate(cap);
-    std::memcpy(n, body.data(), body.size());
+    std::memcpy(room, body.data(), body.size());
     garbage_ += p.cap;
-    p.slot = n;
-    p.cap = cap;
+    p.slot = room;
+    p.cap = room_cap;
   }
   p.size = body.size();
   p.deleted = false;

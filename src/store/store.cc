@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <new>
+#include <stdexcept>
 #include <cstring>
 
 #include "array/array_meta.h"
@@ -948,12 +950,33 @@ Status Store::ListRevisions(std::vector<RevisionInfo>* revisions) {
 
 // ---------------------------------------------------------------- Writes
 
+namespace {
+
+// Runs a change of one key whose memory grows with what the caller gave
+// (its tags' bytes): if this process runs out of memory, the change is
+// not made (NamespaceState::Put takes its memory before it changes
+// anything; a chunked value's bytes may be in the file, unreferenced) and
+// the caller gets an IOError, not an exception (doc/design.md "Errors").
+template <typename F>
+Status UnlessOutOfMemory(const char* what, std::string_view key, F&& change) {
+  try {
+    return change();
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  return Status::IOError(std::string(what) + " '" + KeyText(key) +
+                         "': out of memory (the entry and its tags do not fit in this process's memory); "
+                         "the key is unchanged");
+}
+
+}  // namespace
+
 Status Store::Put(std::string_view key, std::string_view value, const TagList& tags) {
   Status s = rep_->CheckWritable();
   if (s.ok()) s = CheckNotReserved(key, "Put");
   if (!s.ok()) return s;
   if (rep_->inflight) rep_->Progress(false);
-  return rep_->PutInto(&rep_->own, key, value, tags);
+  return UnlessOutOfMemory("Put", key, [&] { return rep_->PutInto(&rep_->own, key, value, tags); });
 }
 
 Status Store::PutZeroCopy(std::string_view key, std::string_view value, const TagList& tags) {
@@ -961,7 +984,7 @@ Status Store::PutZeroCopy(std::string_view key, std::string_view value, const Ta
   if (s.ok()) s = CheckNotReserved(key, "PutZeroCopy");
   if (!s.ok()) return s;
   if (rep_->inflight) rep_->Progress(false);
-  return rep_->PutInto(&rep_->own, key, value, tags, true);
+  return UnlessOutOfMemory("PutZeroCopy", key, [&] { return rep_->PutInto(&rep_->own, key, value, tags, true); });
 }
 
 Status Store::PutShared(std::string_view key, std::string_view value, const TagList& tags) {
@@ -969,7 +992,7 @@ Status Store::PutShared(std::string_view key, std::string_view value, const TagL
   if (s.ok()) s = CheckNotReserved(key, "PutShared");
   if (!s.ok()) return s;
   if (rank() != 0) return Status::InvalidArgument("PutShared is for rank 0 only (shared objects are written once)");
-  return rep_->PutInto(&rep_->shared, key, value, tags);
+  return UnlessOutOfMemory("PutShared", key, [&] { return rep_->PutInto(&rep_->shared, key, value, tags); });
 }
 
 Status Store::Delete(std::string_view key) {
@@ -985,7 +1008,7 @@ Status Store::SetTags(std::string_view key, const TagList& tags) {
   if (s.ok()) s = CheckKey(key);
   if (s.ok()) s = CheckNotReserved(key, "SetTags");
   if (!s.ok()) return s;
-  return rep_->RetagInto(&rep_->own, key, tags);
+  return UnlessOutOfMemory("SetTags", key, [&] { return rep_->RetagInto(&rep_->own, key, tags); });
 }
 
 Status Store::SetTag(std::string_view key, const Tag& tag) {
@@ -993,7 +1016,7 @@ Status Store::SetTag(std::string_view key, const Tag& tag) {
   if (s.ok()) s = CheckKey(key);
   if (s.ok()) s = CheckNotReserved(key, "SetTag");
   if (!s.ok()) return s;
-  return EditTag(&rep_->own, key, tag.name, &tag.value);
+  return UnlessOutOfMemory("SetTag", key, [&] { return EditTag(&rep_->own, key, tag.name, &tag.value); });
 }
 
 Status Store::DeleteTag(std::string_view key, std::string_view name) {
