@@ -1000,7 +1000,7 @@ Status Store::Delete(std::string_view key) {
   if (s.ok()) s = CheckKey(key);
   if (s.ok()) s = CheckNotReserved(key, "Delete");
   if (!s.ok()) return s;
-  return rep_->own.Delete(key);
+  return UnlessOutOfMemory("Delete", key, [&] { return rep_->own.Delete(key); });
 }
 
 Status Store::SetTags(std::string_view key, const TagList& tags) {
@@ -1024,7 +1024,7 @@ Status Store::DeleteTag(std::string_view key, std::string_view name) {
   if (s.ok()) s = CheckKey(key);
   if (s.ok()) s = CheckNotReserved(key, "DeleteTag");
   if (!s.ok()) return s;
-  return EditTag(&rep_->own, key, name, nullptr);
+  return UnlessOutOfMemory("DeleteTag", key, [&] { return EditTag(&rep_->own, key, name, nullptr); });
 }
 
 // ---------------------------------------------------------------- Reads

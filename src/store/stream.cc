@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "array/array_meta.h"
 #include "store/retention.h"
@@ -254,14 +255,23 @@ Status StreamWriter::Close() {
   if (!rep) return w->close_status = w->hub->Closed(w->key, true);
   Status s = rep->CheckWritable();
   w->EndChunk();
-  std::string tag_bytes, body;
-  if (s.ok()) s = EncodeTags(w->tags, rep->own.dict(), &tag_bytes);
-  if (s.ok() && !w->spilled) {
-    EncodeEntryBody(w->key, ValueKind::kInline, w->head.size(), w->head, {}, tag_bytes, &body);
-    s = rep->own.Put(w->key, body);
-  } else if (s.ok()) {
-    EncodeEntryBody(w->key, ValueKind::kChunked, w->ended, "", w->chunks, tag_bytes, &body);
-    s = rep->own.Put(w->key, body);
+  // The entry (its tags' bytes) may not fit in memory: then, as for a
+  // put, an IOError and the key unchanged (NamespaceState::Put takes its
+  // memory before it changes anything), not std::bad_alloc out of Close.
+  try {
+    std::string tag_bytes, body;
+    if (s.ok()) s = EncodeTags(w->tags, rep->own.dict(), &tag_bytes);
+    if (s.ok() && !w->spilled) {
+      EncodeEntryBody(w->key, ValueKind::kInline, w->head.size(), w->head, {}, tag_bytes, &body);
+      s = rep->own.Put(w->key, body);
+    } else if (s.ok()) {
+      EncodeEntryBody(w->key, ValueKind::kChunked, w->ended, "", w->chunks, tag_bytes, &body);
+      s = rep->own.Put(w->key, body);
+    }
+  } catch (const std::bad_alloc&) {
+    s = Status::IOError("Close of stream '" + KeyText(w->key) +
+                        "': out of memory (the entry and its tags do not fit in this process's memory); "
+                        "the key is unchanged");
   }
   w->close_status = s;
   return s;
