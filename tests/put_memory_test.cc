@@ -328,5 +328,34 @@ TEST(PutMemory, StreamCloseWithoutMemoryIsAnError) {
   EXPECT_TRUE(s->Get("st", &v).IsNotFound());
 }
 
+// PutArray's tags that do not fit: an IOError naming the array, not
+// std::bad_alloc out of the API, and the array unchanged (its earlier put
+// commits as it was).
+TEST(PutMemory, PutArrayTagsWithoutMemoryIsAnError) {
+  SKIP_UNDER_ASAN();
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"));
+  const std::vector<int32_t> first{1, 2, 3, 4}, second{5, 6, 7, 8};
+  ArrayPutOptions one;
+  one.tags = {{"t", TagValue::Int(1)}};
+  ASSERT_TRUE(s->PutArray("arr", DType::kInt32, {8}, {0}, {4}, first.data(), one).ok());
+  ArrayPutOptions huge;
+  huge.tags = {{"big", TagValue::Bytes(std::string(kTag, 'b'))}};
+  Status st;
+  {
+    AddressLimit limit(64u << 20);
+    ASSERT_TRUE(limit.ok());
+    st = s->PutArray("arr", DType::kInt32, {8}, {4}, {4}, second.data(), huge);
+  }
+  ExpectOutOfMemory(st, "arr");
+  huge.tags.clear();
+  ASSERT_TRUE(s->Commit().ok());
+  ArrayInfo info;
+  ASSERT_TRUE(s->GetArrayInfo("arr", &info).ok());
+  ASSERT_EQ(info.tags.size(), 1u);
+  EXPECT_EQ(info.tags[0].name, "t");
+  EXPECT_EQ(info.block_count, 1u);
+}
+
 }  // namespace
 }  // namespace cairn
