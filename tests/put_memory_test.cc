@@ -13,7 +13,10 @@
 
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "cairn/stream.h"
 #include "store_test_util.h"
@@ -146,6 +149,7 @@ TagList TagsAfterReopen(const std::string& path, const std::string& key) {
   ro.read_only = true;
   auto r = MustOpen(path, ro);
   TagList t;
+  if (!r) return t;
   EXPECT_TRUE(r->GetTags(key, &t).ok()) << key;
   return t;
 }
@@ -355,6 +359,59 @@ TEST(PutMemory, PutArrayTagsWithoutMemoryIsAnError) {
   ASSERT_EQ(info.tags.size(), 1u);
   EXPECT_EQ(info.tags[0].name, "t");
   EXPECT_EQ(info.block_count, 1u);
+}
+
+// A tag name new to the namespace whose interning runs out of memory in
+// the name dictionary's hash table (its rehash), after the name was
+// appended to the list of names: the next put of that name appended it
+// again, and the commit wrote a table whose dictionary holds a name twice,
+// which a reader refuses ("duplicate"): the revision could not be opened.
+TEST(PutMemory, TagNameWithoutMemoryLeavesTheDictionaryWhole) {
+  SKIP_UNDER_ASAN();
+  // Where the dictionary's hash table grows while its list of names does
+  // not: the same containers, filled the same way.
+  size_t trigger = 0, table_bytes = 0;
+  {
+    std::vector<std::string> names;
+    std::unordered_map<std::string, uint32_t> ids;
+    for (size_t i = 0; i < 4000000 && trigger == 0; i++) {
+      size_t buckets = ids.bucket_count(), cap = names.capacity();
+      names.emplace_back("n" + std::to_string(i));
+      ids.emplace(names.back(), uint32_t(i));
+      if (ids.bucket_count() != buckets && names.capacity() == cap && ids.bucket_count() >= (1u << 17)) {
+        trigger = i;
+        table_bytes = ids.bucket_count() * sizeof(void*);
+      }
+    }
+  }
+  ASSERT_NE(trigger, 0u);
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"));
+  for (size_t i = 0; i < trigger; i++)
+    ASSERT_TRUE(s->Put("k" + std::to_string(i), "v", {{"n" + std::to_string(i), TagValue::Int(1)}}).ok());
+  const std::string name = "n" + std::to_string(trigger);
+  TagList tags{{name, TagValue::Int(7)}};
+  Status st;
+  {
+    AddressLimit limit(1u << 20);
+    ASSERT_TRUE(limit.ok());
+    // Every free block as large as the new hash table is taken first, so
+    // that only small allocations (the name's node) can succeed.
+    std::vector<std::unique_ptr<char[]>> hog;
+    hog.reserve(4096);
+    try {
+      while (hog.size() < hog.capacity()) hog.emplace_back(new char[table_bytes]);
+    } catch (const std::bad_alloc&) {
+    }
+    st = s->Put("x", "v", tags);
+  }
+  ExpectOutOfMemory(st, "x");
+  ASSERT_TRUE(s->Put("x", "v", tags).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->Close().ok());
+  TagList t = TagsAfterReopen(dir.sub("s"), "x");
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].name, name);
 }
 
 }  // namespace
