@@ -984,7 +984,13 @@ Status Store::PutZeroCopy(std::string_view key, std::string_view value, const Ta
   if (s.ok()) s = CheckNotReserved(key, "PutZeroCopy");
   if (!s.ok()) return s;
   if (rep_->inflight) rep_->Progress(false);
-  return UnlessOutOfMemory("PutZeroCopy", key, [&] { return rep_->PutInto(&rep_->own, key, value, tags, true); });
+  s = UnlessOutOfMemory("PutZeroCopy", key, [&] { return rep_->PutInto(&rep_->own, key, value, tags, true); });
+  // A put that failed after its value was queued (staging: written from
+  // the caller's memory) is not in any commit, so nothing else would wait
+  // for those writes: the caller may free the value once this returns.
+  // (A write's error stays with the queue, for the next commit.)
+  if (!s.ok() && rep_->writer->queue()) (void)rep_->writer->queue()->Wait();
+  return s;
 }
 
 Status Store::PutShared(std::string_view key, std::string_view value, const TagList& tags) {
