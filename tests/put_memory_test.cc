@@ -450,5 +450,25 @@ TEST(PutMemory, ZeroCopyPutWithoutMemoryIsDoneWithTheValue) {
   EXPECT_TRUE(s->Get("z", &v).IsNotFound());
 }
 
+// A put that fails after its entry was encoded in the put path's reused
+// buffers gives that memory back: it kept the entry's size (the tags' bytes)
+// for the life of the store, less memory for whatever the caller does next.
+TEST(PutMemory, FailedPutGivesItsEncodingBuffersBack) {
+  SKIP_UNDER_ASAN();
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"));
+  ASSERT_TRUE(s->Put("a", "a").ok());
+  TagList huge{{"big", TagValue::Bytes(std::string(kTag, 'b'))}};
+  const uint64_t before = VmSize();
+  Status st;
+  {
+    AddressLimit limit(kTag + kTag / 2);  // room for the encoded entry, not for its pending copy
+    ASSERT_TRUE(limit.ok());
+    st = s->Put("new", "n", huge);
+  }
+  ExpectOutOfMemory(st, "new");
+  EXPECT_LT(VmSize(), before + kTag / 4) << "bytes kept after the failed put";
+}
+
 }  // namespace
 }  // namespace cairn
