@@ -470,5 +470,32 @@ TEST(PutMemory, FailedPutGivesItsEncodingBuffersBack) {
   EXPECT_LT(VmSize(), before + kTag / 4) << "bytes kept after the failed put";
 }
 
+// OpenWriteStream checks the stream's tags by encoding them: tags that do
+// not fit are an IOError naming the key, not std::bad_alloc out of the API,
+// and no writer is registered (the key can be opened again).
+TEST(PutMemory, OpenWriteStreamWithoutMemoryIsAnError) {
+  SKIP_UNDER_ASAN();
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"));
+  TagList huge{{"big", TagValue::Bytes(std::string(kTag, 'b'))}};
+  std::unique_ptr<StreamWriter> w;
+  Status st;
+  {
+    AddressLimit limit(64u << 20);
+    ASSERT_TRUE(limit.ok());
+    st = s->OpenWriteStream("st", huge, &w);
+  }
+  ExpectOutOfMemory(st, "st");
+  EXPECT_FALSE(w);
+  huge.clear();
+  ASSERT_TRUE(s->OpenWriteStream("st", {}, &w).ok());
+  ASSERT_TRUE(w->Write("data").ok());
+  ASSERT_TRUE(w->Close().ok());
+  ASSERT_TRUE(s->Commit().ok());
+  std::string v;
+  ASSERT_TRUE(s->Get("st", &v).ok());
+  EXPECT_EQ(v, "data");
+}
+
 }  // namespace
 }  // namespace cairn

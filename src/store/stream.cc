@@ -278,7 +278,7 @@ Status StreamWriter::Close() {
 }
 
 Status Store::OpenWriteStream(std::string_view key, const TagList& tags,
-                              std::unique_ptr<StreamWriter>* writer) {
+                              std::unique_ptr<StreamWriter>* writer) try {
   writer->reset();
   Status s = rep_->CheckWritable();
   if (!s.ok()) return s;
@@ -298,9 +298,21 @@ Status Store::OpenWriteStream(std::string_view key, const TagList& tags,
   impl->hub = hub;
   impl->key = std::string(key);
   impl->tags = tags;
-  hub->writers.emplace(impl->key, impl.get());
-  writer->reset(new StreamWriter(std::move(impl)));
+  // Registered last, with every allocation made: a writer destroyed before
+  // (std::bad_alloc) is closed already, so it puts no entry of its own.
+  StreamWriter::Impl* w = impl.get();
+  w->closed = true;
+  std::unique_ptr<StreamWriter> made(new StreamWriter(std::move(impl)));
+  hub->writers.emplace(w->key, w);
+  w->closed = false;
+  *writer = std::move(made);
   return Status::OK();
+} catch (const std::bad_alloc&) {
+  // The stream's tags, chiefly, do not fit in this process's memory
+  // (doc/design.md "Errors"): no writer, nothing registered.
+  return Status::IOError("OpenWriteStream '" + KeyText(key) +
+                         "': out of memory (the stream's tags do not fit in this process's memory); "
+                         "no stream was opened");
 }
 
 // ---------------------------------------------------------------- Reader
