@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <new>
 
 #include "array/array_state.h"
 
@@ -87,7 +89,7 @@ std::string ShapeString(const std::vector<uint64_t>& v) {
 
 Status Store::PutArray(std::string_view name, DType dtype, const std::vector<uint64_t>& global_shape,
                        const std::vector<uint64_t>& start, const std::vector<uint64_t>& count,
-                       const void* data, const ArrayPutOptions& opt) {
+                       const void* data, const ArrayPutOptions& opt) try {
   Rep* r = rep_.get();
   Status s = r->CheckWritable();
   if (s.ok()) s = CheckArrayName(name);
@@ -127,6 +129,35 @@ Status Store::PutArray(std::string_view name, DType dtype, const std::vector<uin
     if (!s.ok()) return s.WithContext(who + "tags");
   }
   uint32_t seq = it == a->puts.end() ? 0 : it->second.next_seq;
+  // Everything the put records is made before its block is put, so that
+  // running out of memory (std::bad_alloc, an IOError below) leaves the
+  // array's pending state as it was, and a block put is always recorded:
+  // the tags merged in a copy, the array's first node (moved in below
+  // without an allocation), room for one more block, a high-water node.
+  const std::string key_name(name);
+  TagList tags;
+  if (it != a->puts.end()) tags = it->second.tags;
+  for (const Tag& t : opt.tags) {  // a later put's tag replaces this rank's earlier one
+    bool found = false;
+    for (Tag& o : tags)
+      if (o.name == t.name) {
+        o.value = t.value;
+        found = true;
+      }
+    if (!found) tags.push_back(t);
+  }
+  std::map<std::string, PendingArray> first;
+  if (it == a->puts.end()) {
+    PendingArray& f = first.emplace(key_name, PendingArray()).first->second;
+    f.dtype = dtype;
+    f.shape = shape;
+  }
+  std::map<std::string, uint32_t> high_water;
+  if (elements > 0) {
+    std::vector<PendingBlock>& blocks = (it == a->puts.end() ? first.begin()->second : it->second).blocks;
+    if (blocks.size() == blocks.capacity()) blocks.reserve(std::max<size_t>(4, 2 * blocks.size()));
+    if (a->overlay_seqs.find(key_name) == a->overlay_seqs.end()) high_water.emplace(key_name, 0);
+  }
   PendingBlock b;
   if (elements > 0) {
     if (opt.statistics) {
@@ -138,31 +169,28 @@ Status Store::PutArray(std::string_view name, DType dtype, const std::vector<uin
                    /*zero_copy=*/false, opt.checksum_grain);
     if (!s.ok()) return s.WithContext(who + "block");
   }
-  if (it == a->puts.end()) {
-    it = a->puts.emplace(std::string(name), PendingArray()).first;
-    it->second.dtype = dtype;
-    it->second.shape = shape;
-  }
+  // Nothing below allocates.
+  if (it == a->puts.end()) it = a->puts.insert(first.extract(first.begin())).position;
   PendingArray& p = it->second;
-  for (const Tag& t : opt.tags) {  // a later put's tag replaces this rank's earlier one
-    bool found = false;
-    for (Tag& o : p.tags)
-      if (o.name == t.name) {
-        o.value = t.value;
-        found = true;
-      }
-    if (!found) p.tags.push_back(t);
-  }
+  p.tags.swap(tags);
   if (elements > 0) {
     b.seq = seq;
     b.start = std::move(st);
     b.count = std::move(ct);
     p.blocks.push_back(std::move(b));
     p.next_seq = seq + 1;
-    uint32_t& hw = a->overlay_seqs[std::string(name)];
-    hw = std::max(hw, seq + 1);
+    auto hw = a->overlay_seqs.find(key_name);
+    if (hw == a->overlay_seqs.end()) hw = a->overlay_seqs.insert(high_water.extract(high_water.begin())).position;
+    hw->second = std::max(hw->second, seq + 1);
   }
   return Status::OK();
+} catch (const std::bad_alloc&) {
+  // Its tags, chiefly, do not fit in this process's memory (doc/design.md
+  // "Errors"): nothing of the array changed (a block's bytes may be in the
+  // file, unreferenced, as after any failed put).
+  return Status::IOError("PutArray '" + std::string(name) +
+                         "': out of memory (the array's tags do not fit in this process's memory); "
+                         "the array is unchanged");
 }
 
 Status Store::DeleteArray(std::string_view name) {

@@ -10,8 +10,16 @@ uint32_t NameDict::Intern(std::string_view name) {
   auto it = ids_.find(name);
   if (it != ids_.end()) return it->second;
   uint32_t id = uint32_t(names_.size());
-  names_.emplace_back(name);
-  ids_.emplace(std::string(name), id);
+  // The map first, then the list, undone if the list cannot grow: a name
+  // listed but not mapped (std::bad_alloc in the map) was listed again by
+  // the next Intern, and a table written with it twice is refused.
+  auto added = ids_.emplace(std::string(name), id).first;
+  try {
+    names_.emplace_back(name);
+  } catch (...) {
+    ids_.erase(added);
+    throw;
+  }
   return id;
 }
 

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <new>
 #include <thread>
 
 namespace cairn {
@@ -66,16 +67,20 @@ void IoQueue::Release(std::string buf) {
   pool_cv_.notify_all();
 }
 
-uint64_t IoQueue::SubmitWrite(File* file, uint64_t offset, std::string buf) {
+uint64_t IoQueue::SubmitWrite(File* file, uint64_t offset, std::string&& buf) {
   std::unique_lock<std::mutex> l(mu_);
-  uint64_t t = next_ticket_++;
-  Job j{t, nullptr, std::move(buf)};
-  const std::string* data = nullptr;
-  jobs_.push_back(std::move(j));
-  data = &jobs_.back().buf;  // deque: element addresses survive push_back
-  jobs_.back().fn = [file, offset, data] { return file->PWrite(offset, data->data(), data->size()); };
+  // The job's room first (a new deque node may be needed): if there is no
+  // memory for it, nothing is queued, no ticket is taken and `buf` keeps
+  // its bytes. Nothing below allocates (the job writes its own buffer: no
+  // closure to allocate once it is queued).
+  jobs_.emplace_back();
+  Job& j = jobs_.back();
+  j.ticket = next_ticket_++;
+  j.file = file;
+  j.offset = offset;
+  j.buf = std::move(buf);
   work_cv_.notify_one();
-  return t;
+  return j.ticket;
 }
 
 uint64_t IoQueue::SubmitWriteFrom(File* file, uint64_t offset, const char* p, uint64_t n) {
@@ -84,10 +89,12 @@ uint64_t IoQueue::SubmitWriteFrom(File* file, uint64_t offset, const char* p, ui
 
 uint64_t IoQueue::Submit(std::function<Status()> job) {
   std::unique_lock<std::mutex> l(mu_);
-  uint64_t t = next_ticket_++;
-  jobs_.push_back(Job{t, std::move(job), std::string()});
+  jobs_.emplace_back();  // (as SubmitWrite: no ticket taken if this throws)
+  Job& j = jobs_.back();
+  j.ticket = next_ticket_++;
+  j.fn = std::move(job);
   work_cv_.notify_one();
-  return t;
+  return j.ticket;
 }
 
 bool IoQueue::Done(uint64_t ticket) const {
@@ -121,20 +128,24 @@ void IoQueue::Run() {
   for (;;) {
     work_cv_.wait(l, [&] { return stop_ || !jobs_.empty(); });
     if (jobs_.empty()) return;  // stop_ and nothing left
-    // The job stays at the front of the deque while it runs (SubmitWrite's
-    // closure points at its buffer there).
+    // The job stays at the front of the deque while it runs (a write's
+    // buffer is there).
     Job& j = jobs_.front();
     Status failed = error_;
     l.unlock();
     if (test_delay_us_) std::this_thread::sleep_for(std::chrono::microseconds(test_delay_us_));
-    Status s = failed.ok() ? j.fn() : failed;
+    Status s = !failed.ok() ? failed : j.fn ? j.fn() : j.file->PWrite(j.offset, j.buf.data(), j.buf.size());
     l.lock();
     if (!s.ok() && error_.ok()) error_ = s;
     finished_ = j.ticket;
     if (j.buf.capacity() > 0) {
       staged_ -= std::min<uint64_t>(staged_, j.buf.capacity());
       j.buf.clear();
-      pool_.push_back(std::move(j.buf));
+      try {
+        pool_.push_back(std::move(j.buf));
+      } catch (const std::bad_alloc&) {
+        // No room in the pool: the buffer is freed (with the job) instead.
+      }
       pool_cv_.notify_all();
     }
     jobs_.pop_front();

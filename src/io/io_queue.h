@@ -41,8 +41,9 @@ class IoQueue {
   // Returns a buffer that will not be written (its bytes are dropped).
   void Release(std::string buf);
   // Queues a write of `buf` at `offset` of `file`; the buffer goes back to
-  // the pool once written. Returns the job's ticket.
-  uint64_t SubmitWrite(File* file, uint64_t offset, std::string buf);
+  // the pool once written. Returns the job's ticket. On std::bad_alloc
+  // nothing is queued and `buf` keeps its bytes (the caller's to hand again).
+  uint64_t SubmitWrite(File* file, uint64_t offset, std::string&& buf);
   // Queues a write of n bytes at p, memory the caller keeps unchanged
   // until the job has finished (zero-copy puts). Returns its ticket.
   uint64_t SubmitWriteFrom(File* file, uint64_t offset, const char* p, uint64_t n);
@@ -64,9 +65,11 @@ class IoQueue {
  private:
   void Run();
   struct Job {
-    uint64_t ticket;
-    std::function<Status()> fn;
+    uint64_t ticket = 0;
+    std::function<Status()> fn;  // else a write of buf at offset of file
     std::string buf;  // a write's staging buffer, returned to the pool after
+    File* file = nullptr;
+    uint64_t offset = 0;
   };
   mutable std::mutex mu_;
   std::condition_variable work_cv_, done_cv_, pool_cv_;

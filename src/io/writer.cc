@@ -93,9 +93,12 @@ Status Writer::Flush() {
   if (queue_) {
     if (!buf_.empty()) {
       uint64_t start = buf_start_;
-      buf_start_ += buf_.size();
       uint64_t n = buf_.size();
+      // On std::bad_alloc nothing is queued and buf_ keeps its bytes (bytes
+      // of values put before, in their entries already): a later Flush
+      // hands them again. (Advanced before, they were lost.)
       queue_->SubmitWrite(file_, start, std::move(buf_));
+      buf_start_ += n;
       buf_ = std::string();  // the next Emit acquires a fresh one
       Written(start, n);
     }

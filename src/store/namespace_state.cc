@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "format/coding.h"
@@ -54,18 +55,36 @@ char* NamespaceState::Allocate(size_t cap) {
 void NamespaceState::MaybeCompact() {
   uint64_t live = arena_handed_ - garbage_;
   if (garbage_ < (64u << 10) || garbage_ < live) return;
-  std::vector<std::shared_ptr<char[]>> old = std::move(arena_);
-  arena_.clear();
-  arena_used_ = arena_cap_ = 0;
-  arena_handed_ = garbage_ = 0;
+  // The compacted copy is one block, taken before anything changes: it
+  // runs after the change that called it is made, so without memory for
+  // it the arena stays as it is (a compaction is an economy) instead of
+  // throwing with the pending keys and bodies moved out of a freed arena.
+  size_t total = 0;
+  for (const Pending& p : pending_) total += p.key_size + (p.slot ? p.size : 0);
+  const size_t cap = std::max<size_t>(total, 8u << 20);
+  std::vector<std::shared_ptr<char[]>> fresh;
+  try {
+    fresh.reserve(1);
+    fresh.push_back(std::shared_ptr<char[]>(new char[cap]));
+  } catch (const std::bad_alloc&) {
+    return;
+  }
+  char* n = fresh.back().get();
   for (Pending& p : pending_) {  // the key, then the body, as a first put lays them out
-    char* n = Allocate(p.key_size + p.size);
     std::memcpy(n, p.key, p.key_size);
     p.key = n;
-    if (p.slot) std::memcpy(n + p.key_size, p.slot, p.size);
-    p.slot = p.slot ? n + p.key_size : nullptr;
+    n += p.key_size;
+    if (p.slot) {
+      std::memcpy(n, p.slot, p.size);
+      p.slot = n;
+      n += p.size;
+    }
     p.cap = p.slot ? p.size : 0;
   }
+  arena_ = std::move(fresh);  // frees the old blocks (those a table views stay with it)
+  arena_used_ = arena_handed_ = total;
+  arena_cap_ = cap;
+  garbage_ = 0;
 }
 
 uint64_t NamespaceState::HashKey(std::string_view key) {
@@ -80,7 +99,15 @@ NamespaceState::Pending* NamespaceState::FindPending(std::string_view key) const
     std::string_view last = pending_.back().key_view();
     if (last < key) return nullptr;
     if (last == key) return const_cast<Pending*>(&pending_.back());
-    BuildIndex();
+    try {
+      BuildIndex();
+    } catch (const std::bad_alloc&) {
+      // No memory for the index (it stays unbuilt, all empty): a walk over
+      // the pending keys, so that a look-up (Get, CheckRoom) cannot throw.
+      for (const Pending& p : pending_)
+        if (p.key_view() == key) return const_cast<Pending*>(&p);
+      return nullptr;
+    }
   }
   return FindHashed(key, HashKey(key));
 }
@@ -146,7 +173,14 @@ NamespaceState::Pending* NamespaceState::FindOrAddPending(std::string_view key) 
   // fails), a larger index.
   if (pending_.size() == pending_.capacity()) pending_.reserve(std::max<size_t>(64, 2 * pending_.size()));
   char* k = Allocate(key.size());
-  if (indexed_ && 2 * (pending_.size() + 1) > index_.size()) GrowIndex();
+  if (indexed_ && 2 * (pending_.size() + 1) > index_.size()) {
+    try {
+      GrowIndex();
+    } catch (const std::bad_alloc&) {
+      garbage_ += key.size();  // the key's bytes, unused
+      throw;
+    }
+  }
   // Nothing below allocates.
   if (indexed_) IndexSlot(hash, pending_.size());
   // (Not indexed: above every pending key, so a new one.)
@@ -205,7 +239,13 @@ Status NamespaceState::Put(std::string_view key, std::string_view body) {
       if (old || pending_.size() < max_pending()) room = Allocate(room_cap);
     }
   }
-  Pending* found = FindOrAddPending(key);
+  Pending* found = nullptr;
+  try {
+    found = FindOrAddPending(key);
+  } catch (const std::bad_alloc&) {
+    garbage_ += room_cap;  // the room, unused
+    throw;
+  }
   if (!found) {
     garbage_ += room_cap;
     return TooMany(key);
@@ -247,7 +287,10 @@ Status NamespaceState::Delete(std::string_view key) {
   Pending* found = FindOrAddPending(key);
   if (!found) return TooMany(key);
   Pending& p = *found;
-  if (!tag_ids_.empty()) tag_ids_.erase(std::string(key));
+  if (!tag_ids_.empty()) {  // (found by view: a key's copy could fail once the change has begun)
+    auto t = tag_ids_.find(key);
+    if (t != tag_ids_.end()) tag_ids_.erase(t);
+  }
   garbage_ += p.cap;
   p.slot = nullptr;
   p.size = p.cap = 0;

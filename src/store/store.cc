@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <initializer_list>
 #include <new>
 #include <stdexcept>
 #include <cstring>
@@ -957,13 +958,17 @@ namespace {
 // not made (NamespaceState::Put takes its memory before it changes
 // anything; a chunked value's bytes may be in the file, unreferenced) and
 // the caller gets an IOError, not an exception (doc/design.md "Errors").
+// `buffers` (the put path's reused encoding buffers) are given back after
+// such a failure: else they kept the entry's size for the store's life.
 template <typename F>
-Status UnlessOutOfMemory(const char* what, std::string_view key, F&& change) {
+Status UnlessOutOfMemory(const char* what, std::string_view key, F&& change,
+                         std::initializer_list<std::string*> buffers = {}) {
   try {
     return change();
   } catch (const std::bad_alloc&) {
   } catch (const std::length_error&) {
   }
+  for (std::string* b : buffers) std::string().swap(*b);
   return Status::IOError(std::string(what) + " '" + KeyText(key) +
                          "': out of memory (the entry and its tags do not fit in this process's memory); "
                          "the key is unchanged");
@@ -976,7 +981,8 @@ Status Store::Put(std::string_view key, std::string_view value, const TagList& t
   if (s.ok()) s = CheckNotReserved(key, "Put");
   if (!s.ok()) return s;
   if (rep_->inflight) rep_->Progress(false);
-  return UnlessOutOfMemory("Put", key, [&] { return rep_->PutInto(&rep_->own, key, value, tags); });
+  return UnlessOutOfMemory("Put", key, [&] { return rep_->PutInto(&rep_->own, key, value, tags); },
+                           {&rep_->scratch, &rep_->scratch_tags});
 }
 
 Status Store::PutZeroCopy(std::string_view key, std::string_view value, const TagList& tags) {
@@ -984,7 +990,14 @@ Status Store::PutZeroCopy(std::string_view key, std::string_view value, const Ta
   if (s.ok()) s = CheckNotReserved(key, "PutZeroCopy");
   if (!s.ok()) return s;
   if (rep_->inflight) rep_->Progress(false);
-  return UnlessOutOfMemory("PutZeroCopy", key, [&] { return rep_->PutInto(&rep_->own, key, value, tags, true); });
+  s = UnlessOutOfMemory("PutZeroCopy", key, [&] { return rep_->PutInto(&rep_->own, key, value, tags, true); },
+                        {&rep_->scratch, &rep_->scratch_tags});
+  // A put that failed after its value was queued (staging: written from
+  // the caller's memory) is not in any commit, so nothing else would wait
+  // for those writes: the caller may free the value once this returns.
+  // (A write's error stays with the queue, for the next commit.)
+  if (!s.ok() && rep_->writer->queue()) (void)rep_->writer->queue()->Wait();
+  return s;
 }
 
 Status Store::PutShared(std::string_view key, std::string_view value, const TagList& tags) {
@@ -992,7 +1005,8 @@ Status Store::PutShared(std::string_view key, std::string_view value, const TagL
   if (s.ok()) s = CheckNotReserved(key, "PutShared");
   if (!s.ok()) return s;
   if (rank() != 0) return Status::InvalidArgument("PutShared is for rank 0 only (shared objects are written once)");
-  return UnlessOutOfMemory("PutShared", key, [&] { return rep_->PutInto(&rep_->shared, key, value, tags); });
+  return UnlessOutOfMemory("PutShared", key, [&] { return rep_->PutInto(&rep_->shared, key, value, tags); },
+                           {&rep_->scratch, &rep_->scratch_tags});
 }
 
 Status Store::Delete(std::string_view key) {
@@ -1000,7 +1014,7 @@ Status Store::Delete(std::string_view key) {
   if (s.ok()) s = CheckKey(key);
   if (s.ok()) s = CheckNotReserved(key, "Delete");
   if (!s.ok()) return s;
-  return rep_->own.Delete(key);
+  return UnlessOutOfMemory("Delete", key, [&] { return rep_->own.Delete(key); });
 }
 
 Status Store::SetTags(std::string_view key, const TagList& tags) {
@@ -1024,7 +1038,7 @@ Status Store::DeleteTag(std::string_view key, std::string_view name) {
   if (s.ok()) s = CheckKey(key);
   if (s.ok()) s = CheckNotReserved(key, "DeleteTag");
   if (!s.ok()) return s;
-  return EditTag(&rep_->own, key, name, nullptr);
+  return UnlessOutOfMemory("DeleteTag", key, [&] { return EditTag(&rep_->own, key, name, nullptr); });
 }
 
 // ---------------------------------------------------------------- Reads

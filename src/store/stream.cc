@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "array/array_meta.h"
 #include "store/retention.h"
@@ -57,6 +58,15 @@ struct StreamWriter::Impl {
   // bytes (StreamHub::LoseWriters), or one of its own writes failed. Every
   // later call returns it, and Close leaves the key's object as it was.
   Status lost;
+  // Broken by running out of memory in a write: set first (it allocates
+  // nothing), since with no memory the message of `lost` may not be made.
+  bool out_of_memory = false;
+  bool broken() const { return !lost.ok() || out_of_memory; }
+  Status LostStatus() const {
+    if (!lost.ok()) return lost;
+    return Status::IOError("stream '" + KeyText(key) + "' is broken: out of memory while writing; Close reports "
+                           "this and the key keeps its previous object: open the stream again and rewrite it");
+  }
 
   // The store; null once it is closed (every public call checks first).
   Store::Rep* rep() const { return hub->rep; }
@@ -177,10 +187,10 @@ void StreamHub::LoseWriters() {
   }
 }
 
-Status StreamWriter::Write(const void* data, size_t n) {
+Status StreamWriter::Write(const void* data, size_t n) try {
   Impl* w = impl_.get();
   if (w->closed) return Status::InvalidArgument("stream '" + w->key + "' is closed");
-  if (!w->lost.ok()) return w->lost;
+  if (w->broken()) return w->LostStatus();
   if (!w->rep()) return w->hub->Closed(w->key, true);
   Status s = w->rep()->CheckWritable();
   if (!s.ok()) return s;
@@ -217,11 +227,18 @@ Status StreamWriter::Write(const void* data, size_t n) {
     w->pos += n;
   }
   return Status::OK();
+} catch (const std::bad_alloc&) {
+  // No memory to buffer or queue the bytes (staging): the stream is
+  // broken, as by a failed write (Close reports it; nothing of it joins
+  // the namespace), not std::bad_alloc out of the API. (With no memory
+  // even for the message, that allocation throws, the stream broken.)
+  impl_->out_of_memory = true;
+  return impl_->LostStatus();
 }
 
 Status StreamWriter::Seek(uint64_t pos) {
   if (impl_->closed) return Status::InvalidArgument("stream '" + impl_->key + "' is closed");
-  if (!impl_->lost.ok()) return impl_->lost;
+  if (impl_->broken()) return impl_->LostStatus();
   if (!impl_->rep()) return impl_->hub->Closed(impl_->key, true);
   impl_->pos = pos;
   return Status::OK();
@@ -232,7 +249,7 @@ uint64_t StreamWriter::Size() const { return impl_->size(); }
 
 Status StreamWriter::Flush() {
   if (impl_->closed) return Status::InvalidArgument("stream '" + impl_->key + "' is closed");
-  if (!impl_->lost.ok()) return impl_->lost;
+  if (impl_->broken()) return impl_->LostStatus();
   if (!impl_->rep()) return impl_->hub->Closed(impl_->key, true);
   Status s = impl_->rep()->CheckWritable();
   if (!s.ok()) return s;
@@ -249,26 +266,35 @@ Status StreamWriter::Close() {
   // The key is free for another writer; the chunks are no longer held.
   auto it = w->hub->writers.find(w->key);
   if (it != w->hub->writers.end() && it->second == w) w->hub->writers.erase(it);
-  if (!w->lost.ok()) return w->close_status = w->lost;  // nothing of it joins the namespace
+  if (w->broken()) return w->close_status = w->LostStatus();  // nothing of it joins the namespace
   Store::Rep* rep = w->rep();
   if (!rep) return w->close_status = w->hub->Closed(w->key, true);
   Status s = rep->CheckWritable();
   w->EndChunk();
-  std::string tag_bytes, body;
-  if (s.ok()) s = EncodeTags(w->tags, rep->own.dict(), &tag_bytes);
-  if (s.ok() && !w->spilled) {
-    EncodeEntryBody(w->key, ValueKind::kInline, w->head.size(), w->head, {}, tag_bytes, &body);
-    s = rep->own.Put(w->key, body);
-  } else if (s.ok()) {
-    EncodeEntryBody(w->key, ValueKind::kChunked, w->ended, "", w->chunks, tag_bytes, &body);
-    s = rep->own.Put(w->key, body);
+  // The entry (its tags' bytes) may not fit in memory: then, as for a
+  // put, an IOError and the key unchanged (NamespaceState::Put takes its
+  // memory before it changes anything), not std::bad_alloc out of Close.
+  try {
+    std::string tag_bytes, body;
+    if (s.ok()) s = EncodeTags(w->tags, rep->own.dict(), &tag_bytes);
+    if (s.ok() && !w->spilled) {
+      EncodeEntryBody(w->key, ValueKind::kInline, w->head.size(), w->head, {}, tag_bytes, &body);
+      s = rep->own.Put(w->key, body);
+    } else if (s.ok()) {
+      EncodeEntryBody(w->key, ValueKind::kChunked, w->ended, "", w->chunks, tag_bytes, &body);
+      s = rep->own.Put(w->key, body);
+    }
+  } catch (const std::bad_alloc&) {
+    s = Status::IOError("Close of stream '" + KeyText(w->key) +
+                        "': out of memory (the entry and its tags do not fit in this process's memory); "
+                        "the key is unchanged");
   }
   w->close_status = s;
   return s;
 }
 
 Status Store::OpenWriteStream(std::string_view key, const TagList& tags,
-                              std::unique_ptr<StreamWriter>* writer) {
+                              std::unique_ptr<StreamWriter>* writer) try {
   writer->reset();
   Status s = rep_->CheckWritable();
   if (!s.ok()) return s;
@@ -288,9 +314,21 @@ Status Store::OpenWriteStream(std::string_view key, const TagList& tags,
   impl->hub = hub;
   impl->key = std::string(key);
   impl->tags = tags;
-  hub->writers.emplace(impl->key, impl.get());
-  writer->reset(new StreamWriter(std::move(impl)));
+  // Registered last, with every allocation made: a writer destroyed before
+  // (std::bad_alloc) is closed already, so it puts no entry of its own.
+  StreamWriter::Impl* w = impl.get();
+  w->closed = true;
+  std::unique_ptr<StreamWriter> made(new StreamWriter(std::move(impl)));
+  hub->writers.emplace(w->key, w);
+  w->closed = false;
+  *writer = std::move(made);
   return Status::OK();
+} catch (const std::bad_alloc&) {
+  // The stream's tags, chiefly, do not fit in this process's memory
+  // (doc/design.md "Errors"): no writer, nothing registered.
+  return Status::IOError("OpenWriteStream '" + KeyText(key) +
+                         "': out of memory (the stream's tags do not fit in this process's memory); "
+                         "no stream was opened");
 }
 
 // ---------------------------------------------------------------- Reader

@@ -1,5 +1,7 @@
 #include "store/tag_edit.h"
 
+#include <new>
+
 #include "format/coding.h"
 #include "format/index_format.h"
 #include "format/tag_codec.h"
@@ -114,14 +116,31 @@ Status EditTag(NamespaceState* ns, std::string_view key, std::string_view name, 
   std::vector<uint64_t> keep;
   if (ids) keep = std::move(*ids);
   else if (collect) keep = std::move(seen);
-  s = ns->Put(key, body);
-  if (!s.ok()) return s;
+  // A Put that fails (std::bad_alloc: it changes nothing) leaves the set
+  // where it was: moved out and left empty, it said the entry had no tag,
+  // and the next SetTag of one of them appended a second of that name.
+  try {
+    s = ns->Put(key, body);
+  } catch (...) {
+    if (ids) *ids = std::move(keep);
+    throw;
+  }
+  if (!s.ok()) {
+    if (ids) *ids = std::move(keep);
+    return s;
+  }
+  // The change is made (Put dropped the old set): without memory for the
+  // updated set, none is kept, which is correct too (the next edit makes
+  // a pass over the tags).
   if (ids || collect) {
-    if (!known) ns->dict()->Find(name, &id);  // interned by the encode above
-    if (id / 64 >= keep.size()) keep.resize(id / 64 + 1, 0);
-    if (value) keep[id / 64] |= uint64_t(1) << (id % 64);
-    else keep[id / 64] &= ~(uint64_t(1) << (id % 64));
-    if (keep.size() <= n + 2) ns->KeepTagIds(key, std::move(keep));  // else too sparse: dropped
+    try {
+      if (!known) ns->dict()->Find(name, &id);  // interned by the encode above
+      if (id / 64 >= keep.size()) keep.resize(id / 64 + 1, 0);
+      if (value) keep[id / 64] |= uint64_t(1) << (id % 64);
+      else keep[id / 64] &= ~(uint64_t(1) << (id % 64));
+      if (keep.size() <= n + 2) ns->KeepTagIds(key, std::move(keep));  // else too sparse: dropped
+    } catch (const std::bad_alloc&) {
+    }
   }
   return Status::OK();
 }
