@@ -15,12 +15,6 @@
 
 namespace cairn {
 
-// Counters may be bumped by the background I/O thread while the caller's
-// thread reads them (Store::stats): relaxed atomic adds keep that race-free.
-static void Count(uint64_t& field, uint64_t n = 1) {
-  std::atomic_ref<uint64_t>(field).fetch_add(n, std::memory_order_relaxed);
-}
-
 IoStats SnapshotStats(const IoStats& s) {
   auto load = [](const uint64_t& f) {
     return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(f)).load(std::memory_order_relaxed);
@@ -57,23 +51,23 @@ Status File::Open(const std::string& path, Mode mode, IoStats* stats,
   if (mode == kCreate) {
     // Open the existing file (the common case: a restart); create it
     // exclusively only if it is missing, so we know whether it is new.
-    Count(stats->opens);
+    CountIo(stats->opens);
     fd = ::open(path.c_str(), flags);
     if (fd < 0 && errno == ENOENT) {
-      Count(stats->opens);
+      CountIo(stats->opens);
       FaultOp fault(FaultOp::kCreate, -1, path);
       fd = ::open(path.c_str(), flags | O_CREAT | O_EXCL, 0644);
       if (fd >= 0) {
         fault.Done();
         made = true;
-        Count(stats->creates);
+        CountIo(stats->creates);
       } else if (errno == EEXIST) {  // another rank made it meanwhile
-        Count(stats->opens);
+        CountIo(stats->opens);
         fd = ::open(path.c_str(), flags);
       }
     }
   } else {
-    Count(stats->opens);
+    CountIo(stats->opens);
     fd = ::open(path.c_str(), flags);
   }
   if (fd < 0) return Status::FromErrno("open " + path, errno);
@@ -96,14 +90,14 @@ static Status ReadFailed(int fd, IoStats* stats, const std::string& path, uint64
   if (err != 0) return Status::FromErrno("read " + path + " at offset " + std::to_string(offset + done), err);
   uint64_t end = offset + done;
   struct stat st;
-  Count(stats->stats);
+  CountIo(stats->stats);
   if (::fstat(fd, &st) == 0 && uint64_t(st.st_size) < end) end = uint64_t(st.st_size);
   return Status::Corruption(path + " is truncated: wanted " + std::to_string(n) + " bytes at offset " +
                             std::to_string(offset) + ", file ends at " + std::to_string(end));
 }
 
 Status File::PRead(uint64_t offset, void* buf, uint64_t n) const {
-  Count(stats_->read_requests);
+  CountIo(stats_->read_requests);
   char* p = static_cast<char*>(buf);
   uint64_t done = 0;
   while (done < n) {
@@ -113,12 +107,12 @@ Status File::PRead(uint64_t offset, void* buf, uint64_t n) const {
     if (r <= 0) return ReadFailed(fd_, stats_, path_, offset, n, done, r < 0 ? errno : 0);
     done += uint64_t(r);
   }
-  Count(stats_->read_bytes, n);
+  CountIo(stats_->read_bytes, n);
   return Status::OK();
 }
 
 Status File::PReadOnce(uint64_t offset, void* buf, uint64_t n) const {
-  Count(stats_->read_requests);
+  CountIo(stats_->read_requests);
   constexpr uint64_t kPiece = 8ull << 20;
   char* p = static_cast<char*>(buf);
   uint64_t done = 0, dropped = 0;
@@ -133,12 +127,12 @@ Status File::PReadOnce(uint64_t offset, void* buf, uint64_t n) const {
       dropped = done;
     }
   }
-  Count(stats_->read_bytes, n);
+  CountIo(stats_->read_bytes, n);
   return Status::OK();
 }
 
 Status File::PReadV(uint64_t offset, const struct iovec* iov, int iovcnt, uint64_t n) const {
-  Count(stats_->read_requests);
+  CountIo(stats_->read_requests);
   // The caller's vector is not copied (no allocation per call): progress is
   // the first entry not yet filled and the bytes of it already read. After
   // a short transfer that ends inside an entry, the rest of that entry is
@@ -161,7 +155,7 @@ Status File::PReadV(uint64_t offset, const struct iovec* iov, int iovcnt, uint64
     }
     skip += left;  // 0 when every entry is filled
   }
-  Count(stats_->read_bytes, n);
+  CountIo(stats_->read_bytes, n);
   return Status::OK();
 }
 
@@ -170,7 +164,7 @@ void File::WillNeed(uint64_t offset, uint64_t n) const {
 }
 
 Status File::PWrite(uint64_t offset, const void* buf, uint64_t n) {
-  Count(stats_->write_requests);
+  CountIo(stats_->write_requests);
   FaultOp fault(FaultOp::kWrite, fd_, path_, offset, n);
   const char* p = static_cast<const char*>(buf);
   uint64_t done = 0;
@@ -183,12 +177,12 @@ Status File::PWrite(uint64_t offset, const void* buf, uint64_t n) {
     }
     done += uint64_t(r);
   }
-  Count(stats_->write_bytes, n);
+  CountIo(stats_->write_bytes, n);
   return Status::OK();
 }
 
 void File::StartWriteback(uint64_t offset, uint64_t n) {
-  Count(stats_->writeback_requests);
+  CountIo(stats_->writeback_requests);
 #ifdef __linux__
   ::sync_file_range(fd_, off64_t(offset), off64_t(n), SYNC_FILE_RANGE_WRITE);
 #else
@@ -198,7 +192,7 @@ void File::StartWriteback(uint64_t offset, uint64_t n) {
 }
 
 Status File::WaitWriteback(uint64_t offset, uint64_t n) {
-  Count(stats_->writeback_requests);
+  CountIo(stats_->writeback_requests);
 #ifdef __linux__
   // Test hook: CAIRN_TEST_FAIL_WRITEBACK=1 makes this wait fail with EIO,
   // as a writeback error the kernel reports here (and then no longer to a
@@ -228,7 +222,7 @@ Status File::WaitWriteback(uint64_t offset, uint64_t n) {
 }
 
 Status File::Sync() {
-  Count(stats_->fsyncs);
+  CountIo(stats_->fsyncs);
   // Test hook: CAIRN_TEST_FAIL_FSYNC=1 in a process's environment makes its
   // fsyncs of files fail with EIO, as a failed writeback would (a test sets
   // it on one rank to check that every rank agrees on the failure).
@@ -250,7 +244,7 @@ Status File::Size(uint64_t* size) const {
   // lseek is not a metadata operation (no inode lookup, no server round
   // trip on Lustre beyond the glimpse it shares with fstat) but count it as
   // a stat to be conservative.
-  Count(stats_->stats);
+  CountIo(stats_->stats);
   off_t end = ::lseek(fd_, 0, SEEK_END);
   if (end < 0) return Status::FromErrno("seek " + path_, errno);
   *size = uint64_t(end);
@@ -258,14 +252,14 @@ Status File::Size(uint64_t* size) const {
 }
 
 Status File::Truncate(uint64_t size) {
-  Count(stats_->truncates);
+  CountIo(stats_->truncates);
   FaultOp fault(FaultOp::kTruncate, fd_, path_, 0, size);
   if (::ftruncate(fd_, off_t(size)) != 0) return Status::FromErrno("truncate " + path_, errno);
   return Status::OK();
 }
 
 Status File::Rename(const std::string& to) {
-  Count(stats_->renames);
+  CountIo(stats_->renames);
   FaultOp fault(path_, to);
   if (::rename(path_.c_str(), to.c_str()) != 0) return Status::FromErrno("rename " + path_ + " to " + to, errno);
   fault.Done();
@@ -278,7 +272,7 @@ void File::DropCache(uint64_t offset, uint64_t n) const {
 }
 
 Status MakeDir(const std::string& path, IoStats* stats, bool* created) {
-  Count(stats->mkdirs);
+  CountIo(stats->mkdirs);
   FaultOp fault(FaultOp::kMkdir, -1, path);
   if (::mkdir(path.c_str(), 0755) == 0) {
     fault.Done();
@@ -296,10 +290,10 @@ Status MakeDir(const std::string& path, IoStats* stats, bool* created) {
 }
 
 Status SyncDir(const std::string& path, IoStats* stats) {
-  Count(stats->opens);
+  CountIo(stats->opens);
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return Status::FromErrno("open directory " + path, errno);
-  Count(stats->fsyncs);
+  CountIo(stats->fsyncs);
   FaultOp fault(FaultOp::kSyncDir, -1, path);
   int rc = ::fsync(fd);
   int err = errno;
@@ -310,7 +304,7 @@ Status SyncDir(const std::string& path, IoStats* stats) {
 }
 
 bool PathExists(const std::string& path, IoStats* stats, bool* is_dir) {
-  Count(stats->stats);
+  CountIo(stats->stats);
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return false;
   if (is_dir) *is_dir = S_ISDIR(st.st_mode);
@@ -318,7 +312,7 @@ bool PathExists(const std::string& path, IoStats* stats, bool* is_dir) {
 }
 
 bool FileIdentity(const std::string& path, IoStats* stats, uint64_t* dev, uint64_t* ino) {
-  Count(stats->stats);
+  CountIo(stats->stats);
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return false;
   *dev = uint64_t(st.st_dev);
@@ -328,7 +322,7 @@ bool FileIdentity(const std::string& path, IoStats* stats, uint64_t* dev, uint64
 
 Status ListDir(const std::string& path, IoStats* stats, std::vector<std::string>* names) {
   names->clear();
-  Count(stats->opens);
+  CountIo(stats->opens);
   DIR* d = ::opendir(path.c_str());
   if (!d) return Status::FromErrno("open directory " + path, errno);
   errno = 0;

@@ -113,6 +113,12 @@ class File {
   Status wb_error_;  // the first failed WaitWriteback (the kernel said it once)
 };
 
+// Adds n to one counter of an IoStats. Counters may be bumped by the
+// background I/O thread while the caller's thread reads them
+// (Store::stats, SnapshotStats): relaxed atomic adds keep that race-free.
+inline void CountIo(uint64_t& field, uint64_t n = 1) {
+  std::atomic_ref<uint64_t>(field).fetch_add(n, std::memory_order_relaxed);
+}
 // A consistent-enough copy of counters that another thread may be adding to.
 IoStats SnapshotStats(const IoStats& s);
 // mkdir; ok if it already exists as a directory (*created says which).

@@ -22,8 +22,6 @@ namespace cairn {
 
 namespace {
 
-void Count(uint64_t& field) { std::atomic_ref<uint64_t>(field).fetch_add(1, std::memory_order_relaxed); }
-
 // cachestat(2) (Linux 6.5), not in every libc's headers.
 #ifndef SYS_cachestat
 #if defined(__linux__)
@@ -71,7 +69,7 @@ void DirectAlignment(int fd, uint64_t* mem, uint64_t* offset) {
 
 void File::DirectAlignmentOnce() const {
   std::call_once(direct_align_once_, [this] {
-    Count(stats_->stats);
+    CountIo(stats_->stats);
     DirectAlignment(fd_, &direct_mem_align_, &direct_offset_align_);
   });
 }
@@ -86,17 +84,17 @@ bool File::DirectUsable() const {
   // descriptor's own inode, whatever its path names now), else by its
   // path; either way checked to be the same inode, so that a path that
   // now names another file is never read in its place.
-  Count(stats_->opens);
+  CountIo(stats_->opens);
   std::string self = "/proc/self/fd/" + std::to_string(fd_);
   int dfd = ::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
   if (dfd < 0 && errno == ENOENT) {  // no /proc
-    Count(stats_->opens);
+    CountIo(stats_->opens);
     dfd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT | O_NONBLOCK);
   }
   if (dfd >= 0) {
     struct stat a, b;
-    Count(stats_->stats);
-    Count(stats_->stats);
+    CountIo(stats_->stats);
+    CountIo(stats_->stats);
     if (::fstat(fd_, &a) == 0 && ::fstat(dfd, &b) == 0 && S_ISREG(b.st_mode) && a.st_dev == b.st_dev &&
         a.st_ino == b.st_ino) {
       direct_fd_ = dfd;
@@ -135,7 +133,7 @@ bool File::PReadVDirect(uint64_t offset, const struct iovec* iov, int iovcnt, ui
     const struct iovec* v = rest.empty() ? iov : rest.data() + first;
     int cnt = rest.empty() ? iovcnt : int(rest.size() - first);
     ssize_t r = ::preadv(direct_fd_, v, cnt, off_t(offset + done));
-    if (r <= 0) Count(stats_->read_requests);  // a request made, and nothing counted for it below
+    if (r <= 0) CountIo(stats_->read_requests);  // a request made, and nothing counted for it below
     if (r < 0 && errno == EINVAL) {  // the file system refuses after all
       direct_state_.store(-1, std::memory_order_release);
       return false;
@@ -151,9 +149,9 @@ bool File::PReadVDirect(uint64_t offset, const struct iovec* iov, int iovcnt, ui
     rest[first].iov_len -= size_t(left);
     if (reinterpret_cast<uintptr_t>(rest[first].iov_base) % mem != 0) return false;
   }
-  Count(stats_->read_requests);
-  std::atomic_ref<uint64_t>(stats_->read_bytes).fetch_add(n, std::memory_order_relaxed);
-  std::atomic_ref<uint64_t>(stats_->direct_read_bytes).fetch_add(n, std::memory_order_relaxed);
+  CountIo(stats_->read_requests);
+  CountIo(stats_->read_bytes, n);
+  CountIo(stats_->direct_read_bytes, n);
   return true;
 #endif
 }

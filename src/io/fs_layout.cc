@@ -2,9 +2,10 @@
 
 #include <sys/vfs.h>
 
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+
+#include "io/file.h"
 
 namespace cairn {
 
@@ -67,7 +68,7 @@ bool StatFsMagic(const std::string& path, IoStats* stats, uint64_t* magic) {
     *magic = std::strtoull(e, nullptr, 16);
     return true;
   }
-  std::atomic_ref<uint64_t>(stats->stats).fetch_add(1, std::memory_order_relaxed);
+  CountIo(stats->stats);
   struct statfs st;
   if (::statfs(path.c_str(), &st) != 0) return false;
   // f_type is a signed word; the magic numbers are 32-bit patterns.

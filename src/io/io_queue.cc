@@ -33,8 +33,8 @@ std::string IoQueue::Acquire(size_t cap) {
     auto t0 = std::chrono::steady_clock::now();
     pool_cv_.wait(l, [&] { return staged_ == 0 || staged_ + cap <= limit_; });
     auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
-    std::atomic_ref<uint64_t>(stats_->staging_stalls).fetch_add(1, std::memory_order_relaxed);
-    std::atomic_ref<uint64_t>(stats_->staging_stall_ns).fetch_add(uint64_t(ns), std::memory_order_relaxed);
+    CountIo(stats_->staging_stalls);
+    CountIo(stats_->staging_stall_ns, uint64_t(ns));
   }
   std::string buf;
   while (!pool_.empty()) {
