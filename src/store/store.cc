@@ -6,9 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <initializer_list>
-#include <new>
-#include <stdexcept>
 #include <cstring>
 
 #include "array/array_meta.h"
@@ -20,6 +17,7 @@
 #include "store/crash_point.h"
 #include "store/finalize_hook.h"
 #include "store/options_check.h"
+#include "store/out_of_memory.h"
 #include "store/retention.h"
 #include "store/store_dir.h"
 #include "store/store_rep.h"
@@ -950,31 +948,6 @@ Status Store::ListRevisions(std::vector<RevisionInfo>* revisions) {
 }
 
 // ---------------------------------------------------------------- Writes
-
-namespace {
-
-// Runs a change of one key whose memory grows with what the caller gave
-// (its tags' bytes): if this process runs out of memory, the change is
-// not made (NamespaceState::Put takes its memory before it changes
-// anything; a chunked value's bytes may be in the file, unreferenced) and
-// the caller gets an IOError, not an exception (doc/design.md "Errors").
-// `buffers` (the put path's reused encoding buffers) are given back after
-// such a failure: else they kept the entry's size for the store's life.
-template <typename F>
-Status UnlessOutOfMemory(const char* what, std::string_view key, F&& change,
-                         std::initializer_list<std::string*> buffers = {}) {
-  try {
-    return change();
-  } catch (const std::bad_alloc&) {
-  } catch (const std::length_error&) {
-  }
-  for (std::string* b : buffers) std::string().swap(*b);
-  return Status::IOError(std::string(what) + " '" + KeyText(key) +
-                         "': out of memory (the entry and its tags do not fit in this process's memory); "
-                         "the key is unchanged");
-}
-
-}  // namespace
 
 Status Store::Put(std::string_view key, std::string_view value, const TagList& tags) {
   Status s = rep_->CheckWritable();

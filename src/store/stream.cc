@@ -14,6 +14,7 @@
 #include "store/store_rep.h"
 #include "store/stream_hub.h"
 #include "store/key_text.h"
+#include "store/out_of_memory.h"
 
 namespace cairn {
 
@@ -272,23 +273,18 @@ Status StreamWriter::Close() {
   Status s = rep->CheckWritable();
   w->EndChunk();
   // The entry (its tags' bytes) may not fit in memory: then, as for a
-  // put, an IOError and the key unchanged (NamespaceState::Put takes its
-  // memory before it changes anything), not std::bad_alloc out of Close.
-  try {
-    std::string tag_bytes, body;
-    if (s.ok()) s = EncodeTags(w->tags, rep->own.dict(), &tag_bytes);
-    if (s.ok() && !w->spilled) {
-      EncodeEntryBody(w->key, ValueKind::kInline, w->head.size(), w->head, {}, tag_bytes, &body);
-      s = rep->own.Put(w->key, body);
-    } else if (s.ok()) {
-      EncodeEntryBody(w->key, ValueKind::kChunked, w->ended, "", w->chunks, tag_bytes, &body);
-      s = rep->own.Put(w->key, body);
-    }
-  } catch (const std::bad_alloc&) {
-    s = Status::IOError("Close of stream '" + KeyText(w->key) +
-                        "': out of memory (the entry and its tags do not fit in this process's memory); "
-                        "the key is unchanged");
-  }
+  // put, an IOError and the key unchanged, not std::bad_alloc out of Close.
+  if (s.ok())
+    s = UnlessOutOfMemory("Close of stream", w->key, [&] {
+      std::string tag_bytes, body;
+      Status e = EncodeTags(w->tags, rep->own.dict(), &tag_bytes);
+      if (!e.ok()) return e;
+      if (!w->spilled)
+        EncodeEntryBody(w->key, ValueKind::kInline, w->head.size(), w->head, {}, tag_bytes, &body);
+      else
+        EncodeEntryBody(w->key, ValueKind::kChunked, w->ended, "", w->chunks, tag_bytes, &body);
+      return rep->own.Put(w->key, body);
+    });
   w->close_status = s;
   return s;
 }

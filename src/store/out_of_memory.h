@@ -1,0 +1,37 @@
+// UnlessOutOfMemory: runs a change of one key whose memory grows with what
+// the caller gave (its tags' bytes, chiefly). If this process runs out of
+// memory, the change is not made (NamespaceState::Put takes its memory
+// before it changes anything; a chunked value's bytes may be in the file,
+// unreferenced) and the caller gets an IOError naming the key, not an
+// exception (doc/design.md "Errors"). `buffers` (the put path's reused
+// encoding buffers) are given back after such a failure: else they kept
+// the entry's size for the store's life. Used by the puts and tag edits
+// (store.cc) and a write stream's Close (stream.cc).
+#pragma once
+
+#include <initializer_list>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "cairn/status.h"
+#include "store/key_text.h"
+
+namespace cairn {
+
+template <typename F>
+Status UnlessOutOfMemory(const char* what, std::string_view key, F&& change,
+                         std::initializer_list<std::string*> buffers = {}) {
+  try {
+    return change();
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  for (std::string* b : buffers) std::string().swap(*b);
+  return Status::IOError(std::string(what) + " '" + KeyText(key) +
+                         "': out of memory (the entry and its tags do not fit in this process's memory); "
+                         "the key is unchanged");
+}
+
+}  // namespace cairn
