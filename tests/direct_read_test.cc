@@ -13,7 +13,6 @@
 #include <gtest/gtest.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -29,6 +28,7 @@
 #include "cairn/store.h"
 #include "io/coalescing_reader.h"
 #include "io/file.h"
+#include "page_cache.h"
 #include "store_test_util.h"
 #include "test_util.h"
 
@@ -41,11 +41,7 @@ using test::TempDir;
 constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint64_t kPage = 4096;
 
-struct Aligned {
-  explicit Aligned(size_t n) : data(static_cast<char*>(std::aligned_alloc(kPage, n))) { std::memset(data, 0x5a, n); }
-  ~Aligned() { std::free(data); }
-  char* data;
-};
+using Aligned = test::PageArena;
 
 // Makes every file under `dir` (recursively) durable and drops its pages
 // from the page cache: what a restart on another node finds.
@@ -73,25 +69,16 @@ void DropTree(const std::string& dir) {
 // them: nothing there is ever cold, so nothing is read directly, and the
 // tests that need cold bytes are skipped, as read_once_test's are).
 bool DropsCleanPages(const std::string& dir) {
-  std::string p = dir + "/drop-probe";
+  const std::string p = dir + "/drop-probe";
+  const std::string bytes(1 << 16, 'p');
   int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return false;
-  std::vector<char> b(1 << 16, 'p');
-  bool ok = ::pwrite(fd, b.data(), b.size(), 0) == ssize_t(b.size()) && ::fdatasync(fd) == 0 &&
+  bool ok = ::pwrite(fd, bytes.data(), bytes.size(), 0) == ssize_t(bytes.size()) && ::fdatasync(fd) == 0 &&
             ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
-  void* m = ok ? ::mmap(nullptr, b.size(), PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
-  size_t resident = 0;
-  if (m != MAP_FAILED) {
-    std::vector<unsigned char> v(b.size() / size_t(::sysconf(_SC_PAGESIZE)));
-    if (::mincore(m, b.size(), v.data()) == 0)
-      for (unsigned char x : v) resident += x & 1;
-    else
-      ok = false;
-    ::munmap(m, b.size());
-  }
   ::close(fd);
+  ok = ok && test::ResidentPages(p, 0, bytes.size()) == 0;
   ::unlink(p.c_str());
-  return ok && resident == 0;
+  return ok;
 }
 #define SKIP_UNLESS_COLD(dir) \
   if (!DropsCleanPages(dir)) GTEST_SKIP() << "this file system keeps clean pages cached: nothing is cold"

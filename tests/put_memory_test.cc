@@ -10,18 +10,17 @@
 // not mocked, as in read_memory_test.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 
 #include <cstdlib>
 #include <cstring>
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "address_limit.h"
 #include "cairn/stream.h"
 #include "store_test_util.h"
 #include "test_util.h"
@@ -33,45 +32,8 @@ using namespace cairn::test;
 
 constexpr size_t kTag = 256u << 20;  // one tag's bytes: more than the room left
 
-uint64_t VmSize() {
-  std::ifstream in("/proc/self/status");
-  std::string word;
-  while (in >> word)
-    if (word == "VmSize:") {
-      uint64_t kb = 0;
-      in >> kb;
-      return kb << 10;
-    }
-  return 0;
-}
-
-// Lowers the soft RLIMIT_AS to the current size plus `room` for its lifetime.
-class AddressLimit {
- public:
-  explicit AddressLimit(uint64_t room) {
-    getrlimit(RLIMIT_AS, &old_);
-    rlimit r = old_;
-    r.rlim_cur = VmSize() + room;
-    ok_ = VmSize() > 0 && setrlimit(RLIMIT_AS, &r) == 0;
-  }
-  ~AddressLimit() { setrlimit(RLIMIT_AS, &old_); }
-  bool ok() const { return ok_; }
-
- private:
-  rlimit old_;
-  bool ok_ = false;
-};
-
-void ExpectOutOfMemory(const Status& s, const std::string& key) {
-  EXPECT_TRUE(s.IsIOError()) << s.ToString();
-  EXPECT_NE(s.message().find("'" + key + "'"), std::string::npos) << s.ToString();
-  EXPECT_NE(s.message().find("memory"), std::string::npos) << s.ToString();
-}
-
 TEST(PutMemory, TagsLargerThanTheMemoryLeftAreAnErrorAndChangeNothing) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer reserves its shadow memory: RLIMIT_AS cannot bound it";
-#endif
+  SKIP_UNDER_ASAN();
   TempDir dir;
   auto s = MustOpen(dir.sub("s"));
   const std::string chunked = Pattern(2, 200000);  // above SmallOptions' inline limit
@@ -139,13 +101,6 @@ TEST(PutMemory, TagsLargerThanTheMemoryLeftAreAnErrorAndChangeNothing) {
       EXPECT_EQ(o.tags[0].name, "t") << o.key;
     }
 }
-
-// Skips under ASan (see above).
-#if defined(__SANITIZE_ADDRESS__)
-#define SKIP_UNDER_ASAN() GTEST_SKIP() << "AddressSanitizer reserves its shadow memory: RLIMIT_AS cannot bound it"
-#else
-#define SKIP_UNDER_ASAN() (void)0
-#endif
 
 // The tags of `key` in a reopened read-only copy of the store.
 TagList TagsAfterReopen(const std::string& path, const std::string& key) {

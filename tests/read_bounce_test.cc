@@ -24,6 +24,7 @@
 #include "cairn/store.h"
 #include "io/coalescing_reader.h"
 #include "io/file.h"
+#include "page_cache.h"
 #include "store_test_util.h"
 #include "test_util.h"
 
@@ -37,13 +38,8 @@ constexpr uint64_t kPage = 4096;
 constexpr char kGuard = '\x5a';
 
 // Page-aligned memory, filled with kGuard.
-struct Arena {
-  explicit Arena(size_t n) : size(n), data(static_cast<char*>(std::aligned_alloc(kPage, n))) {
-    std::memset(data, kGuard, n);
-  }
-  ~Arena() { std::free(data); }
-  size_t size;
-  char* data;
+struct Arena : test::PageArena {
+  explicit Arena(size_t n) : PageArena(n, kGuard) {}
 };
 
 // Destination distances against the file offset, within a page: the short

@@ -8,39 +8,22 @@
 // cache as it is written, for the same reason.
 #include <gtest/gtest.h>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "cairn/store.h"
 #include "io/file.h"
+#include "page_cache.h"
 #include "store/commit_tables.h"
 #include "test_util.h"
 
 namespace cairn {
 namespace {
 
-// Pages of [offset, offset + n) of `path` that are in the page cache.
-size_t ResidentPages(const std::string& path, uint64_t offset, uint64_t n) {
-  const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
-  uint64_t start = offset / page * page;
-  uint64_t len = offset + n - start;
-  int fd = ::open(path.c_str(), O_RDONLY);
-  EXPECT_GE(fd, 0);
-  void* m = ::mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, off_t(start));
-  ::close(fd);
-  EXPECT_NE(m, MAP_FAILED);
-  std::vector<unsigned char> v((len + page - 1) / page);
-  EXPECT_EQ(::mincore(m, len, v.data()), 0);
-  ::munmap(m, len);
-  size_t resident = 0;
-  for (unsigned char c : v) resident += c & 1;
-  return resident;
-}
+using test::ResidentPages;
 
 // Writes `bytes` to `path` and syncs them (clean pages can be dropped).
 std::unique_ptr<File> WriteSynced(const std::string& path, const std::string& bytes, IoStats* stats) {

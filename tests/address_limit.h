@@ -1,0 +1,65 @@
+// Memory bounded for real in a test, not mocked: the soft RLIMIT_AS lowered
+// to what the process already uses plus some room, raised back after
+// (read_memory_test, put_memory_test). AddressSanitizer reserves its shadow
+// memory up front, so tests using this skip under it.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+#include "cairn/status.h"
+
+// Skips the test under AddressSanitizer (see the top of this file).
+#if defined(__SANITIZE_ADDRESS__)
+#define SKIP_UNDER_ASAN() GTEST_SKIP() << "AddressSanitizer reserves its shadow memory: RLIMIT_AS cannot bound it"
+#else
+#define SKIP_UNDER_ASAN() (void)0
+#endif
+
+namespace cairn::test {
+
+// This process's virtual size in bytes (/proc/self/status VmSize); 0 if
+// it cannot be read.
+inline uint64_t VmSize() {
+  std::ifstream in("/proc/self/status");
+  std::string word;
+  while (in >> word)
+    if (word == "VmSize:") {
+      uint64_t kb = 0;
+      in >> kb;
+      return kb << 10;
+    }
+  return 0;
+}
+
+// Lowers the soft RLIMIT_AS to the current size plus `room` for its lifetime.
+class AddressLimit {
+ public:
+  explicit AddressLimit(uint64_t room) {
+    getrlimit(RLIMIT_AS, &old_);
+    rlimit r = old_;
+    r.rlim_cur = VmSize() + room;
+    ok_ = VmSize() > 0 && setrlimit(RLIMIT_AS, &r) == 0;
+  }
+  ~AddressLimit() { setrlimit(RLIMIT_AS, &old_); }
+  AddressLimit(const AddressLimit&) = delete;
+  AddressLimit& operator=(const AddressLimit&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  rlimit old_;
+  bool ok_ = false;
+};
+
+// `s` is the IOError of a process out of memory, naming `key`.
+inline void ExpectOutOfMemory(const Status& s, const std::string& key) {
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_NE(s.message().find("'" + key + "'"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("memory"), std::string::npos) << s.ToString();
+}
+
+}  // namespace cairn::test
