@@ -46,6 +46,11 @@ struct AsyncCommit::State {
   Status local;               // this rank's status so far
   bool sync_failed = false;   // set by the fsync job
   Status record_status;       // set by rank 0's manifest job
+  // Rank 0's manifest job began / ran to its end. A job that did not end
+  // was skipped behind a failed one or threw (out of memory): then
+  // record_status is still ok and must not be taken for the outcome.
+  bool record_started = false;
+  bool record_done = false;
   uint64_t group_v[1] = {0};
   uint64_t all_v[2] = {0, 0};  // [0] a sync failed anywhere, [1] nranks - first failing rank
   std::unique_ptr<CommRequest> req;
@@ -114,6 +119,7 @@ bool AsyncCommit::State::Step1(bool block) {
     File* f = r->my_file.get();
     ticket = q->Submit([this, f, rank] {
       TestFsyncDelay(rank);
+      sync_failed = true;  // until it returns ok (if it throws: not known to be durable)
       Status st = f->Sync();
       sync_failed = !st.ok();
       return st;
@@ -165,10 +171,12 @@ bool AsyncCommit::State::Step1(bool block) {
         CrashPoint("before_manifest", rank);
         const RevisionRecord* rec = &plan.rec;
         ticket = q->Submit([this, r, rec] {
+          record_started = true;
           Status st = r->SyncNewDirs();
           if (st.ok()) st = r->manifest->AppendRevision(*rec, r->opt.sync);
           if (st.ok()) CrashPoint("after_manifest", 0);
-          record_status = st;
+          record_status = std::move(st);
+          record_done = true;
           return Status::OK();  // the outcome travels in record_status, not as a queue failure
         });
         step = kRecord;
@@ -189,6 +197,22 @@ bool AsyncCommit::State::Step1(bool block) {
     case kRecord: {
       if (!io_ready()) return false;
       ticket = 0;
+      if (!record_done) {
+        // The job was skipped (a job queued before it failed: a put's write
+        // made while the commit was in flight) or threw (out of memory):
+        // the queue's error says which. Not a committed revision: before,
+        // record_status stayed ok and the commit was reported done.
+        Status why = q->error();
+        if (why.ok()) why = Status::IOError("the job did not run to its end");
+        bool doubt = record_started && r->manifest->last_append_may_be_in_file();
+        record_status = Status::IOError(
+            "the manifest record of revision " + std::to_string(plan.revision) +
+            (doubt ? " may have been appended (outcome unknown, reopen the store to see whether the revision "
+                     "exists): "
+                   : " was not appended: ") +
+            why.message());
+        record_done = true;
+      }
       // The record is durable: rank 0 works out what it freed (retention).
       if (record_status.ok()) space = FinishCommitSpace(r, plan.rec, plan.space);
       PackStatus(record_status, msg);

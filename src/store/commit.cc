@@ -337,6 +337,7 @@ Status Store::Flush() {
   int rank = r->comm->rank();
   uint64_t t = q->Submit([f, &failed, rank] {
     TestFsyncDelay(rank);
+    failed = true;  // until it returns ok (if it throws: not known to be durable)
     Status st = f->Sync();
     failed = !st.ok();
     return st;

@@ -1,0 +1,160 @@
+// Calls made while this process can allocate nothing at all (every byte
+// under RLIMIT_AS taken: Exhausted below), not mocked: a job of the I/O
+// thread that runs out of memory (the manifest job of an asynchronous
+// commit) fails the commit, with an IOError, and the process goes on (it
+// ended in std::terminate); the committed revision is intact and the store
+// commits again.
+// glibc's malloc is held to one arena (set before main, below), so that
+// the I/O thread allocates from the same memory the test takes.
+#include <gtest/gtest.h>
+#include <malloc.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "address_limit.h"
+#include "cairn/stream.h"
+#include "store_test_util.h"
+#include "test_util.h"
+
+namespace cairn {
+namespace {
+
+using namespace cairn::test;
+
+// Before any thread exists: one arena for all, so no thread keeps memory
+// of its own (a thread's arena grows within its reserved heap, which
+// RLIMIT_AS does not bound).
+const int kOneArena = mallopt(M_ARENA_MAX, 1);
+
+// Takes every byte malloc can still hand out, under a limit of the current
+// size plus `room`, until destroyed: every allocation fails meanwhile. With
+// `reserve`, this thread keeps a few small blocks (7 of each size class up
+// to 1 KiB: glibc's per-thread cache, which no other thread can use), so
+// that it can still queue a job while the I/O thread gets nothing.
+class Exhausted {
+ public:
+  explicit Exhausted(uint64_t room, bool reserve = false) : limit_(room) {
+    void* kept = nullptr;
+    if (reserve)
+      for (size_t sz = 24; sz <= 1032; sz += 16)
+        for (int i = 0; i < 7; i++) Push(&kept, std::malloc(sz));
+    for (size_t sz : {size_t(16) << 20, size_t(1) << 20, size_t(64) << 10, size_t(4096)})
+      while (Push(&taken_, std::malloc(sz))) {
+      }
+    for (size_t sz = 24; sz <= 1032; sz += 16)  // every small size class, this thread's cache too
+      while (Push(&taken_, std::malloc(sz))) {
+      }
+    while (Push(&taken_, std::malloc(sizeof(void*)))) {
+    }
+    Free(kept);  // into this thread's cache
+  }
+  ~Exhausted() { Free(taken_); }
+  bool ok() const { return limit_.ok(); }
+
+ private:
+  static bool Push(void** list, void* p) {
+    if (!p) return false;
+    *static_cast<void**>(p) = *list;
+    *list = p;
+    return true;
+  }
+  static void Free(void* list) {
+    while (list) {
+      void* next = *static_cast<void**>(list);
+      std::free(list);
+      list = next;
+    }
+  }
+  AddressLimit limit_;
+  void* taken_ = nullptr;
+};
+
+Options Staged() {
+  Options o = SmallOptions();
+  o.staging_bytes = 4u << 20;
+  return o;
+}
+
+// Waits until this store's write requests pass `before` (the writes a
+// commit queued are done), then `settle` for the jobs queued behind them.
+void WaitForWrites(Store* s, uint64_t before, std::chrono::milliseconds settle) {
+  auto t0 = std::chrono::steady_clock::now();
+  while (s->stats().write_requests <= before) {
+    ASSERT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20)) << "the commit's writes never ran";
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  std::this_thread::sleep_for(settle);
+}
+
+TEST(ExhaustedMemory, AJobOfTheIoThreadOutOfMemoryFailsTheCommitNotTheProcess) {
+  SKIP_UNDER_ASAN();
+  ASSERT_EQ(kOneArena, 1);
+  TempDir dir;
+  Options o = Staged();
+  o.sync = false;  // no fsync job: the manifest job follows the writes
+  // Each job of this store's I/O thread starts 100 ms after it is taken:
+  // the manifest job is queued, and this thread stops allocating, before
+  // it runs (read when the queue is made, at the first staged put).
+  setenv("CAIRN_TEST_IO_DELAY_US", "100000", 1);
+  auto s = MustOpen(dir.sub("s"), o);
+  ASSERT_TRUE(s);
+  const std::string a = Pattern(1, 200000), b = Pattern(2, 200000);
+  ASSERT_TRUE(s->Put("a", a).ok());
+  unsetenv("CAIRN_TEST_IO_DELAY_US");
+  uint64_t rev = 0;
+  ASSERT_TRUE(s->Commit(&rev).ok());
+  ASSERT_EQ(rev, 1u);
+  ASSERT_TRUE(s->Put("b", b).ok());
+  ASSERT_TRUE(s->Flush().ok());
+  uint64_t before = s->stats().write_requests;
+  AsyncCommit h;
+  ASSERT_TRUE(s->CommitAsync(&h).ok());
+  WaitForWrites(s.get(), before, std::chrono::milliseconds(400));  // and the barrier job behind them
+  {
+    Exhausted none(16u << 20, /*reserve=*/true);
+    ASSERT_TRUE(none.ok());
+    h.Test();  // queues rank 0's manifest job, which runs 100 ms later, with no memory
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  }
+  // The failure is the next commit's (nobody waited for this one) ...
+  Status c = s->Commit(&rev);
+  EXPECT_TRUE(c.IsIOError()) << c.ToString();
+  EXPECT_NE(c.message().find("out of memory"), std::string::npos) << c.ToString();
+  EXPECT_NE(c.message().find("was not appended"), std::string::npos) << c.ToString();
+  EXPECT_EQ(s->revision(), 1u);
+  // ... and Wait's.
+  Status w = h.Wait();
+  EXPECT_EQ(w.ToString(), c.ToString());
+  EXPECT_FALSE(h.committed());
+  // Revision 1 is intact; the puts since were discarded (the message says
+  // so); the store commits again.
+  std::string v;
+  ASSERT_TRUE(s->Get("a", &v).ok());
+  EXPECT_EQ(v, a);
+  EXPECT_TRUE(s->Get("b", &v).IsNotFound());
+  ASSERT_TRUE(s->Put("b", b).ok());
+  Status again = s->Commit(&rev);
+  ASSERT_TRUE(again.ok()) << again.ToString();
+  EXPECT_EQ(rev, 2u);
+  ASSERT_TRUE(s->Close().ok());
+  Options ro = SmallOptions();
+  ro.read_only = true;
+  auto r = MustOpen(dir.sub("s"), ro);
+  ASSERT_TRUE(r);
+  std::vector<RevisionInfo> revs;
+  ASSERT_TRUE(r->ListRevisions(&revs).ok());
+  ASSERT_EQ(revs.size(), 2u);
+  EXPECT_EQ(revs.back().revision, 2u);
+  ASSERT_TRUE(r->Get("a", &v).ok());
+  EXPECT_EQ(v, a);
+  ASSERT_TRUE(r->Get("b", &v).ok());
+  EXPECT_EQ(v, b);
+}
+
+}  // namespace
+}  // namespace cairn
