@@ -1,9 +1,11 @@
 // Calls made while this process can allocate nothing at all (every byte
-// under RLIMIT_AS taken: Exhausted below), not mocked: a job of the I/O
-// thread that runs out of memory (the manifest job of an asynchronous
-// commit) fails the commit, with an IOError, and the process goes on (it
-// ended in std::terminate); the committed revision is intact and the store
-// commits again.
+// under RLIMIT_AS taken: Exhausted below), not mocked:
+//  - a job of the I/O thread that runs out of memory (the manifest job of an
+//    asynchronous commit) fails the commit, with an IOError, and the process
+//    goes on (it ended in std::terminate); the committed revision is intact
+//    and the store commits again;
+//  - Put moves the commit in flight on (Progress) without std::bad_alloc out
+//    of it, and the commit ends as it would have.
 // glibc's malloc is held to one arena (set before main, below), so that
 // the I/O thread allocates from the same memory the test takes.
 #include <gtest/gtest.h>
@@ -154,6 +156,49 @@ TEST(ExhaustedMemory, AJobOfTheIoThreadOutOfMemoryFailsTheCommitNotTheProcess) {
   EXPECT_EQ(v, a);
   ASSERT_TRUE(r->Get("b", &v).ok());
   EXPECT_EQ(v, b);
+}
+
+TEST(ExhaustedMemory, PutMovesTheCommitInFlightOnWithoutThrowing) {
+  SKIP_UNDER_ASAN();
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"), Staged());
+  ASSERT_TRUE(s);
+  const std::string a = Pattern(1, 200000), b = Pattern(2, 200000);
+  ASSERT_TRUE(s->Put("a", a).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->Put("b", b).ok());
+  ASSERT_TRUE(s->Flush().ok());
+  uint64_t before = s->stats().write_requests;
+  AsyncCommit h;
+  ASSERT_TRUE(s->CommitAsync(&h).ok());
+  // Its writes done, the next step (a reduction over the ranks of the
+  // data file) allocates its request: Put's Progress runs out of memory.
+  WaitForWrites(s.get(), before, std::chrono::milliseconds(100));
+  Status put;
+  bool threw = false;
+  {
+    Exhausted none(16u << 20);
+    ASSERT_TRUE(none.ok());
+    try {
+      put = s->Put("c", "c-value");
+    } catch (const std::bad_alloc&) {
+      threw = true;
+    }
+  }
+  EXPECT_FALSE(threw) << "std::bad_alloc out of Store::Put";
+  EXPECT_TRUE(put.IsIOError()) << put.ToString();  // the put itself had no memory either
+  // The commit goes on from where it was: revision 2, with b and not c.
+  uint64_t rev = 0;
+  Status w = h.Wait(&rev);
+  ASSERT_TRUE(w.ok()) << w.ToString();
+  EXPECT_EQ(rev, 2u);
+  std::string v;
+  ASSERT_TRUE(s->Get("b", &v).ok());
+  EXPECT_EQ(v, b);
+  EXPECT_TRUE(s->Get("c", &v).IsNotFound());
+  ASSERT_TRUE(s->Put("c", "c-value").ok());
+  ASSERT_TRUE(s->Commit(&rev).ok());
+  EXPECT_EQ(rev, 3u);
 }
 
 }  // namespace

@@ -20,6 +20,18 @@
 
 namespace cairn {
 
+// The IOError "<what> '<name>': out of memory<then>". If even its
+// message cannot be allocated, "out of memory" alone: short enough for the
+// string's inline buffer (at most 15 bytes in libstdc++ and libc++), so
+// making it allocates nothing.
+inline Status OutOfMemoryError(const char* what, std::string_view name, const char* then) noexcept {
+  try {
+    return Status::IOError(std::string(what) + " '" + KeyText(name) + "': out of memory" + then);
+  } catch (...) {
+    return Status(Status::Code::kIOError, "out of memory");
+  }
+}
+
 template <typename F>
 Status UnlessOutOfMemory(const char* what, std::string_view key, F&& change,
                          std::initializer_list<std::string*> buffers = {}) {
@@ -29,9 +41,8 @@ Status UnlessOutOfMemory(const char* what, std::string_view key, F&& change,
   } catch (const std::length_error&) {
   }
   for (std::string* b : buffers) std::string().swap(*b);
-  return Status::IOError(std::string(what) + " '" + KeyText(key) +
-                         "': out of memory (the entry and its tags do not fit in this process's memory); "
-                         "the key is unchanged");
+  return OutOfMemoryError(what, key,
+                          " (the entry and its tags do not fit in this process's memory); the key is unchanged");
 }
 
 }  // namespace cairn

@@ -183,8 +183,10 @@ struct Store::Rep {
   Status Adopt(const CommitPlan& plan, std::string_view space);
   // Moves a commit in flight on without blocking (block: until it ends).
   void Progress(bool block);
-  // Waits for the commit in flight, if any; returns its outcome.
+  // Waits for the commit in flight, if any; returns its outcome (an
+  // IOError, InflightStuck, if it ran out of memory and is still in flight).
   Status FinishInflight();
+  Status InflightStuck() const;
 };
 
 RevisionInfo InfoOf(const RevisionRecord& r);
