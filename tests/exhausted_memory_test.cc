@@ -5,7 +5,9 @@
 //    goes on (it ended in std::terminate); the committed revision is intact
 //    and the store commits again;
 //  - Put moves the commit in flight on (Progress) without std::bad_alloc out
-//    of it, and the commit ends as it would have.
+//    of it, and the commit ends as it would have;
+//  - DeleteArray, StreamWriter::Flush and StreamWriter::Seek return a
+//    status, not std::bad_alloc, and change nothing.
 // glibc's malloc is held to one arena (set before main, below), so that
 // the I/O thread allocates from the same memory the test takes.
 #include <gtest/gtest.h>
@@ -199,6 +201,61 @@ TEST(ExhaustedMemory, PutMovesTheCommitInFlightOnWithoutThrowing) {
   ASSERT_TRUE(s->Put("c", "c-value").ok());
   ASSERT_TRUE(s->Commit(&rev).ok());
   EXPECT_EQ(rev, 3u);
+}
+
+TEST(ExhaustedMemory, DeleteArrayAndStreamFlushAndSeekReturnAStatus) {
+  SKIP_UNDER_ASAN();
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"), Staged());
+  ASSERT_TRUE(s);
+  const std::string name = "temperature_field_2d";  // longer than a string's inline buffer
+  std::vector<double> t(64, 1.5);
+  ASSERT_TRUE(s->PutArray(name, DType::kFloat64, {8, 8}, {0, 0}, {8, 8}, t.data()).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  const std::string key = "stream_with_a_long_key";
+  std::unique_ptr<StreamWriter> open, closed;
+  ASSERT_TRUE(s->OpenWriteStream(key, {}, &open).ok());
+  const std::string bytes = Pattern(3, 100000);  // past the inline limit: in the store's writer
+  ASSERT_TRUE(open->Write(bytes.data(), bytes.size()).ok());
+  ASSERT_TRUE(s->OpenWriteStream("other_stream_long_key", {}, &closed).ok());
+  ASSERT_TRUE(closed->Close().ok());
+  Status del, flush, flush_closed, seek_closed;
+  int threw = 0;
+  {
+    Exhausted none(16u << 20);
+    ASSERT_TRUE(none.ok());
+    auto call = [&](Status* st, auto&& f) {
+      try {
+        *st = f();
+      } catch (const std::bad_alloc&) {
+        threw++;
+      }
+    };
+    call(&del, [&] { return s->DeleteArray(name); });
+    call(&flush, [&] { return open->Flush(); });
+    call(&flush_closed, [&] { return closed->Flush(); });
+    call(&seek_closed, [&] { return closed->Seek(0); });
+  }
+  EXPECT_EQ(threw, 0) << "std::bad_alloc out of DeleteArray, StreamWriter::Flush or StreamWriter::Seek";
+  EXPECT_TRUE(del.IsIOError()) << del.ToString();
+  EXPECT_NE(del.message().find("out of memory"), std::string::npos) << del.ToString();
+  EXPECT_TRUE(flush.ok() || flush.IsIOError()) << flush.ToString();
+  EXPECT_TRUE(flush_closed.IsIOError()) << flush_closed.ToString();
+  EXPECT_TRUE(seek_closed.IsIOError()) << seek_closed.ToString();
+  // Nothing changed: the array is still there, the stream goes on.
+  ArrayInfo info;
+  ASSERT_TRUE(s->GetArrayInfo(name, &info).ok());
+  ASSERT_TRUE(open->Write(bytes.data(), bytes.size()).ok());
+  ASSERT_TRUE(open->Close().ok());
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->GetArrayInfo(name, &info).ok());
+  std::string v;
+  ASSERT_TRUE(s->Get(key, &v).ok());
+  EXPECT_EQ(v, bytes + bytes);
+  // And with memory, they work.
+  ASSERT_TRUE(s->DeleteArray(name).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  EXPECT_TRUE(s->GetArrayInfo(name, &info).IsNotFound());
 }
 
 }  // namespace

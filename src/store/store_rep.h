@@ -168,6 +168,8 @@ struct Store::Rep {
   IoQueue* Io();
   // Everything this rank's writer was given is written (not synced).
   Status DrainWrites();
+  // Store::Flush's body (which maps running out of memory to an IOError).
+  Status FlushWrites();
   // Collective: encodes every namespace's table, gathers the small ones to
   // rank 0, which writes them as one block and builds the revision record;
   // every rank gets the record, or the same error (then nothing changed).
