@@ -6,8 +6,8 @@
 //    and the store commits again;
 //  - Put moves the commit in flight on (Progress) without std::bad_alloc out
 //    of it, and the commit ends as it would have;
-//  - DeleteArray, StreamWriter::Flush and StreamWriter::Seek return a
-//    status, not std::bad_alloc, and change nothing.
+//  - DeleteArray, StreamWriter::Flush, StreamWriter::Seek and Store::Flush
+//    return a status, not std::bad_alloc, and change nothing.
 // glibc's malloc is held to one arena (set before main, below), so that
 // the I/O thread allocates from the same memory the test takes.
 #include <gtest/gtest.h>
@@ -203,7 +203,7 @@ TEST(ExhaustedMemory, PutMovesTheCommitInFlightOnWithoutThrowing) {
   EXPECT_EQ(rev, 3u);
 }
 
-TEST(ExhaustedMemory, DeleteArrayAndStreamFlushAndSeekReturnAStatus) {
+TEST(ExhaustedMemory, DeleteArrayAndFlushesAndSeekReturnAStatus) {
   SKIP_UNDER_ASAN();
   TempDir dir;
   auto s = MustOpen(dir.sub("s"), Staged());
@@ -219,7 +219,8 @@ TEST(ExhaustedMemory, DeleteArrayAndStreamFlushAndSeekReturnAStatus) {
   ASSERT_TRUE(open->Write(bytes.data(), bytes.size()).ok());
   ASSERT_TRUE(s->OpenWriteStream("other_stream_long_key", {}, &closed).ok());
   ASSERT_TRUE(closed->Close().ok());
-  Status del, flush, flush_closed, seek_closed;
+  ASSERT_TRUE(s->Put("pending", bytes).ok());
+  Status del, flush, flush_closed, seek_closed, store_flush;
   int threw = 0;
   {
     Exhausted none(16u << 20);
@@ -235,13 +236,15 @@ TEST(ExhaustedMemory, DeleteArrayAndStreamFlushAndSeekReturnAStatus) {
     call(&flush, [&] { return open->Flush(); });
     call(&flush_closed, [&] { return closed->Flush(); });
     call(&seek_closed, [&] { return closed->Seek(0); });
+    call(&store_flush, [&] { return s->Flush(); });  // queues an fsync job (Options::sync)
   }
-  EXPECT_EQ(threw, 0) << "std::bad_alloc out of DeleteArray, StreamWriter::Flush or StreamWriter::Seek";
+  EXPECT_EQ(threw, 0) << "std::bad_alloc out of DeleteArray, StreamWriter::Flush, StreamWriter::Seek or Store::Flush";
   EXPECT_TRUE(del.IsIOError()) << del.ToString();
   EXPECT_NE(del.message().find("out of memory"), std::string::npos) << del.ToString();
   EXPECT_TRUE(flush.ok() || flush.IsIOError()) << flush.ToString();
   EXPECT_TRUE(flush_closed.IsIOError()) << flush_closed.ToString();
   EXPECT_TRUE(seek_closed.IsIOError()) << seek_closed.ToString();
+  EXPECT_TRUE(store_flush.IsIOError()) << store_flush.ToString();
   // Nothing changed: the array is still there, the stream goes on.
   ArrayInfo info;
   ASSERT_TRUE(s->GetArrayInfo(name, &info).ok());
@@ -252,6 +255,8 @@ TEST(ExhaustedMemory, DeleteArrayAndStreamFlushAndSeekReturnAStatus) {
   std::string v;
   ASSERT_TRUE(s->Get(key, &v).ok());
   EXPECT_EQ(v, bytes + bytes);
+  ASSERT_TRUE(s->Get("pending", &v).ok());
+  EXPECT_EQ(v, bytes);
   // And with memory, they work.
   ASSERT_TRUE(s->DeleteArray(name).ok());
   ASSERT_TRUE(s->Commit().ok());
