@@ -9,6 +9,7 @@
 #include <new>
 
 #include "array/array_state.h"
+#include "store/out_of_memory.h"
 
 namespace cairn {
 
@@ -199,27 +200,32 @@ Status Store::DeleteArray(std::string_view name) {
   if (s.ok()) s = CheckArrayName(name);
   if (!s.ok()) return s;
   if (r->inflight) r->Progress(false);
-  ArrayState* a = ArraysOf(r);
-  std::string n(name);
-  bool exists = a->puts.count(n) != 0 || a->deletes.count(n) != 0;
-  // A commit in flight: its revision, which the next commit builds on,
-  // holds the arrays its array step put and not those it deleted.
-  if (!exists && r->inflight) {
-    if (a->committing_puts.count(n)) exists = true;
-    else if (a->committing_deletes.count(n))
-      return Status::NotFound("array '" + n + "' deleted by the commit in flight (revision " +
-                              std::to_string(r->current.revision + 1) + ") and not put since");
-  }
-  if (!exists) {
-    std::shared_ptr<const IndexTable> t;
-    s = r->Table(kSharedNamespace, &t);
-    if (!s.ok()) return s;
-    exists = t && t->Find(ArrayDescKey(name)) >= 0;
-  }
-  if (!exists) return Status::NotFound("array '" + n + "' not in " + r->path + " revision " +
-                                       std::to_string(r->current.revision) + " and not put since");
-  a->deletes.insert(n);
-  return Status::OK();
+  // Nothing changes until the name joins the deletes (std::set::insert:
+  // all or nothing), so running out of memory on the way (loading the
+  // shared table, the messages) leaves the array as it was.
+  return UnlessOutOfMemoryThen("DeleteArray", name, "; the array is unchanged", [&]() -> Status {
+    ArrayState* a = ArraysOf(r);
+    std::string n(name);
+    bool exists = a->puts.count(n) != 0 || a->deletes.count(n) != 0;
+    // A commit in flight: its revision, which the next commit builds on,
+    // holds the arrays its array step put and not those it deleted.
+    if (!exists && r->inflight) {
+      if (a->committing_puts.count(n)) exists = true;
+      else if (a->committing_deletes.count(n))
+        return Status::NotFound("array '" + n + "' deleted by the commit in flight (revision " +
+                                std::to_string(r->current.revision + 1) + ") and not put since");
+    }
+    if (!exists) {
+      std::shared_ptr<const IndexTable> t;
+      s = r->Table(kSharedNamespace, &t);
+      if (!s.ok()) return s;
+      exists = t && t->Find(ArrayDescKey(name)) >= 0;
+    }
+    if (!exists) return Status::NotFound("array '" + n + "' not in " + r->path + " revision " +
+                                         std::to_string(r->current.revision) + " and not put since");
+    a->deletes.insert(n);
+    return Status::OK();
+  });
 }
 
 }  // namespace cairn

@@ -3,7 +3,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <exception>
 #include <new>
+#include <string>
 #include <thread>
 
 namespace cairn {
@@ -123,6 +125,39 @@ Status IoQueue::ClearError() {
   return s;
 }
 
+namespace {
+// The failure of a job that threw (in a catch block only). Nothing may
+// leave the thread (std::terminate would end the process): the exception
+// becomes the queue's error, which the next Wait, Flush or commit reports.
+// If even its message cannot be allocated, a message short enough for the
+// string's inline buffer (at most 15 bytes in libstdc++ and libc++: no
+// allocation) says what happened.
+Status JobThrew() noexcept {
+  const char* after = "; every job queued after it was skipped (nothing after it was written)";
+  try {
+    try {
+      throw;
+    } catch (const std::bad_alloc&) {
+      return Status::IOError(std::string("a job of the I/O thread ran out of memory (std::bad_alloc)") + after);
+    } catch (const std::exception& e) {
+      return Status::IOError(std::string("a job of the I/O thread failed: ") + e.what() + after);
+    } catch (...) {
+      return Status::IOError(std::string("a job of the I/O thread threw an unknown exception") + after);
+    }
+  } catch (...) {
+    return Status(Status::Code::kIOError, "out of memory");
+  }
+}
+}  // namespace
+
+Status IoQueue::RunJob(Job& j) noexcept {
+  try {
+    return j.fn ? j.fn() : j.file->PWrite(j.offset, j.buf.data(), j.buf.size());
+  } catch (...) {
+    return JobThrew();
+  }
+}
+
 void IoQueue::Run() {
   std::unique_lock<std::mutex> l(mu_);
   for (;;) {
@@ -131,12 +166,13 @@ void IoQueue::Run() {
     // The job stays at the front of the deque while it runs (a write's
     // buffer is there).
     Job& j = jobs_.front();
-    Status failed = error_;
+    bool skip = !error_.ok();  // (a flag: a copy of the error may not be had)
     l.unlock();
     if (test_delay_us_) std::this_thread::sleep_for(std::chrono::microseconds(test_delay_us_));
-    Status s = !failed.ok() ? failed : j.fn ? j.fn() : j.file->PWrite(j.offset, j.buf.data(), j.buf.size());
+    Status s;
+    if (!skip) s = RunJob(j);
     l.lock();
-    if (!s.ok() && error_.ok()) error_ = s;
+    if (!s.ok() && error_.ok()) error_ = std::move(s);
     finished_ = j.ticket;
     if (j.buf.capacity() > 0) {
       staged_ -= std::min<uint64_t>(staged_, j.buf.capacity());

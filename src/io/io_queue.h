@@ -56,7 +56,9 @@ class IoQueue {
   Status Wait(uint64_t ticket = 0);
   // The first failure of any job, or ok. After a failure every later job is
   // skipped and reports it: bytes queued behind a failed write may depend
-  // on it, so nothing after it is trusted.
+  // on it, so nothing after it is trusted. A job that throws (std::bad_alloc
+  // in a job that allocates, or any other exception) fails so, with an
+  // IOError saying what it threw: no exception leaves the thread.
   Status error() const;
   // Waits for every job queued so far, then forgets the first failure (the
   // caller has dropped whatever depended on the failed jobs) and returns it.
@@ -64,6 +66,10 @@ class IoQueue {
 
  private:
   void Run();
+  struct Job;
+  // Runs one job; an exception it throws (std::bad_alloc, any other)
+  // becomes its failed status (an IOError saying so).
+  static Status RunJob(Job& j) noexcept;
   struct Job {
     uint64_t ticket = 0;
     std::function<Status()> fn;  // else a write of buf at offset of file

@@ -14,6 +14,8 @@
 //   space    rank 0's retention section: expired revisions, free extents
 //            (Ibcast, when there is one)
 #include <cstring>
+#include <new>
+#include <stdexcept>
 
 #include "array/array_commit.h"
 #include "store/crash_point.h"
@@ -46,6 +48,11 @@ struct AsyncCommit::State {
   Status local;               // this rank's status so far
   bool sync_failed = false;   // set by the fsync job
   Status record_status;       // set by rank 0's manifest job
+  // Rank 0's manifest job began / ran to its end. A job that did not end
+  // was skipped behind a failed one or threw (out of memory): then
+  // record_status is still ok and must not be taken for the outcome.
+  bool record_started = false;
+  bool record_done = false;
   uint64_t group_v[1] = {0};
   uint64_t all_v[2] = {0, 0};  // [0] a sync failed anywhere, [1] nranks - first failing rank
   std::unique_ptr<CommRequest> req;
@@ -57,10 +64,32 @@ struct AsyncCommit::State {
 
   // One step if it is ready (block: wait until it is); false if not ready.
   bool Step1(bool block);
-  void Finish(Status s);
+  // Ends the commit with `s` (ok: committed); never throws.
+  void Finish(Status s) noexcept;
+  void FinishOrThrow(Status s);
 };
 
-void AsyncCommit::State::Finish(Status s) {
+void AsyncCommit::State::Finish(Status s) noexcept {
+  try {
+    FinishOrThrow(std::move(s));
+  } catch (...) {
+    // Out of memory part way (taking the revision into this view, putting
+    // the namespaces back): what this view holds is not known for sure, so
+    // no more commits through this handle (reopen), with a message short
+    // enough to need no allocation.
+    Store::Rep* r = rep;
+    r->poisoned = Status(Status::Code::kIOError, "out of memory");
+    outcome = Status(Status::Code::kIOError, "out of memory");
+    step = kDone;
+    req.reset();
+    plan.table.reset();
+    plan.shared_table.reset();
+    r->inflight.reset();
+    rep = nullptr;
+  }
+}
+
+void AsyncCommit::State::FinishOrThrow(Status s) {
   Store::Rep* r = rep;
   outcome = s;
   step = kDone;
@@ -114,6 +143,7 @@ bool AsyncCommit::State::Step1(bool block) {
     File* f = r->my_file.get();
     ticket = q->Submit([this, f, rank] {
       TestFsyncDelay(rank);
+      sync_failed = true;  // until it returns ok (if it throws: not known to be durable)
       Status st = f->Sync();
       sync_failed = !st.ok();
       return st;
@@ -136,14 +166,16 @@ bool AsyncCommit::State::Step1(bool block) {
         req = r->sub_comm->IallreduceMax(group_v, 1);
         step = kGroup;
       } else {
-        step = kSync;
+        // Queued before the step moves on: if it throws (out of memory),
+        // this step runs again rather than going on without the fsync.
         if (r->opt.sync && local.ok()) queue_sync();
+        step = kSync;
       }
       return true;
     case kGroup:
       if (!req_ready()) return false;
-      step = kSync;
       if (r->sub_comm->rank() == 0 && group_v[0] == 0) queue_sync();
+      step = kSync;
       return true;
     case kSync:
       if (!io_ready()) return false;
@@ -165,10 +197,12 @@ bool AsyncCommit::State::Step1(bool block) {
         CrashPoint("before_manifest", rank);
         const RevisionRecord* rec = &plan.rec;
         ticket = q->Submit([this, r, rec] {
+          record_started = true;
           Status st = r->SyncNewDirs();
           if (st.ok()) st = r->manifest->AppendRevision(*rec, r->opt.sync);
           if (st.ok()) CrashPoint("after_manifest", 0);
-          record_status = st;
+          record_status = std::move(st);
+          record_done = true;
           return Status::OK();  // the outcome travels in record_status, not as a queue failure
         });
         step = kRecord;
@@ -189,6 +223,22 @@ bool AsyncCommit::State::Step1(bool block) {
     case kRecord: {
       if (!io_ready()) return false;
       ticket = 0;
+      if (!record_done) {
+        // The job was skipped (a job queued before it failed: a put's write
+        // made while the commit was in flight) or threw (out of memory):
+        // the queue's error says which. Not a committed revision: before,
+        // record_status stayed ok and the commit was reported done.
+        Status why = q->error();
+        if (why.ok()) why = Status::IOError("the job did not run to its end");
+        bool doubt = record_started && r->manifest->last_append_may_be_in_file();
+        record_status = Status::IOError(
+            "the manifest record of revision " + std::to_string(plan.revision) +
+            (doubt ? " may have been appended (outcome unknown, reopen the store to see whether the revision "
+                     "exists): "
+                   : " was not appended: ") +
+            why.message());
+        record_done = true;
+      }
       // The record is durable: rank 0 works out what it freed (retention).
       if (record_status.ok()) space = FinishCommitSpace(r, plan.rec, plan.space);
       PackStatus(record_status, msg);
@@ -225,15 +275,30 @@ bool AsyncCommit::State::Step1(bool block) {
 void Store::Rep::Progress(bool block) {
   // The state stays alive through Finish, which drops the store's reference.
   std::shared_ptr<AsyncCommit::State> st = inflight;
-  while (st && st->step != AsyncCommit::State::kDone && st->Step1(block)) {
+  try {
+    while (st && st->step != AsyncCommit::State::kDone && st->Step1(block)) {
+    }
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
   }
+  // Out of memory in a step: it is left as it was (each step allocates
+  // before it moves on) and runs again at the next call. Never out of the
+  // API: Put and the other calls that move the commit on (Progress(false))
+  // are not about it; FinishInflight and Wait report it.
 }
 
 Status Store::Rep::FinishInflight() {
   std::shared_ptr<AsyncCommit::State> st = inflight;
   if (!st) return Status::OK();
   Progress(true);
+  if (st->step != AsyncCommit::State::kDone) return InflightStuck();
   return st->outcome;
+}
+
+Status Store::Rep::InflightStuck() const {
+  uint64_t rev = inflight ? inflight->plan.revision : newest_revision + 1;
+  return Status::IOError("the asynchronous commit of revision " + std::to_string(rev) +
+                         " is still in flight: out of memory while moving it on (it goes on at the next call)");
 }
 
 // Here, beside the State it reads (an asynchronous failure not yet reported).
@@ -243,6 +308,7 @@ Status Store::Rep::CheckCommittable() {
   Status s = CheckWritable();
   if (s.ok() && unreported && !unreported->reported) s = unreported->outcome;
   unreported.reset();  // returned now, if no Wait returned it before
+  if (s.ok() && inflight) s = InflightStuck();  // FinishInflight ran out of memory
   // Agreed with the array step in the same reduction (array_commit.h).
   return AgreeCommittableWithArrays(this, s);
 }
@@ -286,6 +352,7 @@ bool AsyncCommit::committed() const {
 Status AsyncCommit::Wait(uint64_t* revision) {
   if (!state_) return Status::InvalidArgument("empty AsyncCommit handle");
   if (state_->rep) state_->rep->Progress(true);
+  if (state_->step != State::kDone) return state_->rep->InflightStuck();
   state_->reported = true;
   if (state_->outcome.ok() && revision) *revision = state_->plan.revision;
   return state_->outcome;

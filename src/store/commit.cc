@@ -9,6 +9,7 @@
 #include "format/coding.h"
 #include "store/commit_tables.h"
 #include "store/crash_point.h"
+#include "store/out_of_memory.h"
 #include "store/store_rep.h"
 #include "store/stream_hub.h"
 
@@ -323,7 +324,14 @@ Status Store::Rep::CommitSync(uint64_t* revision) {
 }
 
 Status Store::Flush() {
-  Rep* r = rep_.get();
+  // Out of memory (queueing the buffer or the fsync), nothing is lost: the
+  // writer keeps the bytes it could not queue.
+  return UnlessOutOfMemoryThen("Flush of", rep_->path, "; the pending puts are kept: flush again",
+                               [&] { return rep_->FlushWrites(); });
+}
+
+Status Store::Rep::FlushWrites() {
+  Rep* r = this;
   Status s = r->CheckWritable();
   if (!s.ok()) return s;
   r->Progress(false);
@@ -337,6 +345,7 @@ Status Store::Flush() {
   int rank = r->comm->rank();
   uint64_t t = q->Submit([f, &failed, rank] {
     TestFsyncDelay(rank);
+    failed = true;  // until it returns ok (if it throws: not known to be durable)
     Status st = f->Sync();
     failed = !st.ok();
     return st;

@@ -114,6 +114,7 @@ Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStat
 }
 
 Status Manifest::AppendRevision(const RevisionRecord& r, bool sync) {
+  may_be_in_file_ = false;  // (an encoding that runs out of memory writes nothing)
   std::string payload = EncodeRevisionSpacePayload(r);
   std::string rec = FrameRecord(RecordType::kRevisionSpace, payload);
   Status s = AppendFramed(rec, r.revision, sync);
@@ -243,6 +244,7 @@ Status Manifest::AppendMark(RecordType type, uint64_t rev, bool sync) {
 }
 
 Status Manifest::AppendFramed(const std::string& rec, uint64_t rev, bool sync) {
+  may_be_in_file_ = false;
   if (!broken_.ok()) return broken_;
   uint64_t at = parsed_.valid_end;
   Status s;
@@ -256,6 +258,7 @@ Status Manifest::AppendFramed(const std::string& rec, uint64_t rev, bool sync) {
     if (!s.ok()) return s.WithContext("rewriting the manifest header as version 2");
     parsed_.header.version = h.version;
   }
+  may_be_in_file_ = true;
   if (CrashPointArmed("torn_manifest", 0)) {  // tests: leave half a record behind
     file_->PWrite(at, rec.data(), rec.size() / 2);
     file_->Sync();
@@ -268,6 +271,7 @@ Status Manifest::AppendFramed(const std::string& rec, uint64_t rev, bool sync) {
     // If even that fails, whether the revision exists is unknown.
     Status cut = file_->Truncate(at);
     if (cut.ok()) cut = file_->Sync();
+    if (cut.ok()) may_be_in_file_ = false;
     std::string what = "appending a record for revision " + std::to_string(rev) + " to the manifest";
     if (!cut.ok())
       return Status(s.code(), what + ": " + s.message() + "; cutting it back also failed (" + cut.message() +

@@ -47,6 +47,10 @@ class Manifest {
   // after checking it against the log (InvalidArgument for a revision that
   // is not retained, or a drop of a pinned one). Same failure handling.
   Status AppendMark(RecordType type, uint64_t rev, bool sync);
+  // Whether the file may hold (part of) the record of the last append: it
+  // reached the write and was not cut back. For an append that ended in an
+  // exception (out of memory), which says whether it changed the file.
+  bool last_append_may_be_in_file() const { return may_be_in_file_; }
 
  private:
   // Writes a framed record at the end, syncs, cuts back on failure.
@@ -61,6 +65,7 @@ class Manifest {
   // durable: appending to the new file could then be lost, so every append
   // fails with it.
   Status broken_;
+  bool may_be_in_file_ = false;  // see last_append_may_be_in_file
 };
 
 // A fresh random 16-byte store id.

@@ -6,7 +6,8 @@
 // exception (doc/design.md "Errors"). `buffers` (the put path's reused
 // encoding buffers) are given back after such a failure: else they kept
 // the entry's size for the store's life. Used by the puts and tag edits
-// (store.cc) and a write stream's Close (stream.cc).
+// (store.cc) and a write stream's Close (stream.cc). UnlessOutOfMemoryThen
+// serves calls that change nothing when memory runs out.
 #pragma once
 
 #include <initializer_list>
@@ -20,6 +21,18 @@
 
 namespace cairn {
 
+// The IOError "<what> '<name>': out of memory<then>". If even its
+// message cannot be allocated, "out of memory" alone: short enough for the
+// string's inline buffer (at most 15 bytes in libstdc++ and libc++), so
+// making it allocates nothing.
+inline Status OutOfMemoryError(const char* what, std::string_view name, const char* then) noexcept {
+  try {
+    return Status::IOError(std::string(what) + " '" + KeyText(name) + "': out of memory" + then);
+  } catch (...) {
+    return Status(Status::Code::kIOError, "out of memory");
+  }
+}
+
 template <typename F>
 Status UnlessOutOfMemory(const char* what, std::string_view key, F&& change,
                          std::initializer_list<std::string*> buffers = {}) {
@@ -29,9 +42,22 @@ Status UnlessOutOfMemory(const char* what, std::string_view key, F&& change,
   } catch (const std::length_error&) {
   }
   for (std::string* b : buffers) std::string().swap(*b);
-  return Status::IOError(std::string(what) + " '" + KeyText(key) +
-                         "': out of memory (the entry and its tags do not fit in this process's memory); "
-                         "the key is unchanged");
+  return OutOfMemoryError(what, key,
+                          " (the entry and its tags do not fit in this process's memory); the key is unchanged");
+}
+
+// For a call that changes nothing it could not finish (DeleteArray, a
+// stream's Flush and Seek, Store::Flush): std::bad_alloc or
+// std::length_error out of `call` becomes OutOfMemoryError(what, name,
+// then), `then` saying what is left as it was.
+template <typename F>
+Status UnlessOutOfMemoryThen(const char* what, std::string_view name, const char* then, F&& call) {
+  try {
+    return call();
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  return OutOfMemoryError(what, name, then);
 }
 
 }  // namespace cairn

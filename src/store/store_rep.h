@@ -168,6 +168,8 @@ struct Store::Rep {
   IoQueue* Io();
   // Everything this rank's writer was given is written (not synced).
   Status DrainWrites();
+  // Store::Flush's body (which maps running out of memory to an IOError).
+  Status FlushWrites();
   // Collective: encodes every namespace's table, gathers the small ones to
   // rank 0, which writes them as one block and builds the revision record;
   // every rank gets the record, or the same error (then nothing changed).
@@ -183,8 +185,10 @@ struct Store::Rep {
   Status Adopt(const CommitPlan& plan, std::string_view space);
   // Moves a commit in flight on without blocking (block: until it ends).
   void Progress(bool block);
-  // Waits for the commit in flight, if any; returns its outcome.
+  // Waits for the commit in flight, if any; returns its outcome (an
+  // IOError, InflightStuck, if it ran out of memory and is still in flight).
   Status FinishInflight();
+  Status InflightStuck() const;
 };
 
 RevisionInfo InfoOf(const RevisionRecord& r);

@@ -99,6 +99,16 @@ Status StreamWriter::Impl::Broken(const Status& s) {
 }
 
 void StreamWriter::Impl::EndChunk() {
+  // Room first, for the chunk that ends and its offset: if there is no
+  // memory for it, nothing changed (the chunk stays open); past it nothing
+  // allocates, so chunks and starts stay paired.
+  if (open.open) {
+    auto room = [](auto& v) {
+      if (v.size() == v.capacity()) v.reserve(v.empty() ? 16 : 2 * v.size());
+    };
+    room(chunks);
+    room(starts);
+  }
   size_t first = chunks.size();
   rep()->writer->CloseChunk(&open, &chunks);
   Ended(first);
@@ -171,7 +181,14 @@ Status StreamWriter::Impl::Overwrite(uint64_t at, const char* p, uint64_t n) {
 }
 
 StreamWriter::StreamWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-StreamWriter::~StreamWriter() { Close(); }
+StreamWriter::~StreamWriter() {
+  // Nothing may leave a destructor (std::terminate): out of memory even
+  // for Close's message, the stream is closed all the same.
+  try {
+    Close();
+  } catch (...) {
+  }
+}
 
 void StreamHub::LoseWriters() {
   for (auto it = writers.begin(); it != writers.end();) {
@@ -238,26 +255,43 @@ Status StreamWriter::Write(const void* data, size_t n) try {
 }
 
 Status StreamWriter::Seek(uint64_t pos) {
-  if (impl_->closed) return Status::InvalidArgument("stream '" + impl_->key + "' is closed");
-  if (impl_->broken()) return impl_->LostStatus();
-  if (!impl_->rep()) return impl_->hub->Closed(impl_->key, true);
-  impl_->pos = pos;
-  return Status::OK();
+  // Only the messages allocate: out of memory, the position is unchanged.
+  return UnlessOutOfMemoryThen("Seek in stream", impl_->key, "; the position is unchanged", [&] {
+    if (impl_->closed) return Status::InvalidArgument("stream '" + impl_->key + "' is closed");
+    if (impl_->broken()) return impl_->LostStatus();
+    if (!impl_->rep()) return impl_->hub->Closed(impl_->key, true);
+    impl_->pos = pos;
+    return Status::OK();
+  });
 }
 
 uint64_t StreamWriter::Tell() const { return impl_->pos; }
 uint64_t StreamWriter::Size() const { return impl_->size(); }
 
 Status StreamWriter::Flush() {
-  if (impl_->closed) return Status::InvalidArgument("stream '" + impl_->key + "' is closed");
-  if (impl_->broken()) return impl_->LostStatus();
-  if (!impl_->rep()) return impl_->hub->Closed(impl_->key, true);
-  Status s = impl_->rep()->CheckWritable();
-  if (!s.ok()) return s;
-  if (!impl_->spilled) return Status::OK();  // nothing for the store yet: it will be inline
-  impl_->EndChunk();
-  s = impl_->rep()->writer->Flush();
-  return s.ok() ? s : impl_->Broken(s);
+  // Out of memory (ending the chunk, queueing the buffer with staging: the
+  // writer keeps its bytes), the stream is as it was and a later Flush,
+  // Write or Close goes on; only a write that failed breaks it.
+  Impl* w = impl_.get();
+  return UnlessOutOfMemoryThen(
+      "Flush of stream", w->key, "; the stream is unchanged (its bytes stay buffered): flush again or write on",
+      [&] {
+        if (w->closed) return Status::InvalidArgument("stream '" + w->key + "' is closed");
+        if (w->broken()) return w->LostStatus();
+        if (!w->rep()) return w->hub->Closed(w->key, true);
+        Status s = w->rep()->CheckWritable();
+        if (!s.ok()) return s;
+        if (!w->spilled) return Status::OK();  // nothing for the store yet: it will be inline
+        w->EndChunk();
+        s = w->rep()->writer->Flush();
+        if (s.ok()) return s;
+        w->out_of_memory = true;  // broken even if Broken's message cannot be made
+        try {
+          return w->Broken(s);
+        } catch (...) {
+          return s;  // the write's failure itself; the stream is broken all the same
+        }
+      });
 }
 
 Status StreamWriter::Close() {
@@ -271,11 +305,11 @@ Status StreamWriter::Close() {
   Store::Rep* rep = w->rep();
   if (!rep) return w->close_status = w->hub->Closed(w->key, true);
   Status s = rep->CheckWritable();
-  w->EndChunk();
   // The entry (its tags' bytes) may not fit in memory: then, as for a
   // put, an IOError and the key unchanged, not std::bad_alloc out of Close.
   if (s.ok())
     s = UnlessOutOfMemory("Close of stream", w->key, [&] {
+      w->EndChunk();
       std::string tag_bytes, body;
       Status e = EncodeTags(w->tags, rep->own.dict(), &tag_bytes);
       if (!e.ok()) return e;

@@ -1,0 +1,267 @@
+// Calls made while this process can allocate nothing at all (every byte
+// under RLIMIT_AS taken: Exhausted below), not mocked:
+//  - a job of the I/O thread that runs out of memory (the manifest job of an
+//    asynchronous commit) fails the commit, with an IOError, and the process
+//    goes on (it ended in std::terminate); the committed revision is intact
+//    and the store commits again;
+//  - Put moves the commit in flight on (Progress) without std::bad_alloc out
+//    of it, and the commit ends as it would have;
+//  - DeleteArray, StreamWriter::Flush, StreamWriter::Seek and Store::Flush
+//    return a status, not std::bad_alloc, and change nothing.
+// glibc's malloc is held to one arena (set before main, below), so that
+// the I/O thread allocates from the same memory the test takes.
+#include <gtest/gtest.h>
+#include <malloc.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "address_limit.h"
+#include "cairn/stream.h"
+#include "store_test_util.h"
+#include "test_util.h"
+
+namespace cairn {
+namespace {
+
+using namespace cairn::test;
+
+// Before any thread exists: one arena for all, so no thread keeps memory
+// of its own (a thread's arena grows within its reserved heap, which
+// RLIMIT_AS does not bound).
+const int kOneArena = mallopt(M_ARENA_MAX, 1);
+
+// Takes every byte malloc can still hand out, under a limit of the current
+// size plus `room`, until destroyed: every allocation fails meanwhile. With
+// `reserve`, this thread keeps a few small blocks (7 of each size class up
+// to 1 KiB: glibc's per-thread cache, which no other thread can use), so
+// that it can still queue a job while the I/O thread gets nothing.
+class Exhausted {
+ public:
+  explicit Exhausted(uint64_t room, bool reserve = false) : limit_(room) {
+    void* kept = nullptr;
+    if (reserve)
+      for (size_t sz = 24; sz <= 1032; sz += 16)
+        for (int i = 0; i < 7; i++) Push(&kept, std::malloc(sz));
+    for (size_t sz : {size_t(16) << 20, size_t(1) << 20, size_t(64) << 10, size_t(4096)})
+      while (Push(&taken_, std::malloc(sz))) {
+      }
+    for (size_t sz = 24; sz <= 1032; sz += 16)  // every small size class, this thread's cache too
+      while (Push(&taken_, std::malloc(sz))) {
+      }
+    while (Push(&taken_, std::malloc(sizeof(void*)))) {
+    }
+    Free(kept);  // into this thread's cache
+  }
+  ~Exhausted() { Free(taken_); }
+  bool ok() const { return limit_.ok(); }
+
+ private:
+  static bool Push(void** list, void* p) {
+    if (!p) return false;
+    *static_cast<void**>(p) = *list;
+    *list = p;
+    return true;
+  }
+  static void Free(void* list) {
+    while (list) {
+      void* next = *static_cast<void**>(list);
+      std::free(list);
+      list = next;
+    }
+  }
+  AddressLimit limit_;
+  void* taken_ = nullptr;
+};
+
+Options Staged() {
+  Options o = SmallOptions();
+  o.staging_bytes = 4u << 20;
+  return o;
+}
+
+// Waits until this store's write requests pass `before` (the writes a
+// commit queued are done), then `settle` for the jobs queued behind them.
+void WaitForWrites(Store* s, uint64_t before, std::chrono::milliseconds settle) {
+  auto t0 = std::chrono::steady_clock::now();
+  while (s->stats().write_requests <= before) {
+    ASSERT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20)) << "the commit's writes never ran";
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  std::this_thread::sleep_for(settle);
+}
+
+TEST(ExhaustedMemory, AJobOfTheIoThreadOutOfMemoryFailsTheCommitNotTheProcess) {
+  SKIP_UNDER_ASAN();
+  ASSERT_EQ(kOneArena, 1);
+  TempDir dir;
+  Options o = Staged();
+  o.sync = false;  // no fsync job: the manifest job follows the writes
+  // Each job of this store's I/O thread starts 100 ms after it is taken:
+  // the manifest job is queued, and this thread stops allocating, before
+  // it runs (read when the queue is made, at the first staged put).
+  setenv("CAIRN_TEST_IO_DELAY_US", "100000", 1);
+  auto s = MustOpen(dir.sub("s"), o);
+  ASSERT_TRUE(s);
+  const std::string a = Pattern(1, 200000), b = Pattern(2, 200000);
+  ASSERT_TRUE(s->Put("a", a).ok());
+  unsetenv("CAIRN_TEST_IO_DELAY_US");
+  uint64_t rev = 0;
+  ASSERT_TRUE(s->Commit(&rev).ok());
+  ASSERT_EQ(rev, 1u);
+  ASSERT_TRUE(s->Put("b", b).ok());
+  ASSERT_TRUE(s->Flush().ok());
+  uint64_t before = s->stats().write_requests;
+  AsyncCommit h;
+  ASSERT_TRUE(s->CommitAsync(&h).ok());
+  WaitForWrites(s.get(), before, std::chrono::milliseconds(400));  // and the barrier job behind them
+  {
+    Exhausted none(16u << 20, /*reserve=*/true);
+    ASSERT_TRUE(none.ok());
+    h.Test();  // queues rank 0's manifest job, which runs 100 ms later, with no memory
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  }
+  // The failure is the next commit's (nobody waited for this one) ...
+  Status c = s->Commit(&rev);
+  EXPECT_TRUE(c.IsIOError()) << c.ToString();
+  EXPECT_NE(c.message().find("out of memory"), std::string::npos) << c.ToString();
+  EXPECT_NE(c.message().find("was not appended"), std::string::npos) << c.ToString();
+  EXPECT_EQ(s->revision(), 1u);
+  // ... and Wait's.
+  Status w = h.Wait();
+  EXPECT_EQ(w.ToString(), c.ToString());
+  EXPECT_FALSE(h.committed());
+  // Revision 1 is intact; the puts since were discarded (the message says
+  // so); the store commits again.
+  std::string v;
+  ASSERT_TRUE(s->Get("a", &v).ok());
+  EXPECT_EQ(v, a);
+  EXPECT_TRUE(s->Get("b", &v).IsNotFound());
+  ASSERT_TRUE(s->Put("b", b).ok());
+  Status again = s->Commit(&rev);
+  ASSERT_TRUE(again.ok()) << again.ToString();
+  EXPECT_EQ(rev, 2u);
+  ASSERT_TRUE(s->Close().ok());
+  Options ro = SmallOptions();
+  ro.read_only = true;
+  auto r = MustOpen(dir.sub("s"), ro);
+  ASSERT_TRUE(r);
+  std::vector<RevisionInfo> revs;
+  ASSERT_TRUE(r->ListRevisions(&revs).ok());
+  ASSERT_EQ(revs.size(), 2u);
+  EXPECT_EQ(revs.back().revision, 2u);
+  ASSERT_TRUE(r->Get("a", &v).ok());
+  EXPECT_EQ(v, a);
+  ASSERT_TRUE(r->Get("b", &v).ok());
+  EXPECT_EQ(v, b);
+}
+
+TEST(ExhaustedMemory, PutMovesTheCommitInFlightOnWithoutThrowing) {
+  SKIP_UNDER_ASAN();
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"), Staged());
+  ASSERT_TRUE(s);
+  const std::string a = Pattern(1, 200000), b = Pattern(2, 200000);
+  ASSERT_TRUE(s->Put("a", a).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->Put("b", b).ok());
+  ASSERT_TRUE(s->Flush().ok());
+  uint64_t before = s->stats().write_requests;
+  AsyncCommit h;
+  ASSERT_TRUE(s->CommitAsync(&h).ok());
+  // Its writes done, the next step (a reduction over the ranks of the
+  // data file) allocates its request: Put's Progress runs out of memory.
+  WaitForWrites(s.get(), before, std::chrono::milliseconds(100));
+  Status put;
+  bool threw = false;
+  {
+    Exhausted none(16u << 20);
+    ASSERT_TRUE(none.ok());
+    try {
+      put = s->Put("c", "c-value");
+    } catch (const std::bad_alloc&) {
+      threw = true;
+    }
+  }
+  EXPECT_FALSE(threw) << "std::bad_alloc out of Store::Put";
+  EXPECT_TRUE(put.IsIOError()) << put.ToString();  // the put itself had no memory either
+  // The commit goes on from where it was: revision 2, with b and not c.
+  uint64_t rev = 0;
+  Status w = h.Wait(&rev);
+  ASSERT_TRUE(w.ok()) << w.ToString();
+  EXPECT_EQ(rev, 2u);
+  std::string v;
+  ASSERT_TRUE(s->Get("b", &v).ok());
+  EXPECT_EQ(v, b);
+  EXPECT_TRUE(s->Get("c", &v).IsNotFound());
+  ASSERT_TRUE(s->Put("c", "c-value").ok());
+  ASSERT_TRUE(s->Commit(&rev).ok());
+  EXPECT_EQ(rev, 3u);
+}
+
+TEST(ExhaustedMemory, DeleteArrayAndFlushesAndSeekReturnAStatus) {
+  SKIP_UNDER_ASAN();
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"), Staged());
+  ASSERT_TRUE(s);
+  const std::string name = "temperature_field_2d";  // longer than a string's inline buffer
+  std::vector<double> t(64, 1.5);
+  ASSERT_TRUE(s->PutArray(name, DType::kFloat64, {8, 8}, {0, 0}, {8, 8}, t.data()).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  const std::string key = "stream_with_a_long_key";
+  std::unique_ptr<StreamWriter> open, closed;
+  ASSERT_TRUE(s->OpenWriteStream(key, {}, &open).ok());
+  const std::string bytes = Pattern(3, 100000);  // past the inline limit: in the store's writer
+  ASSERT_TRUE(open->Write(bytes.data(), bytes.size()).ok());
+  ASSERT_TRUE(s->OpenWriteStream("other_stream_long_key", {}, &closed).ok());
+  ASSERT_TRUE(closed->Close().ok());
+  ASSERT_TRUE(s->Put("pending", bytes).ok());
+  Status del, flush, flush_closed, seek_closed, store_flush;
+  int threw = 0;
+  {
+    Exhausted none(16u << 20);
+    ASSERT_TRUE(none.ok());
+    auto call = [&](Status* st, auto&& f) {
+      try {
+        *st = f();
+      } catch (const std::bad_alloc&) {
+        threw++;
+      }
+    };
+    call(&del, [&] { return s->DeleteArray(name); });
+    call(&flush, [&] { return open->Flush(); });
+    call(&flush_closed, [&] { return closed->Flush(); });
+    call(&seek_closed, [&] { return closed->Seek(0); });
+    call(&store_flush, [&] { return s->Flush(); });  // queues an fsync job (Options::sync)
+  }
+  EXPECT_EQ(threw, 0) << "std::bad_alloc out of DeleteArray, StreamWriter::Flush, StreamWriter::Seek or Store::Flush";
+  EXPECT_TRUE(del.IsIOError()) << del.ToString();
+  EXPECT_NE(del.message().find("out of memory"), std::string::npos) << del.ToString();
+  EXPECT_TRUE(flush.ok() || flush.IsIOError()) << flush.ToString();
+  EXPECT_TRUE(flush_closed.IsIOError()) << flush_closed.ToString();
+  EXPECT_TRUE(seek_closed.IsIOError()) << seek_closed.ToString();
+  EXPECT_TRUE(store_flush.IsIOError()) << store_flush.ToString();
+  // Nothing changed: the array is still there, the stream goes on.
+  ArrayInfo info;
+  ASSERT_TRUE(s->GetArrayInfo(name, &info).ok());
+  ASSERT_TRUE(open->Write(bytes.data(), bytes.size()).ok());
+  ASSERT_TRUE(open->Close().ok());
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->GetArrayInfo(name, &info).ok());
+  std::string v;
+  ASSERT_TRUE(s->Get(key, &v).ok());
+  EXPECT_EQ(v, bytes + bytes);
+  ASSERT_TRUE(s->Get("pending", &v).ok());
+  EXPECT_EQ(v, bytes);
+  // And with memory, they work.
+  ASSERT_TRUE(s->DeleteArray(name).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  EXPECT_TRUE(s->GetArrayInfo(name, &info).IsNotFound());
+}
+
+}  // namespace
+}  // namespace cairn
