@@ -123,7 +123,7 @@ TEST(ExhaustedMemory, AJobOfTheIoThreadOutOfMemoryFailsTheCommitNotTheProcess) {
     Exhausted none(16u << 20, /*reserve=*/true);
     ASSERT_TRUE(none.ok());
     h.Test();  // queues rank 0's manifest job, which runs 100 ms later, with no memory
-    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   }
   // The failure is the next commit's (nobody waited for this one) ...
   Status c = s->Commit(&rev);
