@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "cairn/store.h"
@@ -68,9 +69,11 @@ class MpiDirectReadMix : public test::MpiDirTest, public ::testing::WithParamInt
 // with asynchronous ones, whose commits hold an expiring parent's extents
 // one commit longer). Each rank reads the next rank's revision before C
 // cold (directly), then C just written (through the cache), then C cold
-// (directly). Asynchronous: the revision before C is read while C's
-// commit is in flight (the ranks writing C into A's extents, and putting
-// more), and must come back whole.
+// (directly). Asynchronous, on more than one rank: rank 0's revision
+// before C is read by the others while C's commit is in flight for them
+// and finished for rank 0, which puts more meanwhile; it must come back
+// whole (an asynchronous commit holds the extents of the parent it
+// expires until the next commit: retention.h HoldExpiringParent).
 TEST_P(MpiDirectReadMix, EachRankReadsTheNextRanksValuesAfterReuse) {
   if (!AllDropCleanPages(dir_)) GTEST_SKIP() << "this file system keeps clean pages cached: nothing is cold";
   const int me = Rank(), next = (me + 1) % Size();
@@ -98,17 +101,48 @@ TEST_P(MpiDirectReadMix, EachRankReadsTheNextRanksValuesAfterReuse) {
   if (async()) {
     AsyncCommit h;
     ASSERT_TRUE(s->CommitAsync(&h).ok());
-    // In flight: the other namespaces show the revision before C until the
-    // commit is seen to finish, and its extents are not handed out
-    // meanwhile. (On one rank the next namespace is this rank's own, which
-    // shows the revision in flight.)
-    const auto shown = next == me ? MixWant(me, reuse) : before;
-    ASSERT_TRUE(s->Put("late", test::MixValue(me, 9, 0)).ok());
-    ReadMix(s.get(), shown, theirs);
-    h.Test();
-    ReadMix(s.get(), shown, theirs);
-    st = h.Wait();
-    ASSERT_TRUE(st.ok()) << st.ToString();
+    ASSERT_TRUE(s->Put("late", test::MixValue(me, 9, 0)).ok());  // for the next revision
+    if (Size() == 1) {
+      // In flight: the one namespace shows the revision in flight.
+      ReadMix(s.get(), MixWant(me, reuse));
+      h.Test();
+      ReadMix(s.get(), MixWant(me, reuse));
+      st = h.Wait();
+      ASSERT_TRUE(st.ok()) << st.ToString();
+    } else if (me == 0) {
+      // Rank 0 finishes first, once the others have agreed (it sends the
+      // outcome only from its Wait), and puts more: its writer takes the
+      // extents the commit freed, not those of the revision before C,
+      // which the other ranks still show. Then it tells them.
+      for (int r = 1; r < Size(); r++) MPI_Recv(nullptr, 0, MPI_INT, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      st = h.Wait();
+      ASSERT_TRUE(st.ok()) << st.ToString();
+      std::map<std::string, std::string> more;
+      for (int i = 0; i < test::kMixKeys; i++) more["d" + std::to_string(i)] = test::MixValue(0, 10, i);
+      for (const auto& [k, v] : more) ASSERT_TRUE(s->Put(k, v).ok());
+      ReadMix(s.get(), more);  // (written: a read of this rank's own values drains its writes)
+      for (int r = 1; r < Size(); r++) MPI_Send(nullptr, 0, MPI_INT, r, 1, MPI_COMM_WORLD);
+    } else {
+      // The other ranks take their part of the commit up to the agreement
+      // (each read of their own values drains their writes and the fsync
+      // a Test queued; a Test moves on) and cannot see its outcome, which
+      // rank 0 sends only from its Wait, after this: their view stays at
+      // the revision before C while rank 0 finishes and puts more. Rank
+      // 0's values of that revision, read then (directly: they were
+      // dropped), are whole.
+      for (int k = 0; k < 4; k++) {
+        ReadMix(s.get(), MixWant(me, reuse));
+        ASSERT_FALSE(h.Test()) << "the commit finished without rank 0";
+      }
+      MPI_Send(nullptr, 0, MPI_INT, 0, 0, MPI_COMM_WORLD);
+      MPI_Recv(nullptr, 0, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      ReadOptions zero;
+      zero.rank = 0;
+      test::ExpectDirect(ReadMix(s.get(), MixWant(0, reuse - 1), zero), kMixBytes,
+                         "rank 0's revision before C, read while rank 0 puts after its commit");
+      st = h.Wait();
+      ASSERT_TRUE(st.ok()) << st.ToString();
+    }
   } else {
     ASSERT_TRUE(s->Commit().ok());
   }
