@@ -11,7 +11,6 @@
 // directly; bytes put and read back in the same handle (in the cache) are
 // not read directly; a variable that is not a byte count fails the open.
 #include <gtest/gtest.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -43,45 +42,7 @@ constexpr uint64_t kPage = 4096;
 
 using Aligned = test::PageArena;
 
-// Makes every file under `dir` (recursively) durable and drops its pages
-// from the page cache: what a restart on another node finds.
-void DropTree(const std::string& dir) {
-  DIR* d = ::opendir(dir.c_str());
-  ASSERT_NE(d, nullptr) << dir;
-  while (struct dirent* e = ::readdir(d)) {
-    std::string n = e->d_name;
-    if (n == "." || n == "..") continue;
-    std::string p = dir + "/" + n;
-    if (e->d_type == DT_DIR) {
-      DropTree(p);
-      continue;
-    }
-    int fd = ::open(p.c_str(), O_RDONLY);
-    ASSERT_GE(fd, 0) << p;
-    ASSERT_EQ(::fdatasync(fd), 0) << p;
-    ASSERT_EQ(::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0) << p;
-    ::close(fd);
-  }
-  ::closedir(d);
-}
-
-// Whether this file system lets clean pages go when asked (tmpfs keeps
-// them: nothing there is ever cold, so nothing is read directly, and the
-// tests that need cold bytes are skipped, as read_once_test's are).
-bool DropsCleanPages(const std::string& dir) {
-  const std::string p = dir + "/drop-probe";
-  const std::string bytes(1 << 16, 'p');
-  int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return false;
-  bool ok = ::pwrite(fd, bytes.data(), bytes.size(), 0) == ssize_t(bytes.size()) && ::fdatasync(fd) == 0 &&
-            ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
-  ::close(fd);
-  ok = ok && test::ResidentPages(p, 0, bytes.size()) == 0;
-  ::unlink(p.c_str());
-  return ok;
-}
-#define SKIP_UNLESS_COLD(dir) \
-  if (!DropsCleanPages(dir)) GTEST_SKIP() << "this file system keeps clean pages cached: nothing is cold"
+using test::DropTree;
 
 // A file of `n` pattern bytes, durable and out of the page cache.
 struct ColdFile {
