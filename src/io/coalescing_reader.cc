@@ -66,10 +66,14 @@ namespace {
 // are fetched in parallel rather than one request at a time. Not inside a
 // block: its requests are sequential, which the kernel's own readahead
 // follows (advising there too measured slower on this machine).
+// With direct reads on (direct_bytes > 0), a block of at least
+// direct_bytes is not advised: the advice would bring it into the cache,
+// and a cached block is read through it, so only the first block of a
+// MultiGet was read directly.
 class Readahead {
  public:
-  Readahead(const std::vector<ReadBlock>& blocks, const FileResolver& files)
-      : blocks_(blocks), files_(files) {}
+  Readahead(const std::vector<ReadBlock>& blocks, const FileResolver& files, uint64_t direct_bytes)
+      : blocks_(blocks), files_(files), direct_bytes_(direct_bytes) {}
   void Before(size_t k) {
     if (next_ <= k) {
       next_ = k + 1;
@@ -79,15 +83,17 @@ class Readahead {
     }
     while (next_ < blocks_.size() && ahead_ < kReadaheadWindow) {
       const ReadBlock& b = blocks_[next_++];
+      ahead_ += b.length;
+      if (direct_bytes_ != 0 && b.length >= direct_bytes_) continue;
       File* f = nullptr;
       if (files_(b.subfile, &f).ok()) f->WillNeed(b.offset, b.length);
-      ahead_ += b.length;
     }
   }
 
  private:
   const std::vector<ReadBlock>& blocks_;
   const FileResolver& files_;
+  const uint64_t direct_bytes_;
   size_t next_ = 0;     // the first block not advised yet
   uint64_t ahead_ = 0;  // bytes advised beyond the block being read
 };
@@ -462,7 +468,7 @@ Status ReadCoalesced(std::vector<ReadRange>* ranges_in, const ReadPlanLimits& li
   uint64_t total = 0;
   for (const ReadBlock& b : blocks) total += b.wanted;
   const bool stream = total >= kStreamingCopyBytes;
-  Readahead ra(blocks, files);
+  Readahead ra(blocks, files, limits.direct_bytes);
   StreamAdvisor advisor(ranges, limits.streams, files);
   GapScratch scratch;
   std::string bounce;
