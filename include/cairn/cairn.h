@@ -385,7 +385,10 @@ int cairn_stream_read(cairn_stream_t* stream, void* buf, size_t len, size_t* got
  * passes the end (nothing read) or the stream is a writer. */
 int cairn_stream_read_at(cairn_stream_t* stream, uint64_t offset, void* buf, size_t len);
 /* Moves the position (whence: CAIRN_SEEK_SET, _CUR or _END). A reader
- * cannot pass the end; a writer can (the gap reads as zeros). */
+ * cannot pass the end; a writer can (the gap reads as zeros, and is written
+ * out as zeros by the next write: it takes its size on disk; a gap larger
+ * than the file system's free space makes that write CAIRN_IO_ERROR,
+ * nothing written; see StreamWriter::Write). */
 int cairn_stream_seek(cairn_stream_t* stream, int64_t offset, int whence);
 int cairn_stream_tell(const cairn_stream_t* stream, uint64_t* pos);
 int cairn_stream_size(const cairn_stream_t* stream, uint64_t* size);
