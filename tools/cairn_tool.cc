@@ -78,6 +78,21 @@ std::string TagJson(const cairn::TagValue& v) {
   if (v.is_number() || v.is_array()) {
     std::string s = v.ToString();
     if (s == "nan" || s == "inf" || s == "-inf") return JsonString(s);
+    if (v.is_array() && v.is_float()) {
+      // "[1.5, nan, inf]": JSON has no literal for the elements that are
+      // not finite either: each becomes a string, as a scalar does.
+      std::string o = "[";
+      size_t b = 1;
+      while (b < s.size() - 1) {
+        size_t e = s.find(", ", b);
+        if (e == std::string::npos) e = s.size() - 1;
+        std::string x = s.substr(b, e - b);
+        if (o.size() > 1) o += ", ";
+        o += (x == "nan" || x == "inf" || x == "-inf") ? JsonString(x) : x;
+        b = e + 2;
+      }
+      return o + "]";
+    }
     return s;
   }
   return JsonString(v.ToString());
