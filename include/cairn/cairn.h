@@ -139,10 +139,13 @@ enum {
   CAIRN_TAG_ARRAY = 0x40
 };
 
-/* One tag. For integers set i (signed) or u (unsigned), for floats d; for
- * strings, bytes and arrays set data/len (len in bytes; arrays are packed
- * little-endian elements). Borrowed: cairn copies what it needs. An array
- * element both ways: never grows (see the top of this file). */
+/* One tag. The number is read from the member its type names: i for the
+ * signed types (CAIRN_TAG_INT8 .. _INT64), u for the unsigned ones, d for
+ * the floats; a number given only in another member (a CAIRN_TAG_UINT32
+ * with i = 5 and u = 0) is CAIRN_INVALID_ARGUMENT naming the member to set.
+ * For strings, bytes and arrays set data/len (len in bytes; arrays are
+ * packed little-endian elements). Borrowed: cairn copies what it needs. An
+ * array element both ways: never grows (see the top of this file). */
 typedef struct {
   const char* name;
   int type;
