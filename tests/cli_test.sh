@@ -104,6 +104,7 @@ cp -r "$s" "$tmp/r"
 "$mpiexec" -n 2 "$writer" "$tmp/r" write 3 >/dev/null 2>&1 && "$mpiexec" -n 2 "$writer" "$tmp/r" write 4 >/dev/null 2>&1
 check "space --json before any drop" '"$tool" space "$tmp/r" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"retained_revisions\"]==4 and d[\"dropped_revisions\"]==0 and d[\"referenced_bytes\"]>0 and d[\"data_logical_bytes\"]>0"'
 check "pin 2" '"$tool" pin "$tmp/r" 2 >/dev/null && "$tool" ls "$tmp/r" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert [r[\"pinned\"] for r in d]==[False,True,False,False]"'
+check "a negative revision is refused as such, not read as 2^64 - 1" '! "$tool" drop "$tmp/r" -1 2>"$tmp/ne" && grep -q "number >= 0" "$tmp/ne" && ! grep -q 18446744073709551615 "$tmp/ne" && ! "$tool" info "$tmp/r" --revision -1 --json >"$tmp/nj" && grep -q "number >= 0" "$tmp/nj"'
 check "drop of a pinned revision is refused" '! "$tool" drop "$tmp/r" 2 2>"$tmp/de" && grep -q pinned "$tmp/de"'
 check "drop 1 and 3" '"$tool" drop "$tmp/r" 1 >/dev/null && "$tool" drop "$tmp/r" 3 >/dev/null && "$tool" ls "$tmp/r" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert [r[\"revision\"] for r in d]==[2,4]"'
 check "a dropped revision cannot be opened, clearly" '! "$tool" get "$tmp/r" v1 --rank 1 --revision 1 2>"$tmp/ge" >/dev/null && grep -q "revision 1 .*was dropped" "$tmp/ge"'

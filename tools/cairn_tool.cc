@@ -754,6 +754,13 @@ int main(int argc, char** argv) {
   uint64_t revision = 0;
   int rank = -1;
   bool json = false;
+  // A revision is a number >= 0: "-1" would be read as 2^64 - 1 (and
+  // reported as an unknown revision 18446744073709551615).
+  const CLI::Validator kRevision(
+      [](std::string& v) {
+        return !v.empty() && v[0] == '-' ? "a revision is a number >= 0, got " + v : std::string();
+      },
+      "REV>=0");
 
   auto* ls = app.add_subcommand("ls", "List the committed revisions");
   ls->add_option("STORE", path, "Store directory")->required();
@@ -761,12 +768,12 @@ int main(int argc, char** argv) {
 
   auto* info = app.add_subcommand("info", "Show a revision's ranks, data files and per-rank sizes");
   info->add_option("STORE", path, "Store directory")->required();
-  info->add_option("--revision,-r", revision, "Revision (default: newest)");
+  info->add_option("--revision,-r", revision, "Revision (default: newest)")->check(kRevision);
   info->add_flag("--json", json, "Machine-readable output");
 
   auto* keys = app.add_subcommand("keys", "List keys with sizes and tags");
   keys->add_option("STORE", path, "Store directory")->required();
-  keys->add_option("--revision,-r", revision, "Revision (default: newest)");
+  keys->add_option("--revision,-r", revision, "Revision (default: newest)")->check(kRevision);
   keys->add_option("--rank", rank, "Only this rank's namespace (default: all)")->check(CLI::NonNegativeNumber);
   keys->add_flag("--json", json, "Machine-readable output");
   bool shared = false;
@@ -777,7 +784,7 @@ int main(int argc, char** argv) {
   get->add_option("STORE", path, "Store directory")->required();
   get->add_option("KEY", key, "Key of an object; with --array, --select or --npy: name of a global array")
       ->required();
-  get->add_option("--revision,-r", revision, "Revision (default: newest)");
+  get->add_option("--revision,-r", revision, "Revision (default: newest)")->check(kRevision);
   get->add_option("--rank", rank,
                   "Rank whose namespace holds the key (needed when several ranks wrote the store)")
       ->check(CLI::NonNegativeNumber);
@@ -794,7 +801,7 @@ int main(int argc, char** argv) {
 
   auto* arrays = app.add_subcommand("arrays", "List a revision's global arrays (dtype, shape, blocks, tags)");
   arrays->add_option("STORE", path, "Store directory")->required();
-  arrays->add_option("--revision,-r", revision, "Revision (default: newest)");
+  arrays->add_option("--revision,-r", revision, "Revision (default: newest)")->check(kRevision);
   arrays->add_flag("--json", json, "Machine-readable output");
   bool blocks = false;
   arrays->add_flag("--blocks", blocks, "List every block too (rank, start:end per dimension)");
@@ -802,7 +809,7 @@ int main(int argc, char** argv) {
   auto* verify = app.add_subcommand("verify", "Read everything and check every checksum (exit 0 if intact, 2 if "
                                               "damage is found, 1 on any other error)");
   verify->add_option("STORE", path, "Store directory")->required();
-  auto* verify_rev = verify->add_option("--revision,-r", revision, "Revision (default: newest)");
+  auto* verify_rev = verify->add_option("--revision,-r", revision, "Revision (default: newest)")->check(kRevision);
   verify->add_flag("--json", json, "Machine-readable output");
   bool all = false;
   verify->add_flag("--all", all, "Verify every retained revision (exit 2 if any fails, naming it)")
@@ -814,13 +821,13 @@ int main(int argc, char** argv) {
 
   auto* drop = app.add_subcommand("drop", "Remove a revision for good; its space is reused by later commits");
   drop->add_option("STORE", path, "Store directory")->required();
-  drop->add_option("REV", revision, "Revision")->required();
+  drop->add_option("REV", revision, "Revision")->required()->check(kRevision);
   auto* pin = app.add_subcommand("pin", "Protect a revision from keep_revisions and drop");
   pin->add_option("STORE", path, "Store directory")->required();
-  pin->add_option("REV", revision, "Revision")->required();
+  pin->add_option("REV", revision, "Revision")->required()->check(kRevision);
   auto* unpin = app.add_subcommand("unpin", "Remove a revision's pin");
   unpin->add_option("STORE", path, "Store directory")->required();
-  unpin->add_option("REV", revision, "Revision")->required();
+  unpin->add_option("REV", revision, "Revision")->required()->check(kRevision);
   auto* space = app.add_subcommand("space", "Show the data files' size, and the bytes retained revisions "
                                              "reference and the bytes reusable");
   space->add_option("STORE", path, "Store directory")->required();
