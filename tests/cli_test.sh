@@ -47,6 +47,15 @@ r=$(echo "$key" | cut -d" " -f2); k=$(echo "$key" | grep -o "v[0-9]")
 check "get reports corruption and prints no data" '! "$tool" get "$tmp/c1" "$k" --rank "$r" >"$tmp/g" 2>"$tmp/ge" && grep -q Corruption "$tmp/ge" && [ ! -s "$tmp/g" ]'
 check "get of a corrupt value exits 2, as verify does" '"$tool" get "$tmp/c1" "$k" --rank "$r" >/dev/null 2>&1; [ $? -eq 2 ]'
 check "get of a missing key exits 1, not 2" '"$tool" get "$tmp/c1" nosuchkey --rank "$r" >/dev/null 2>&1; [ $? -eq 1 ]'
+# A failed get -o leaves what was at the path: a regular file (an earlier
+# extract) as it was, a FIFO (or /dev/null) in place. Before, the path was
+# removed, whatever it was.
+echo precious >"$tmp/prev.out"
+check "a failed get -o keeps an existing file as it was" '"$tool" get "$tmp/c1" "$k" --rank "$r" -o "$tmp/prev.out" 2>/dev/null; [ $? -eq 2 ] && [ "$(cat "$tmp/prev.out")" = precious ] && [ -z "$(ls "$tmp" | grep cairn-)" ]'
+mkfifo "$tmp/fifo" && { cat "$tmp/fifo" >/dev/null & }
+check "a failed get -o into a FIFO leaves the FIFO" '"$tool" get "$tmp/c1" "$k" --rank "$r" -o "$tmp/fifo" 2>/dev/null; [ $? -eq 2 ] && [ -p "$tmp/fifo" ]'
+wait
+check "a good get -o replaces the existing file" '"$tool" get "$tmp/c1" "$k" --rank "$r" --revision 1 -o "$tmp/prev.out" 2>/dev/null && [ "$(cat "$tmp/prev.out")" != precious ]'
 check "the older revision still verifies" '"$tool" verify "$tmp/c1" --revision 1 >/dev/null'
 # A flipped byte in revision 1's data: only revision 1 is affected.
 cp -r "$s" "$tmp/c4"

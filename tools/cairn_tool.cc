@@ -5,6 +5,8 @@
 // pin and unpin append one record to its manifest under the store's writer
 // lock (refused while a job has the store open for writing).
 #include <CLI/CLI.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -272,15 +274,37 @@ int CmdKeys(const std::string& path, uint64_t revision, int rank, bool json) {
   return 0;
 }
 
-// Where `get` writes: standard output, or the file of -o (removed again if
-// the extraction fails, so a failed get leaves no partial file behind).
+// Where `get` writes: standard output, or the file of -o. A regular file
+// (or a new one) is written as a temporary file beside it and renamed over
+// it once the extraction succeeded, so a failed get leaves no partial file
+// behind and an existing file as it was. Anything else that exists (a
+// device such as /dev/null, a FIFO, a symlink) is written in place and
+// never removed (before, a failed get removed the path: a FIFO, /dev/null
+// for root, or the user's earlier good extract).
 class Output {
  public:
   Status Open(const std::string& file) {
     if (file.empty() || file == "-") return Status::OK();
-    f_ = std::fopen(file.c_str(), "wb");
-    if (!f_) return Status::FromErrno("cannot create output file " + file, errno);
     file_ = file;
+    struct stat st;
+    if (::lstat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      f_ = std::fopen(file.c_str(), "wb");
+      if (!f_) return Status::FromErrno("cannot open output file " + file, errno);
+      return Status::OK();
+    }
+    tmp_ = file + ".cairn-XXXXXX";
+    int fd = ::mkstemp(tmp_.data());
+    if (fd < 0) return Status::FromErrno("cannot create output file " + file + " (a temporary file beside it)", errno);
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd, 0666 & ~mask);  // as fopen would have made it
+    f_ = ::fdopen(fd, "wb");
+    if (!f_) {
+      int e = errno;
+      ::close(fd);
+      std::remove(tmp_.c_str());
+      return Status::FromErrno("cannot create output file " + file, e);
+    }
     return Status::OK();
   }
   Status Write(const void* p, size_t n) {
@@ -288,13 +312,19 @@ class Output {
       return Status::IOError("writing " + (file_.empty() ? std::string("standard output") : file_));
     return Status::OK();
   }
-  // Closes the file (error if it cannot be written out); on !ok, removes it.
+  // Closes the file (error if it cannot be written out); the temporary file
+  // replaces the output if all is ok, and is removed otherwise.
   Status Finish(bool ok) {
     Status s;
     if (f_) {
       if (std::fclose(f_) != 0 && ok) s = Status::FromErrno("closing " + file_, errno);
       f_ = nullptr;
-      if (!ok || !s.ok()) std::remove(file_.c_str());
+      if (!tmp_.empty()) {
+        if (ok && s.ok() && std::rename(tmp_.c_str(), file_.c_str()) != 0)
+          s = Status::FromErrno("renaming " + tmp_ + " to " + file_, errno);
+        if (!ok || !s.ok()) std::remove(tmp_.c_str());
+        tmp_.clear();
+      }
     } else if (std::fflush(stdout) != 0 && ok) {
       s = Status::IOError("writing standard output");
     }
@@ -306,6 +336,7 @@ class Output {
   FILE* stream() { return f_ ? f_ : stdout; }
   FILE* f_ = nullptr;
   std::string file_;
+  std::string tmp_;  // the temporary file written in place of file_, if any
 };
 
 // rank -1: not given, which is rank 0 for a store written by one rank and
@@ -791,7 +822,7 @@ int main(int argc, char** argv) {
   get->add_flag("--shared", shared, "The key is in the shared namespace");
   std::string out_file, select;
   bool as_array = false, npy = false;
-  get->add_option("-o,--output", out_file, "Write to FILE instead of standard output (removed if the get fails)");
+  get->add_option("-o,--output", out_file, "Write to FILE instead of standard output (a regular FILE is replaced only if the get succeeds)");
   get->add_flag("--array", as_array, "KEY names a global array (`cairn arrays`), not an object");
   auto* select_opt = get->add_option("--select", select,
                                      "Array box, NumPy-style per dimension: a:b, a:, :b, : or an index a "
