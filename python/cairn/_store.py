@@ -91,7 +91,11 @@ _U64 = (1 << 64) - 1
 
 
 def _rank(rank: Optional[int]) -> int:
-    return -1 if rank is None else _int(rank, -(1 << 31), (1 << 31) - 1, "rank")
+    r = -1 if rank is None else _int(rank, -(1 << 31), (1 << 31) - 1, "rank")
+    if r < SHARED:  # the library's own message names its C++ ReadOptions
+        raise InvalidArgument(f"rank {r} names no namespace: give a rank of the revision, "
+                              "None (this rank's) or cairn.SHARED")
+    return r
 
 
 class Stream(io.RawIOBase):

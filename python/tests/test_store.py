@@ -605,6 +605,9 @@ def test_bad_input_raises_cairn_errors(path, comm):
             with pytest.raises(cairn.InvalidArgument):
                 fn()
                 pytest.fail(what)
+        # Named for Python (was the C++ "ReadOptions::rank must be -1, kShared or a rank").
+        with pytest.raises(cairn.InvalidArgument, match="None .this rank's. or cairn.SHARED"):
+            st.get("k", rank=-5)
         with st.open_stream("k", "rb") as r:
             for pos in (2**64, -1, "x"):
                 with pytest.raises(cairn.InvalidArgument):
