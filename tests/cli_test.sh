@@ -70,6 +70,16 @@ flip "$tmp/c5/data.00000" $((idx + 30))
 "$tool" verify "$tmp/c5" >"$tmp/v5" 2>&1; rc=$?
 check "verify fails on a flipped index byte, naming rank 1's index" '[ $rc -ne 0 ] && grep -q "rank 1: index table checksum" "$tmp/v5"'
 check "keys of a namespace with a damaged index exits 2" '"$tool" keys "$tmp/c5" --rank 1 >/dev/null 2>&1; [ $? -eq 2 ]'
+# Rank 0's index table of the newest revision damaged: that revision cannot
+# be opened, but ls (the manifest) still lists both revisions and verify
+# --all checks revision 1 and reports revision 2 (before: both stopped at
+# the open with exit 2, listing and checking nothing).
+cp -r "$s" "$tmp/c6"
+idx0=$("$tool" info "$s" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['namespaces'][0]['index_offset'])")
+flip "$tmp/c6/data.00000" $((idx0 + 30))
+check "ls lists every revision when the newest one's rank-0 index is damaged" '[ "$("$tool" ls "$tmp/c6" | tail -n +2 | wc -l)" -eq 2 ]'
+"$tool" verify "$tmp/c6" --all >"$tmp/v6" 2>&1; rc=$?
+check "verify --all checks the older revision and fails the damaged one" '[ $rc -eq 2 ] && grep -q "^revision 1: .*OK$" "$tmp/v6" && grep -q "FAILED: 2$" "$tmp/v6"'
 check "keys --json of it exits 2 with a JSON Corruption error" '"$tool" keys "$tmp/c5" --rank 1 --json >"$tmp/kj" 2>/dev/null; [ $? -eq 2 ] && python3 -c "import json,sys; assert json.load(open(sys.argv[1]))[\"error\"][\"code\"]==\"Corruption\"" "$tmp/kj"'
 # A flipped byte in the manifest's last record: that revision is not trusted.
 cp -r "$s" "$tmp/c2"

@@ -146,12 +146,23 @@ Status OpenStore(const std::string& path, uint64_t revision, std::unique_ptr<cai
   return cairn::Store::Open(o, path, store);
 }
 
-int CmdLs(const std::string& path, bool json) {
+// The retained revisions of the store at `path`, as a fresh open sees them.
+Status ListNow(const std::string& path, std::vector<cairn::RevisionInfo>* now) {
   std::unique_ptr<cairn::Store> st;
   Status s = OpenStore(path, 0, &st);
-  if (!s.ok()) return Fail(s);
+  if (s.ok()) return st->ListRevisions(now);
+  // The newest revision cannot be opened because it is damaged (its rank-0
+  // index table, read at open): the manifest still lists every revision,
+  // and the older ones may be intact (before, ls and verify --all stopped
+  // here with exit 2, checking nothing).
+  if (s.IsCorruption() && cairn::ListRevisionsAt(path, now).ok()) return Status::OK();
+  return s;
+}
+
+int CmdLs(const std::string& path, bool json) {
   std::vector<cairn::RevisionInfo> revs;
-  st->ListRevisions(&revs);
+  Status s = ListNow(path, &revs);
+  if (!s.ok()) return Fail(s);
   if (json) {
     std::printf("[");
     for (size_t i = 0; i < revs.size(); i++) {
@@ -538,12 +549,6 @@ int CmdVerify(const std::string& path, uint64_t revision, bool json) {
 }
 
 // The revisions the store at `path` retains now (one open, one listing).
-Status ListNow(const std::string& path, std::vector<cairn::RevisionInfo>* now) {
-  std::unique_ptr<cairn::Store> st;
-  Status s = OpenStore(path, 0, &st);
-  if (s.ok()) s = st->ListRevisions(now);
-  return s;
-}
 
 // One revision's check in a pass of CmdVerifyAll: its report and its own
 // problems (the manifest's are kept apart).
