@@ -434,6 +434,9 @@ int cairn_set_tags(cairn_store_t* store, const char* key, const cairn_tag_t* tag
 /* Local. Removes tag `name` of `key` in the caller's namespace; the value is
  * not rewritten. CAIRN_NOT_FOUND if the object or the tag is absent. */
 int cairn_delete_tag(cairn_store_t* store, const char* key, const char* name);
+/* Tags of objects only: a global array's tags are not read here (an array
+ * name is not a key: CAIRN_NOT_FOUND) but by cairn_array_info (its tags and
+ * ntags), and queried by cairn_query_arrays. */
 /* Local. The tags of `key` in namespace `rank`: *tags gets an array of
  * *ntags tags (NULL when 0), in the order they were written. Integers have
  * both i and u set (the same bits), floats d; strings, bytes and arrays
