@@ -298,7 +298,8 @@ class Output {
     if (file.empty() || file == "-") return Status::OK();
     file_ = file;
     struct stat st;
-    if (::lstat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    const bool exists = ::lstat(file.c_str(), &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) {
       f_ = std::fopen(file.c_str(), "wb");
       if (!f_) return Status::FromErrno("cannot open output file " + file, errno);
       return Status::OK();
@@ -308,7 +309,7 @@ class Output {
     if (fd < 0) return Status::FromErrno("cannot create output file " + file + " (a temporary file beside it)", errno);
     mode_t mask = ::umask(0);
     ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);  // as fopen would have made it
+    ::fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask);  // the file's, or as fopen would make it
     f_ = ::fdopen(fd, "wb");
     if (!f_) {
       int e = errno;
