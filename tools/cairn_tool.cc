@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -292,6 +294,16 @@ int CmdKeys(const std::string& path, uint64_t revision, int rank, bool json) {
 // device such as /dev/null, a FIFO, a symlink) is written in place and
 // never removed (before, a failed get removed the path: a FIFO, /dev/null
 // for root, or the user's earlier good extract).
+// The temporary file of a get -o in progress, removed by the handler of a
+// signal that ends the tool (Ctrl-C, a job's time limit) before the get
+// finished: such a get leaves no file behind either.
+char g_output_tmp[4096];
+extern "C" void RemoveOutputTmp(int sig) {
+  if (g_output_tmp[0]) ::unlink(g_output_tmp);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
 class Output {
  public:
   Status Open(const std::string& file) {
@@ -310,6 +322,10 @@ class Output {
     mode_t mask = ::umask(0);
     ::umask(mask);
     ::fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask);  // the file's, or as fopen would make it
+    if (tmp_.size() < sizeof g_output_tmp) {
+      std::memcpy(g_output_tmp, tmp_.c_str(), tmp_.size() + 1);
+      for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ}) std::signal(sig, RemoveOutputTmp);
+    }
     f_ = ::fdopen(fd, "wb");
     if (!f_) {
       int e = errno;
@@ -335,6 +351,7 @@ class Output {
         if (ok && s.ok() && std::rename(tmp_.c_str(), file_.c_str()) != 0)
           s = Status::FromErrno("renaming " + tmp_ + " to " + file_, errno);
         if (!ok || !s.ok()) std::remove(tmp_.c_str());
+        g_output_tmp[0] = '\0';
         tmp_.clear();
       }
     } else if (std::fflush(stdout) != 0 && ok) {
