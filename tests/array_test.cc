@@ -11,6 +11,7 @@
 #include "array/array_index.h"
 #include "cairn/store.h"
 #include "cairn/stream.h"
+#include "store/inspect.h"
 #include "store_test_util.h"
 #include "test_util.h"
 
@@ -410,6 +411,14 @@ TEST(Array, CorruptGrainIsCorruptionOthersRead) {
   Status st = s->GetArray("big", {8, 32, 690}, {1, 1, 24}, out.data());
   EXPECT_TRUE(st.IsCorruption()) << st.ToString();
   EXPECT_NE(st.message().find("checksum mismatch"), std::string::npos) << st.ToString();
+  // `cairn verify` (Inspector::Verify) names the array, not only its
+  // reserved block key (before: "key '\x00Abig\x00\x00\x00\x00\x00'").
+  VerifyReport rep;
+  ASSERT_TRUE(Inspector::Verify(s.get(), &rep).ok());
+  ASSERT_EQ(rep.problems.size(), 1u);
+  EXPECT_NE(rep.problems[0].find("array 'big' (a block, key '\\x00Abig\\x00"), std::string::npos)
+      << rep.problems[0];
+  EXPECT_EQ(rep.problems[0].find('\0'), std::string::npos) << rep.problems[0];
   std::string box(4 * 4 * 1024 * 8, '\0');
   st = s->GetArray("big", {6, 30, 0}, {4, 4, 1024}, box.data());
   EXPECT_TRUE(st.IsCorruption()) << st.ToString();

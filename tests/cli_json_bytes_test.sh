@@ -24,10 +24,15 @@ o = {b(x[\"key\"]): x for x in d}
 t = o[b\"\\xff\\xfekey\"][\"tags\"]
 assert {b(k): b(v) for k, v in t.items()} == {b\"na\\xe9me\": b\"caf\\xe9\", b\"ok\": \"\\u00e9t\\u00e9 \\\"q\\\"\\\\\".encode()}, t
 assert b\"cut\\xe2\\x82\" in o, o" "$tmp/keys.json"'
+check "keys --json: float tags that are not finite, scalars and array elements, as strings" 'python3 -c "$load
+o = {x[\"key\"]: x for x in d if isinstance(x[\"key\"], str)}
+t = o[\"nonfinite\"][\"tags\"]
+assert t == {\"nan\": \"nan\", \"a64\": [\"nan\", \"inf\", \"-inf\", 1.5], \"a32\": [\"nan\", 2.5]}, t" "$tmp/keys.json"'
 "$tool" arrays "$s" --json >"$tmp/arrays.json"
 check "arrays --json is UTF-8 JSON with the name and tag bytes" 'python3 -c "$load
 $back
-assert b(d[0][\"name\"]) == b\"arr\\x80\" and b(d[0][\"tags\"][\"units\"]) == b\"\\xed\\xa0\\x80\", d" "$tmp/arrays.json"'
+assert b(d[0][\"name\"]) == b\"arr\\x80\" and b(d[0][\"tags\"][\"units\"]) == b\"\\xed\\xa0\\x80\", d
+assert d[0][\"tags\"][\"range\"] == [\"nan\", \"inf\", \"-inf\", 1.5], d" "$tmp/arrays.json"'
 "$tool" keys "$tmp/$(printf 'absent\xff')" --json >"$tmp/err.json"
 check "a JSON error naming a path that is not UTF-8 is UTF-8 JSON" 'python3 -c "$load; assert d[\"error\"][\"code\"] == \"NotFound\", d" "$tmp/err.json"'
 echo "$checks checks, $failures failures"

@@ -47,6 +47,15 @@ r=$(echo "$key" | cut -d" " -f2); k=$(echo "$key" | grep -o "v[0-9]")
 check "get reports corruption and prints no data" '! "$tool" get "$tmp/c1" "$k" --rank "$r" >"$tmp/g" 2>"$tmp/ge" && grep -q Corruption "$tmp/ge" && [ ! -s "$tmp/g" ]'
 check "get of a corrupt value exits 2, as verify does" '"$tool" get "$tmp/c1" "$k" --rank "$r" >/dev/null 2>&1; [ $? -eq 2 ]'
 check "get of a missing key exits 1, not 2" '"$tool" get "$tmp/c1" nosuchkey --rank "$r" >/dev/null 2>&1; [ $? -eq 1 ]'
+# A failed get -o leaves what was at the path: a regular file (an earlier
+# extract) as it was, a FIFO (or /dev/null) in place. Before, the path was
+# removed, whatever it was.
+echo precious >"$tmp/prev.out"
+check "a failed get -o keeps an existing file as it was" '"$tool" get "$tmp/c1" "$k" --rank "$r" -o "$tmp/prev.out" 2>/dev/null; [ $? -eq 2 ] && [ "$(cat "$tmp/prev.out")" = precious ] && [ -z "$(ls "$tmp" | grep cairn-)" ]'
+mkfifo "$tmp/fifo" && { cat "$tmp/fifo" >/dev/null & }
+check "a failed get -o into a FIFO leaves the FIFO" '"$tool" get "$tmp/c1" "$k" --rank "$r" -o "$tmp/fifo" 2>/dev/null; [ $? -eq 2 ] && [ -p "$tmp/fifo" ]'
+wait
+check "a good get -o replaces the existing file" '"$tool" get "$tmp/c1" "$k" --rank "$r" --revision 1 -o "$tmp/prev.out" 2>/dev/null && [ "$(cat "$tmp/prev.out")" != precious ]'
 check "the older revision still verifies" '"$tool" verify "$tmp/c1" --revision 1 >/dev/null'
 # A flipped byte in revision 1's data: only revision 1 is affected.
 cp -r "$s" "$tmp/c4"
@@ -61,6 +70,16 @@ flip "$tmp/c5/data.00000" $((idx + 30))
 "$tool" verify "$tmp/c5" >"$tmp/v5" 2>&1; rc=$?
 check "verify fails on a flipped index byte, naming rank 1's index" '[ $rc -ne 0 ] && grep -q "rank 1: index table checksum" "$tmp/v5"'
 check "keys of a namespace with a damaged index exits 2" '"$tool" keys "$tmp/c5" --rank 1 >/dev/null 2>&1; [ $? -eq 2 ]'
+# Rank 0's index table of the newest revision damaged: that revision cannot
+# be opened, but ls (the manifest) still lists both revisions and verify
+# --all checks revision 1 and reports revision 2 (before: both stopped at
+# the open with exit 2, listing and checking nothing).
+cp -r "$s" "$tmp/c6"
+idx0=$("$tool" info "$s" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['namespaces'][0]['index_offset'])")
+flip "$tmp/c6/data.00000" $((idx0 + 30))
+check "ls lists every revision when the newest one's rank-0 index is damaged" '[ "$("$tool" ls "$tmp/c6" | tail -n +2 | wc -l)" -eq 2 ]'
+"$tool" verify "$tmp/c6" --all >"$tmp/v6" 2>&1; rc=$?
+check "verify --all checks the older revision and fails the damaged one" '[ $rc -eq 2 ] && grep -q "^revision 1: .*OK$" "$tmp/v6" && grep -q "FAILED: 2$" "$tmp/v6"'
 check "keys --json of it exits 2 with a JSON Corruption error" '"$tool" keys "$tmp/c5" --rank 1 --json >"$tmp/kj" 2>/dev/null; [ $? -eq 2 ] && python3 -c "import json,sys; assert json.load(open(sys.argv[1]))[\"error\"][\"code\"]==\"Corruption\"" "$tmp/kj"'
 # A flipped byte in the manifest's last record: that revision is not trusted.
 cp -r "$s" "$tmp/c2"
@@ -104,6 +123,7 @@ cp -r "$s" "$tmp/r"
 "$mpiexec" -n 2 "$writer" "$tmp/r" write 3 >/dev/null 2>&1 && "$mpiexec" -n 2 "$writer" "$tmp/r" write 4 >/dev/null 2>&1
 check "space --json before any drop" '"$tool" space "$tmp/r" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"retained_revisions\"]==4 and d[\"dropped_revisions\"]==0 and d[\"referenced_bytes\"]>0 and d[\"data_logical_bytes\"]>0"'
 check "pin 2" '"$tool" pin "$tmp/r" 2 >/dev/null && "$tool" ls "$tmp/r" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert [r[\"pinned\"] for r in d]==[False,True,False,False]"'
+check "a negative revision is refused as such, not read as 2^64 - 1" '! "$tool" drop "$tmp/r" -1 2>"$tmp/ne" && grep -q "number >= 0" "$tmp/ne" && ! grep -q 18446744073709551615 "$tmp/ne" && ! "$tool" info "$tmp/r" --revision -1 --json >"$tmp/nj" && grep -q "number >= 0" "$tmp/nj"'
 check "drop of a pinned revision is refused" '! "$tool" drop "$tmp/r" 2 2>"$tmp/de" && grep -q pinned "$tmp/de"'
 check "drop 1 and 3" '"$tool" drop "$tmp/r" 1 >/dev/null && "$tool" drop "$tmp/r" 3 >/dev/null && "$tool" ls "$tmp/r" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert [r[\"revision\"] for r in d]==[2,4]"'
 check "a dropped revision cannot be opened, clearly" '! "$tool" get "$tmp/r" v1 --rank 1 --revision 1 2>"$tmp/ge" >/dev/null && grep -q "revision 1 .*was dropped" "$tmp/ge"'

@@ -7,6 +7,7 @@
 //   array "arr\x80" int8 (2), tag "units" = String("\xed\xa0\x80")
 //     (an encoded surrogate: not UTF-8 either)
 //   usage: json_bytes_writer STORE
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -34,9 +35,19 @@ int main(int argc, char** argv) {
                  {"ok", TagValue::String("\xc3\xa9t\xc3\xa9 \"q\"\\")}}),
         "put");
   check(st->Put(std::string("cut\xe2\x82"), ""), "put cut");
+  // Float tags that are not finite, scalars and array elements (JSON has no
+  // literal for them: the tool writes them as the strings "nan", "inf", "-inf").
+  const double nf[4] = {std::nan(""), INFINITY, -INFINITY, 1.5};
+  const float nf32[2] = {NAN, 2.5f};
+  check(st->Put("nonfinite", "v",
+                {{"nan", TagValue::Float64(std::nan(""))},
+                 {"a64", TagValue::Array(cairn::TagType::kFloat64, nf, 4)},
+                 {"a32", TagValue::Array(cairn::TagType::kFloat32, nf32, 2)}}),
+        "put nonfinite");
   int8_t a[2] = {1, 2};
   cairn::ArrayPutOptions po;
-  po.tags = {{"units", TagValue::String("\xed\xa0\x80")}};
+  po.tags = {{"units", TagValue::String("\xed\xa0\x80")},
+             {"range", TagValue::Array(cairn::TagType::kFloat64, nf, 4)}};
   check(st->PutArray("arr\x80", cairn::DType::kInt8, {2}, {0}, {2}, a, po), "put array");
   check(st->Commit(), "commit");
   check(st->Close(), "close");

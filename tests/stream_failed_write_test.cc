@@ -112,6 +112,37 @@ TEST(StreamFailedWrite, AWritePastTwoToThe64IsRefused) {
   EXPECT_EQ(v, "headtail");
 }
 
+// A write after a gap (a Seek past the end) larger than the file system's
+// free space is refused before anything is written (IOError), and the
+// stream stays usable. Before, a Seek to 2^62 (or 2^63 - 1 from C's int64)
+// wrote zeros until the disk was full: the stream broken, and the store
+// unable to put or commit until space was freed by hand (found by a new
+// user's C program, which filled the shared /tmp). The file-size limit only
+// bounds what the code before the fix writes here.
+TEST(StreamFailedWrite, AGapLargerThanTheFreeSpaceIsRefused) {
+  test::TempDir dir;
+  std::unique_ptr<Store> st = OpenWithPrevious(dir, "s");
+  const uint64_t before = test::FileSize(dir.sub("s/data.00000"));
+  FileSizeLimit limit(before + (8 << 20));
+  std::unique_ptr<StreamWriter> w;
+  ASSERT_TRUE(st->OpenWriteStream("s", {}, &w).ok());
+  ASSERT_TRUE(w->Write("head").ok());
+  ASSERT_TRUE(w->Seek(uint64_t(1) << 62).ok());
+  Status s = w->Write("x");
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_NE(s.message().find("nothing was written"), std::string::npos) << s.ToString();
+  EXPECT_EQ(w->Size(), 4u);
+  EXPECT_EQ(test::FileSize(dir.sub("s/data.00000")), before);
+  ASSERT_TRUE(w->Seek(4).ok());
+  ASSERT_TRUE(w->Write("tail").ok());
+  ASSERT_TRUE(w->Close().ok());
+  limit.Restore();
+  ASSERT_TRUE(st->Commit().ok());
+  std::string v;
+  ASSERT_TRUE(st->Get("s", &v).ok());
+  EXPECT_EQ(v, "headtail");
+}
+
 // The same through cairn::ostream, whose close() does return the write's
 // error: the commit after it must not publish the cut stream either.
 TEST(StreamFailedWrite, AnOstreamWhoseCloseFailedIsNotCommitted) {

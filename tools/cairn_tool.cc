@@ -5,9 +5,13 @@
 // pin and unpin append one record to its manifest under the store's writer
 // lock (refused while a job has the store open for writing).
 #include <CLI/CLI.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -78,6 +82,21 @@ std::string TagJson(const cairn::TagValue& v) {
   if (v.is_number() || v.is_array()) {
     std::string s = v.ToString();
     if (s == "nan" || s == "inf" || s == "-inf") return JsonString(s);
+    if (v.is_array() && v.is_float()) {
+      // "[1.5, nan, inf]": JSON has no literal for the elements that are
+      // not finite either: each becomes a string, as a scalar does.
+      std::string o = "[";
+      size_t b = 1;
+      while (b < s.size() - 1) {
+        size_t e = s.find(", ", b);
+        if (e == std::string::npos) e = s.size() - 1;
+        std::string x = s.substr(b, e - b);
+        if (o.size() > 1) o += ", ";
+        o += (x == "nan" || x == "inf" || x == "-inf") ? JsonString(x) : x;
+        b = e + 2;
+      }
+      return o + "]";
+    }
     return s;
   }
   return JsonString(v.ToString());
@@ -129,12 +148,23 @@ Status OpenStore(const std::string& path, uint64_t revision, std::unique_ptr<cai
   return cairn::Store::Open(o, path, store);
 }
 
-int CmdLs(const std::string& path, bool json) {
+// The retained revisions of the store at `path`, as a fresh open sees them.
+Status ListNow(const std::string& path, std::vector<cairn::RevisionInfo>* now) {
   std::unique_ptr<cairn::Store> st;
   Status s = OpenStore(path, 0, &st);
-  if (!s.ok()) return Fail(s);
+  if (s.ok()) return st->ListRevisions(now);
+  // The newest revision cannot be opened because it is damaged (its rank-0
+  // index table, read at open): the manifest still lists every revision,
+  // and the older ones may be intact (before, ls and verify --all stopped
+  // here with exit 2, checking nothing).
+  if (s.IsCorruption() && cairn::ListRevisionsAt(path, now).ok()) return Status::OK();
+  return s;
+}
+
+int CmdLs(const std::string& path, bool json) {
   std::vector<cairn::RevisionInfo> revs;
-  st->ListRevisions(&revs);
+  Status s = ListNow(path, &revs);
+  if (!s.ok()) return Fail(s);
   if (json) {
     std::printf("[");
     for (size_t i = 0; i < revs.size(); i++) {
@@ -257,15 +287,52 @@ int CmdKeys(const std::string& path, uint64_t revision, int rank, bool json) {
   return 0;
 }
 
-// Where `get` writes: standard output, or the file of -o (removed again if
-// the extraction fails, so a failed get leaves no partial file behind).
+// Where `get` writes: standard output, or the file of -o. A regular file
+// (or a new one) is written as a temporary file beside it and renamed over
+// it once the extraction succeeded, so a failed get leaves no partial file
+// behind and an existing file as it was. Anything else that exists (a
+// device such as /dev/null, a FIFO, a symlink) is written in place and
+// never removed (before, a failed get removed the path: a FIFO, /dev/null
+// for root, or the user's earlier good extract).
+// The temporary file of a get -o in progress, removed by the handler of a
+// signal that ends the tool (Ctrl-C, a job's time limit) before the get
+// finished: such a get leaves no file behind either.
+char g_output_tmp[4096];
+extern "C" void RemoveOutputTmp(int sig) {
+  if (g_output_tmp[0]) ::unlink(g_output_tmp);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
 class Output {
  public:
   Status Open(const std::string& file) {
     if (file.empty() || file == "-") return Status::OK();
-    f_ = std::fopen(file.c_str(), "wb");
-    if (!f_) return Status::FromErrno("cannot create output file " + file, errno);
     file_ = file;
+    struct stat st;
+    const bool exists = ::lstat(file.c_str(), &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) {
+      f_ = std::fopen(file.c_str(), "wb");
+      if (!f_) return Status::FromErrno("cannot open output file " + file, errno);
+      return Status::OK();
+    }
+    tmp_ = file + ".cairn-XXXXXX";
+    int fd = ::mkstemp(tmp_.data());
+    if (fd < 0) return Status::FromErrno("cannot create output file " + file + " (a temporary file beside it)", errno);
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask);  // the file's, or as fopen would make it
+    if (tmp_.size() < sizeof g_output_tmp) {
+      std::memcpy(g_output_tmp, tmp_.c_str(), tmp_.size() + 1);
+      for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ}) std::signal(sig, RemoveOutputTmp);
+    }
+    f_ = ::fdopen(fd, "wb");
+    if (!f_) {
+      int e = errno;
+      ::close(fd);
+      std::remove(tmp_.c_str());
+      return Status::FromErrno("cannot create output file " + file, e);
+    }
     return Status::OK();
   }
   Status Write(const void* p, size_t n) {
@@ -273,13 +340,20 @@ class Output {
       return Status::IOError("writing " + (file_.empty() ? std::string("standard output") : file_));
     return Status::OK();
   }
-  // Closes the file (error if it cannot be written out); on !ok, removes it.
+  // Closes the file (error if it cannot be written out); the temporary file
+  // replaces the output if all is ok, and is removed otherwise.
   Status Finish(bool ok) {
     Status s;
     if (f_) {
       if (std::fclose(f_) != 0 && ok) s = Status::FromErrno("closing " + file_, errno);
       f_ = nullptr;
-      if (!ok || !s.ok()) std::remove(file_.c_str());
+      if (!tmp_.empty()) {
+        if (ok && s.ok() && std::rename(tmp_.c_str(), file_.c_str()) != 0)
+          s = Status::FromErrno("renaming " + tmp_ + " to " + file_, errno);
+        if (!ok || !s.ok()) std::remove(tmp_.c_str());
+        g_output_tmp[0] = '\0';
+        tmp_.clear();
+      }
     } else if (std::fflush(stdout) != 0 && ok) {
       s = Status::IOError("writing standard output");
     }
@@ -291,6 +365,7 @@ class Output {
   FILE* stream() { return f_ ? f_ : stdout; }
   FILE* f_ = nullptr;
   std::string file_;
+  std::string tmp_;  // the temporary file written in place of file_, if any
 };
 
 // rank -1: not given, which is rank 0 for a store written by one rank and
@@ -492,12 +567,6 @@ int CmdVerify(const std::string& path, uint64_t revision, bool json) {
 }
 
 // The revisions the store at `path` retains now (one open, one listing).
-Status ListNow(const std::string& path, std::vector<cairn::RevisionInfo>* now) {
-  std::unique_ptr<cairn::Store> st;
-  Status s = OpenStore(path, 0, &st);
-  if (s.ok()) s = st->ListRevisions(now);
-  return s;
-}
 
 // One revision's check in a pass of CmdVerifyAll: its report and its own
 // problems (the manifest's are kept apart).
@@ -739,6 +808,13 @@ int main(int argc, char** argv) {
   uint64_t revision = 0;
   int rank = -1;
   bool json = false;
+  // A revision is a number >= 0: "-1" would be read as 2^64 - 1 (and
+  // reported as an unknown revision 18446744073709551615).
+  const CLI::Validator kRevision(
+      [](std::string& v) {
+        return !v.empty() && v[0] == '-' ? "a revision is a number >= 0, got " + v : std::string();
+      },
+      "REV>=0");
 
   auto* ls = app.add_subcommand("ls", "List the committed revisions");
   ls->add_option("STORE", path, "Store directory")->required();
@@ -746,12 +822,12 @@ int main(int argc, char** argv) {
 
   auto* info = app.add_subcommand("info", "Show a revision's ranks, data files and per-rank sizes");
   info->add_option("STORE", path, "Store directory")->required();
-  info->add_option("--revision,-r", revision, "Revision (default: newest)");
+  info->add_option("--revision,-r", revision, "Revision (default: newest)")->check(kRevision);
   info->add_flag("--json", json, "Machine-readable output");
 
   auto* keys = app.add_subcommand("keys", "List keys with sizes and tags");
   keys->add_option("STORE", path, "Store directory")->required();
-  keys->add_option("--revision,-r", revision, "Revision (default: newest)");
+  keys->add_option("--revision,-r", revision, "Revision (default: newest)")->check(kRevision);
   keys->add_option("--rank", rank, "Only this rank's namespace (default: all)")->check(CLI::NonNegativeNumber);
   keys->add_flag("--json", json, "Machine-readable output");
   bool shared = false;
@@ -762,14 +838,14 @@ int main(int argc, char** argv) {
   get->add_option("STORE", path, "Store directory")->required();
   get->add_option("KEY", key, "Key of an object; with --array, --select or --npy: name of a global array")
       ->required();
-  get->add_option("--revision,-r", revision, "Revision (default: newest)");
+  get->add_option("--revision,-r", revision, "Revision (default: newest)")->check(kRevision);
   get->add_option("--rank", rank,
                   "Rank whose namespace holds the key (needed when several ranks wrote the store)")
       ->check(CLI::NonNegativeNumber);
   get->add_flag("--shared", shared, "The key is in the shared namespace");
   std::string out_file, select;
   bool as_array = false, npy = false;
-  get->add_option("-o,--output", out_file, "Write to FILE instead of standard output (removed if the get fails)");
+  get->add_option("-o,--output", out_file, "Write to FILE instead of standard output (a regular FILE is replaced only if the get succeeds)");
   get->add_flag("--array", as_array, "KEY names a global array (`cairn arrays`), not an object");
   auto* select_opt = get->add_option("--select", select,
                                      "Array box, NumPy-style per dimension: a:b, a:, :b, : or an index a "
@@ -779,7 +855,7 @@ int main(int argc, char** argv) {
 
   auto* arrays = app.add_subcommand("arrays", "List a revision's global arrays (dtype, shape, blocks, tags)");
   arrays->add_option("STORE", path, "Store directory")->required();
-  arrays->add_option("--revision,-r", revision, "Revision (default: newest)");
+  arrays->add_option("--revision,-r", revision, "Revision (default: newest)")->check(kRevision);
   arrays->add_flag("--json", json, "Machine-readable output");
   bool blocks = false;
   arrays->add_flag("--blocks", blocks, "List every block too (rank, start:end per dimension)");
@@ -787,7 +863,7 @@ int main(int argc, char** argv) {
   auto* verify = app.add_subcommand("verify", "Read everything and check every checksum (exit 0 if intact, 2 if "
                                               "damage is found, 1 on any other error)");
   verify->add_option("STORE", path, "Store directory")->required();
-  auto* verify_rev = verify->add_option("--revision,-r", revision, "Revision (default: newest)");
+  auto* verify_rev = verify->add_option("--revision,-r", revision, "Revision (default: newest)")->check(kRevision);
   verify->add_flag("--json", json, "Machine-readable output");
   bool all = false;
   verify->add_flag("--all", all, "Verify every retained revision (exit 2 if any fails, naming it)")
@@ -799,13 +875,13 @@ int main(int argc, char** argv) {
 
   auto* drop = app.add_subcommand("drop", "Remove a revision for good; its space is reused by later commits");
   drop->add_option("STORE", path, "Store directory")->required();
-  drop->add_option("REV", revision, "Revision")->required();
+  drop->add_option("REV", revision, "Revision")->required()->check(kRevision);
   auto* pin = app.add_subcommand("pin", "Protect a revision from keep_revisions and drop");
   pin->add_option("STORE", path, "Store directory")->required();
-  pin->add_option("REV", revision, "Revision")->required();
+  pin->add_option("REV", revision, "Revision")->required()->check(kRevision);
   auto* unpin = app.add_subcommand("unpin", "Remove a revision's pin");
   unpin->add_option("STORE", path, "Store directory")->required();
-  unpin->add_option("REV", revision, "Revision")->required();
+  unpin->add_option("REV", revision, "Revision")->required()->check(kRevision);
   auto* space = app.add_subcommand("space", "Show the data files' size, and the bytes retained revisions "
                                              "reference and the bytes reusable");
   space->add_option("STORE", path, "Store directory")->required();

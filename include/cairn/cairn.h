@@ -139,10 +139,13 @@ enum {
   CAIRN_TAG_ARRAY = 0x40
 };
 
-/* One tag. For integers set i (signed) or u (unsigned), for floats d; for
- * strings, bytes and arrays set data/len (len in bytes; arrays are packed
- * little-endian elements). Borrowed: cairn copies what it needs. An array
- * element both ways: never grows (see the top of this file). */
+/* One tag. The number is read from the member its type names: i for the
+ * signed types (CAIRN_TAG_INT8 .. _INT64), u for the unsigned ones, d for
+ * the floats; a number given only in another member (a CAIRN_TAG_UINT32
+ * with i = 5 and u = 0) is CAIRN_INVALID_ARGUMENT naming the member to set.
+ * For strings, bytes and arrays set data/len (len in bytes; arrays are
+ * packed little-endian elements). Borrowed: cairn copies what it needs. An
+ * array element both ways: never grows (see the top of this file). */
 typedef struct {
   const char* name;
   int type;
@@ -385,7 +388,10 @@ int cairn_stream_read(cairn_stream_t* stream, void* buf, size_t len, size_t* got
  * passes the end (nothing read) or the stream is a writer. */
 int cairn_stream_read_at(cairn_stream_t* stream, uint64_t offset, void* buf, size_t len);
 /* Moves the position (whence: CAIRN_SEEK_SET, _CUR or _END). A reader
- * cannot pass the end; a writer can (the gap reads as zeros). */
+ * cannot pass the end; a writer can (the gap reads as zeros, and is written
+ * out as zeros by the next write: it takes its size on disk; a gap larger
+ * than the file system's free space makes that write CAIRN_IO_ERROR,
+ * nothing written; see StreamWriter::Write). */
 int cairn_stream_seek(cairn_stream_t* stream, int64_t offset, int whence);
 int cairn_stream_tell(const cairn_stream_t* stream, uint64_t* pos);
 int cairn_stream_size(const cairn_stream_t* stream, uint64_t* size);
@@ -428,6 +434,9 @@ int cairn_set_tags(cairn_store_t* store, const char* key, const cairn_tag_t* tag
 /* Local. Removes tag `name` of `key` in the caller's namespace; the value is
  * not rewritten. CAIRN_NOT_FOUND if the object or the tag is absent. */
 int cairn_delete_tag(cairn_store_t* store, const char* key, const char* name);
+/* Tags of objects only: a global array's tags are not read here (an array
+ * name is not a key: CAIRN_NOT_FOUND) but by cairn_array_info (its tags and
+ * ntags), and queried by cairn_query_arrays. */
 /* Local. The tags of `key` in namespace `rank`: *tags gets an array of
  * *ntags tags (NULL when 0), in the order they were written. Integers have
  * both i and u set (the same bits), floats d; strings, bytes and arrays

@@ -53,8 +53,12 @@ class StreamWriter {
   // Writes n bytes at the position, which then moves past them. Writing
   // inside what was already written overwrites it (the chunks touched are
   // rewritten elsewhere: copy on write); writing past the end, after a
-  // Seek beyond it, fills the gap with zeros. A write that would end past
-  // 2^64 - 1 is InvalidArgument and writes nothing. A write the store could
+  // Seek beyond it, fills the gap with zeros. The zeros are written out
+  // (the stream is not sparse): a gap costs its size in disk space and
+  // write time. A write whose gap (of 4 MiB or more) is larger than the
+  // free space of the store's file system is IOError and writes nothing
+  // (the stream stays usable); a write that would end past 2^64 - 1 is
+  // InvalidArgument and writes nothing. A write the store could
   // not carry out (an I/O error: disk full, file too large) breaks the
   // stream: that call and every later one (Write, Seek, Flush, Close)
   // return the error, and nothing of the stream is committed: the key keeps

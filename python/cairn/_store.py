@@ -65,6 +65,15 @@ def _c_order(out: Any, what: str) -> None:
                               "order='C')")
 
 
+def _not_none(v: Any, what: str) -> None:
+    """None where a buffer is wanted: InvalidArgument, as for any other
+    object that is not a buffer (the extension's own refusal of None was
+    nanobind's TypeError listing its signature)."""
+    if v is None:
+        raise InvalidArgument(f"{what}: a buffer (bytes, bytearray, memoryview, numpy.ndarray) is "
+                              "required, got None")
+
+
 def _int(v: Any, lo: int, hi: int, what: str) -> int:
     """`v` as an int in [lo, hi], else InvalidArgument saying what it is."""
     if isinstance(v, bool):
@@ -82,7 +91,11 @@ _U64 = (1 << 64) - 1
 
 
 def _rank(rank: Optional[int]) -> int:
-    return -1 if rank is None else _int(rank, -(1 << 31), (1 << 31) - 1, "rank")
+    r = -1 if rank is None else _int(rank, -(1 << 31), (1 << 31) - 1, "rank")
+    if r < SHARED:  # the library's own message names its C++ ReadOptions
+        raise InvalidArgument(f"rank {r} names no namespace: give a rank of the revision, "
+                              "None (this rank's) or cairn.SHARED")
+    return r
 
 
 class Stream(io.RawIOBase):
@@ -126,6 +139,7 @@ class Stream(io.RawIOBase):
         h = self._live()
         if self._writable:
             raise io.UnsupportedOperation("read from a write stream")
+        _not_none(b, f"stream '{self.name}': readinto")
         _c_order(b, f"stream '{self.name}': readinto")
         return h.readinto(b)
 
@@ -135,6 +149,7 @@ class Stream(io.RawIOBase):
             raise io.UnsupportedOperation("write to a read stream")
         if isinstance(b, str):
             b = b.encode("utf-8")
+        _not_none(b, f"stream '{self.name}': write")
         _c_order(b, f"stream '{self.name}': write")
         return h.write(b)
 
@@ -327,6 +342,7 @@ class Store:
         or strided) is converted to C order first (one copy), so that
         get(dtype=, shape=) gives back the same array; other buffers must
         be C-contiguous (InvalidArgument)."""
+        _not_none(value, f"put('{key}')")
         if _np is not None and isinstance(value, _np.ndarray):
             _no_objects(value.dtype, f"put('{key}')")
             if not value.flags.c_contiguous:
@@ -336,6 +352,7 @@ class Store:
     def put_shared(self, key: str, value: Any, tags: Optional[Dict[str, Any]] = None) -> None:
         """Rank 0 only: a shared object, read by all with get_shared().
         The value is taken as put() takes it."""
+        _not_none(value, f"put_shared('{key}')")
         if _np is not None and isinstance(value, _np.ndarray):
             _no_objects(value.dtype, f"put_shared('{key}')")
             if not value.flags.c_contiguous:
@@ -465,6 +482,7 @@ class Store:
     def read_range(self, key: str, offset: int, out: Any, rank: Optional[int] = None) -> Any:
         """Fills `out` with the bytes of the value from `offset` (only the
         chunks touched are read and verified); returns `out`."""
+        _not_none(out, f"read_range('{key}')")
         _c_order(out, f"read_range('{key}')")
         self._s.read_range(key, _int(offset, 0, _U64, f"read_range('{key}'): offset"), out, _rank(rank))
         return out

@@ -596,16 +596,25 @@ def test_bad_input_raises_cairn_errors(path, comm):
             "array box": lambda: st.array("a").read((0,), (2**50,)),
             "array dims": lambda: st.array("a").read((0, 0), (1, 1)),
             "pin": lambda: st.pin(-1),
+            # nanobind's TypeError listing the extension's signature before
+            "put None": lambda: st.put("n", None),
+            "put_shared None": lambda: st.put_shared("n", None),
+            "read_range None": lambda: st.read_range("k", 0, None),
         }
         for what, fn in bad.items():
             with pytest.raises(cairn.InvalidArgument):
                 fn()
                 pytest.fail(what)
+        # Named for Python (was the C++ "ReadOptions::rank must be -1, kShared or a rank").
+        with pytest.raises(cairn.InvalidArgument, match="None .this rank's. or cairn.SHARED"):
+            st.get("k", rank=-5)
         with st.open_stream("k", "rb") as r:
             for pos in (2**64, -1, "x"):
                 with pytest.raises(cairn.InvalidArgument):
                     r.seek(pos)
         w = st.open_stream("w", "wb")
+        with pytest.raises(cairn.InvalidArgument, match="None"):
+            w.write(None)
         w.close()
         for fn in (w.size, w.tell, lambda: w.write(b"x"), lambda: w.seek(0)):
             with pytest.raises(cairn.InvalidArgument, match="closed"):

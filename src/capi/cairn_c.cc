@@ -105,13 +105,35 @@ cairn::Options ToOptions(const cairn_options_t* o) {
   return opt;
 }
 
-bool ToTags(const cairn_tag_t* tags, size_t n, cairn::TagList* out) {
+bool ToTags(const cairn_tag_t* tags, size_t n, cairn::TagList* out, std::string* why) {
   out->clear();
   out->reserve(n);
+  auto refuse = [&](std::string w) {
+    if (why) *why = std::move(w);
+    return false;
+  };
   for (size_t i = 0; i < n; i++) {
     const cairn_tag_t& t = tags[i];
-    if (!t.name) return false;
-    if (!t.data && t.len) return false;  // bytes promised, none given
+    if (!t.name) return refuse("tag " + std::to_string(i) + " has a NULL name");
+    const std::string name = "tag '" + std::string(t.name) + "'";
+    if (!t.data && t.len) return refuse(name + ": data is NULL with len " + std::to_string(t.len));
+    // A number is read from the member its type names (i, u or d); one
+    // given only in another member was stored as 0 without a word. The
+    // members a read gives back (cairn_get_tag: i and u the same bits, d
+    // the value) are accepted as they are.
+    int base = t.type & ~CAIRN_TAG_ARRAY;
+    if (!(t.type & CAIRN_TAG_ARRAY)) {
+      auto member = [&](const char* reads, const char* holds, const std::string& v) {
+        return refuse(name + " is " + cairn_dtype_name(base) + ", read from member " + reads +
+                      " (0), but member " + holds + " holds " + v + ": set " + reads);
+      };
+      if (base >= CAIRN_TAG_INT8 && base <= CAIRN_TAG_INT64 && t.i == 0 && t.u != 0)
+        return member("i", "u", std::to_string(t.u));
+      if (base >= CAIRN_TAG_UINT8 && base <= CAIRN_TAG_UINT64 && t.u == 0 && t.i != 0)
+        return member("u", "i", std::to_string(t.i));
+      if ((base == CAIRN_TAG_FLOAT32 || base == CAIRN_TAG_FLOAT64) && t.d == 0 && (t.i != 0 || t.u != 0))
+        return member("d", t.i != 0 ? "i" : "u", t.i != 0 ? std::to_string(t.i) : std::to_string(t.u));
+    }
     cairn::Tag tag;
     tag.name = t.name;
     int type = t.type;
@@ -133,7 +155,7 @@ bool ToTags(const cairn_tag_t* tags, size_t n, cairn::TagList* out) {
     } else if (type == CAIRN_TAG_BYTES) {
       tag.value = cairn::TagValue::Bytes(bytes());
     } else {
-      return false;
+      return refuse(name + " has unknown type " + std::to_string(t.type));
     }
     out->push_back(std::move(tag));
   }
@@ -276,7 +298,10 @@ int cairn_put(cairn_store_t* s, const char* key, const void* value, size_t len,
   return Guarded("cairn_put", [&]() -> int {
     if (!s || !key || (!value && len)) return Invalid("cairn_put: NULL argument");
     cairn::TagList tl;
-    if (ntags && (!tags || !ToTags(tags, ntags, &tl))) return Invalid("cairn_put: bad tag (NULL name or unknown type)");
+    if (ntags && !tags) return Invalid("cairn_put: NULL tags with ntags > 0");
+    std::string why;
+    if (ntags && !ToTags(tags, ntags, &tl, &why))
+      return Invalid((std::string("cairn_put: bad tag: ") + why).c_str());
     return Code(s->store->Put(key, std::string_view(static_cast<const char*>(value), len), tl));
   });
 }
@@ -286,8 +311,10 @@ int cairn_put_zero_copy(cairn_store_t* s, const char* key, const void* value, si
   return Guarded("cairn_put_zero_copy", [&]() -> int {
     if (!s || !key || (!value && len)) return Invalid("cairn_put_zero_copy: NULL argument");
     cairn::TagList tl;
-    if (ntags && (!tags || !ToTags(tags, ntags, &tl)))
-      return Invalid("cairn_put_zero_copy: bad tag (NULL name or unknown type)");
+    if (ntags && !tags) return Invalid("cairn_put_zero_copy: NULL tags with ntags > 0");
+    std::string why;
+    if (ntags && !ToTags(tags, ntags, &tl, &why))
+      return Invalid((std::string("cairn_put_zero_copy: bad tag: ") + why).c_str());
     return Code(s->store->PutZeroCopy(key, std::string_view(static_cast<const char*>(value), len), tl));
   });
 }
@@ -409,8 +436,10 @@ int cairn_put_shared_tags(cairn_store_t* s, const char* key, const void* value, 
   return Guarded("cairn_put_shared_tags", [&]() -> int {
     if (!s || !key || (!value && len)) return Invalid("cairn_put_shared_tags: NULL argument");
     cairn::TagList tl;
-    if (ntags && (!tags || !ToTags(tags, ntags, &tl)))
-      return Invalid("cairn_put_shared_tags: bad tag (NULL name or unknown type)");
+    if (ntags && !tags) return Invalid("cairn_put_shared_tags: NULL tags with ntags > 0");
+    std::string why;
+    if (ntags && !ToTags(tags, ntags, &tl, &why))
+      return Invalid((std::string("cairn_put_shared_tags: bad tag: ") + why).c_str());
     return Code(s->store->PutShared(key, std::string_view(static_cast<const char*>(value), len), tl));
   });
 }
@@ -526,8 +555,10 @@ int cairn_stream_open_write(cairn_store_t* s, const char* key, const cairn_tag_t
     if (!s || !key || !stream) return Invalid("cairn_stream_open_write: NULL argument");
     *stream = nullptr;
     cairn::TagList tl;
-    if (ntags && (!tags || !ToTags(tags, ntags, &tl)))
-      return Invalid("cairn_stream_open_write: bad tag (NULL name or unknown type)");
+    if (ntags && !tags) return Invalid("cairn_stream_open_write: NULL tags with ntags > 0");
+    std::string why;
+    if (ntags && !ToTags(tags, ntags, &tl, &why))
+      return Invalid((std::string("cairn_stream_open_write: bad tag: ") + why).c_str());
     auto st = std::make_unique<cairn_stream>();
     int rc = Code(s->store->OpenWriteStream(key, tl, &st->w));
     if (rc == CAIRN_OK) *stream = st.release();

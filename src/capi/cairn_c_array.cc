@@ -154,8 +154,10 @@ int cairn_put_array_opts(cairn_store_t* s, const char* name, int dtype, int ndim
       return rc;
     opt.statistics = (flags & CAIRN_ARRAY_STATISTICS) != 0;
     opt.checksum_grain = opts->checksum_grain;  // checked by PutArray
-    if (ntags && (!tags || !ToTags(tags, ntags, &opt.tags)))
-      return Invalid("cairn_put_array: bad tag (NULL name or unknown type)");
+    if (ntags && !tags) return Invalid("cairn_put_array: NULL tags with ntags > 0");
+    std::string why;
+    if (ntags && !ToTags(tags, ntags, &opt.tags, &why))
+      return Invalid((std::string("cairn_put_array: bad tag: ") + why).c_str());
     return Code(s->store->PutArray(name, cairn::DType(dtype), Vec(global_shape, ndims), Vec(start, ndims),
                                    Vec(count, ndims), data, opt));
   });

@@ -55,11 +55,11 @@ cairn::ReadOptions AtRank(int rank) {
 }
 
 // A C tag (name ignored) as a TagValue, for the query conditions.
-bool ToValue(const cairn_tag_t& t, cairn::TagValue* v) {
+bool ToValue(const cairn_tag_t& t, const char* member, cairn::TagValue* v, std::string* why) {
   cairn_tag_t named = t;
-  named.name = "";
+  named.name = member;  // for the message
   cairn::TagList one;
-  if (!ToTags(&named, 1, &one)) return false;
+  if (!ToTags(&named, 1, &one, why)) return false;
   *v = one[0].value;
   return true;
 }
@@ -78,6 +78,7 @@ bool ToQueries(const cairn_query_t* conds, size_t n, std::vector<cairn::TagQuery
       return false;
     }
     cairn::TagValue lo, hi;
+    std::string bad;  // what ToValue refused
     auto pattern = [&]() {
       return std::string_view(static_cast<const char*>(c.value.data), c.value.data ? c.value.len : 0);
     };
@@ -86,11 +87,11 @@ bool ToQueries(const cairn_query_t* conds, size_t n, std::vector<cairn::TagQuery
         out->push_back(cairn::TagQuery::Exists(c.name));
         break;
       case CAIRN_QUERY_EQUAL:
-        if (!ToValue(c.value, &lo)) break;
+        if (!ToValue(c.value, "value", &lo, &bad)) break;
         out->push_back(cairn::TagQuery::Equal(c.name, lo));
         break;
       case CAIRN_QUERY_RANGE:
-        if (!ToValue(c.value, &lo) || !ToValue(c.upper, &hi)) break;
+        if (!ToValue(c.value, "value", &lo, &bad) || !ToValue(c.upper, "upper", &hi, &bad)) break;
         out->push_back(cairn::TagQuery::Range(c.name, lo, hi));
         break;
       case CAIRN_QUERY_PREFIX:
@@ -107,8 +108,8 @@ bool ToQueries(const cairn_query_t* conds, size_t n, std::vector<cairn::TagQuery
         return false;
     }
     if (out->size() != i + 1) {
-      *why = "condition " + std::to_string(i) + " on '" + c.name +
-             "' has a bad value (unknown tag type, or data NULL with len > 0)";
+      *why = "condition " + std::to_string(i) + " on '" + c.name + "' has a bad value" +
+             (bad.empty() ? std::string(" (unknown tag type, or data NULL with len > 0)") : ": " + bad);
       return false;
     }
   }
@@ -183,7 +184,8 @@ int cairn_set_tag(cairn_store_t* s, const char* key, const cairn_tag_t* tag) {
   return Guarded("cairn_set_tag", [&]() -> int {
     if (!s || !key || !tag) return Invalid("cairn_set_tag: NULL argument");
     cairn::TagList tl;
-    if (!ToTags(tag, 1, &tl)) return Invalid("cairn_set_tag: bad tag (NULL name or unknown type)");
+    std::string why;
+    if (!ToTags(tag, 1, &tl, &why)) return Invalid((std::string("cairn_set_tag: bad tag: ") + why).c_str());
     return Code(s->store->SetTag(key, tl[0]));
   });
 }
@@ -192,7 +194,8 @@ int cairn_set_tags(cairn_store_t* s, const char* key, const cairn_tag_t* tags, s
   return Guarded("cairn_set_tags", [&]() -> int {
     if (!s || !key || (!tags && ntags)) return Invalid("cairn_set_tags: NULL argument");
     cairn::TagList tl;
-    if (ntags && !ToTags(tags, ntags, &tl)) return Invalid("cairn_set_tags: bad tag (NULL name or unknown type)");
+    std::string why;
+    if (ntags && !ToTags(tags, ntags, &tl, &why)) return Invalid((std::string("cairn_set_tags: bad tag: ") + why).c_str());
     return Code(s->store->SetTags(key, tl));
   });
 }

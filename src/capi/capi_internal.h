@@ -33,7 +33,11 @@ int Invalid(const char* msg);
 // valid values) and returns CAIRN_INVALID_ARGUMENT.
 int CheckRank(const cairn_store_t* s, int rank, const char* fn);
 // Converts C tags; false for a NULL name or an unknown type.
-bool ToTags(const cairn_tag_t* tags, size_t n, cairn::TagList* out);
+// The C tags as a TagList; false (and *why, if given, says what) for a
+// NULL name, data NULL with len > 0, an unknown type, or a number in a
+// member its type does not read (a uint32 given in i only: it was stored
+// as 0).
+bool ToTags(const cairn_tag_t* tags, size_t n, cairn::TagList* out, std::string* why = nullptr);
 // Converts C query conditions; false (and *why) for a bad one.
 bool ToQueries(const cairn_query_t* conds, size_t n, std::vector<cairn::TagQuery>* out,
                std::string* why);

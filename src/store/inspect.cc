@@ -10,6 +10,21 @@
 
 namespace cairn {
 
+namespace {
+
+// An object of a verify problem: "key 'k'", or for the store's own objects
+// (reserved keys, array_meta.h) the array they belong to, with the key
+// (\xNN-escaped: a raw NUL cut the message where it is read as C text).
+std::string ObjectText(std::string_view key) {
+  if (key.size() >= 2 && key[0] == '\0' && key[1] == 'a')
+    return "array '" + KeyText(key.substr(2)) + "' (its descriptor, key '" + KeyText(key) + "')";
+  if (key.size() >= 7 && key[0] == '\0' && key[1] == 'A' && key[key.size() - 5] == '\0')
+    return "array '" + KeyText(key.substr(2, key.size() - 7)) + "' (a block, key '" + KeyText(key) + "')";
+  return "key '" + KeyText(key) + "'";
+}
+
+}  // namespace
+
 Status Inspector::QueryAllRefused(Store* store, const Status& refused, std::vector<QueryHit>* hits) {
   return store->QueryAllAgreed({}, hits, refused);
 }
@@ -74,7 +89,7 @@ Status Inspector::Verify(Store* store, VerifyReport* report) {
       TagList tags;
       if (s.ok()) s = DecodeTags(e.tags, t->names, &tags);
       if (!s.ok()) {
-        report->problems.push_back(r->Where(ns) + " key '" + std::string(EntryKey(body)) + "': " + s.ToString());
+        report->problems.push_back(r->Where(ns) + " " + ObjectText(EntryKey(body)) + ": " + s.ToString());
         continue;
       }
       std::string buf;
@@ -101,7 +116,7 @@ Status Inspector::Verify(Store* store, VerifyReport* report) {
           s = Status::Corruption("checksum mismatch in chunk at " + DataFileName(c.subfile) + " offset " +
                                  std::to_string(c.offset));
         if (!s.ok()) {
-          report->problems.push_back(r->Where(ns) + " key '" + KeyText(e.key) + "': " + s.ToString());
+          report->problems.push_back(r->Where(ns) + " " + ObjectText(e.key) + ": " + s.ToString());
           break;
         }
         report->bytes += c.length;

@@ -511,4 +511,19 @@ Status ComputeSpace(const std::string& path, SpaceInfo* info) {
   return Status::OK();
 }
 
+Status ListRevisionsAt(const std::string& path, std::vector<RevisionInfo>* out) {
+  IoStats stats;
+  std::unique_ptr<Manifest> man;
+  bool created = false;
+  Status s = Manifest::Open(path, false, false, &stats, &man, &created);
+  if (!s.ok()) return s;
+  const ParsedManifest& m = man->parsed();
+  out->clear();
+  for (const RevisionRecord& r : m.revisions) {
+    out->push_back(InfoOf(r));
+    out->back().pinned = m.pinned.count(r.revision) != 0;
+  }
+  return Status::OK();
+}
+
 }  // namespace cairn

@@ -128,5 +128,10 @@ struct SpaceInfo {
 };
 // Reads the manifest and stats the data files of the store at `path`.
 Status ComputeSpace(const std::string& path, SpaceInfo* info);
+// The retained revisions as the manifest of the store at `path` lists them
+// (what Store::ListRevisions gives), read without opening a revision: for
+// the tool when the newest revision cannot be opened (its rank-0 index
+// table damaged) but the manifest and older revisions are intact.
+Status ListRevisionsAt(const std::string& path, std::vector<RevisionInfo>* out);
 
 }  // namespace cairn

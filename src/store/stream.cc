@@ -5,6 +5,8 @@
 // its StreamHub (stream_hub.h), which Store::Close cuts off.
 #include "cairn/stream.h"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -15,6 +17,7 @@
 #include "store/stream_hub.h"
 #include "store/key_text.h"
 #include "store/out_of_memory.h"
+#include "io/file.h"
 
 namespace cairn {
 
@@ -82,7 +85,28 @@ struct StreamWriter::Impl {
   Status Broken(const Status& s);
   // Records the stream offsets of chunks[first..], just ended.
   void Ended(size_t first);
+  // A write of n bytes after a gap of `gap` bytes (a Seek past the end):
+  // the gap is written as zeros, so one larger than the free space of the
+  // store's file system (asked for gaps of kGapCheckBytes or more) would
+  // only fill it (a mistyped seek to 2^63 wrote until the disk was full
+  // and left the store unable to commit). IOError then, nothing written.
+  Status GapFits(uint64_t gap, uint64_t n);
+  static constexpr uint64_t kGapCheckBytes = uint64_t(4) << 20;
 };
+
+Status StreamWriter::Impl::GapFits(uint64_t gap, uint64_t n) {
+  if (gap < kGapCheckBytes) return Status::OK();
+  CountIo(rep()->stats.stats);
+  struct statvfs fs;
+  if (::statvfs(hub->path.c_str(), &fs) != 0) return Status::OK();  // unknown: the writes will tell
+  uint64_t avail = uint64_t(fs.f_bavail) * uint64_t(fs.f_frsize);
+  if (gap <= avail && n <= avail - gap) return Status::OK();
+  return Status::IOError("stream '" + KeyText(key) + "' of " + hub->path + ": a write of " + std::to_string(n) +
+                         " bytes at position " + std::to_string(pos) + " leaves a gap of " + std::to_string(gap) +
+                         " bytes after the end (" + std::to_string(size()) + "), which would be written as zeros, "
+                         "but the file system has only " + std::to_string(avail) +
+                         " bytes free (No space left on device); nothing was written, the stream is unchanged");
+}
 
 void StreamWriter::Impl::Ended(size_t first) {
   for (size_t i = first; i < chunks.size(); i++) {
@@ -218,6 +242,8 @@ Status StreamWriter::Write(const void* data, size_t n) try {
                                    " would end past 2^64 - 1; nothing was written");
   const char* p = static_cast<const char*>(data);
   if (w->pos > w->size()) {
+    s = w->GapFits(w->pos - w->size(), n);
+    if (!s.ok()) return s;  // nothing written: the stream stays usable
     s = w->Append(nullptr, w->pos - w->size());
     if (!s.ok()) return w->Broken(s);
   }
