@@ -115,6 +115,7 @@ Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStat
 
 Status Manifest::AppendRevision(const RevisionRecord& r, bool sync) {
   may_be_in_file_ = false;  // (an encoding that runs out of memory writes nothing)
+  TestBadAllocPoint("manifest_append", 0);  // tests: as if the encoding ran out of memory
   std::string payload = EncodeRevisionSpacePayload(r);
   std::string rec = FrameRecord(RecordType::kRevisionSpace, payload);
   Status s = AppendFramed(rec, r.revision, sync);
@@ -227,6 +228,7 @@ Status Manifest::Compact() {
 }
 
 Status Manifest::AppendMark(RecordType type, uint64_t rev, bool sync) {
+  may_be_in_file_ = false;  // (a check or encoding that runs out of memory writes nothing)
   bool known = false;
   for (const RevisionRecord& r : parsed_.revisions) known |= r.revision == rev;  // retained ones
   if (!known)
