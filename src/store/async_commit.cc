@@ -327,10 +327,9 @@ Status Store::CommitAsync(AsyncCommit* handle) {
   } catch (const std::bad_alloc&) {
   } catch (const std::length_error&) {
   }
-  // As in Commit: the collective steps are guarded; what is left may have
-  // stopped half way through this rank's own state.
-  rep_->poisoned = Status(Status::Code::kIOError, "out of memory");
-  return OutOfMemoryError("CommitAsync of", rep_->path, ": this handle takes no more commits (reopen the store)");
+  // As in Commit: the collective steps guard their own allocations; left
+  // are small ones, before the commit is in flight (nothing is decided).
+  return OutOfMemoryError("CommitAsync of", rep_->path, "; no revision was made");
 }
 
 Status Store::StartCommit(AsyncCommit* handle) {

@@ -309,23 +309,26 @@ void Store::Rep::DiscardPending() {
 
 Status Store::Commit(uint64_t* revision) {
   Rep* r = rep_.get();
+  bool deciding = false;  // the outcome is being decided (rank 0's record)
   try {
     r->FinishInflight();  // its failure, if any, shows in CheckCommittable
     Status s = r->CheckCommittable();
     if (!s.ok()) return s;  // the same on every rank
-    s = r->CommitSync(revision);
+    s = r->CommitSync(revision, &deciding);
     return s.ok() ? s : r->StagedCommitFailed(s);
   } catch (const std::bad_alloc&) {
   } catch (const std::length_error&) {
   }
-  // Every collective step is guarded (each rank's failure is agreed);
-  // what is left is this rank's own work after the outcome (taking the
-  // revision into this view), which may have stopped half way.
+  // Every collective step guards its own allocations (each rank's failure
+  // is agreed); left are small ones (messages, requests). Before the
+  // outcome nothing changed; after it, this rank may have stopped half way
+  // through taking the revision in: no more commits through this handle.
+  if (!deciding) return OutOfMemoryError("Commit of", r->path, "; no revision was made");
   r->poisoned = Status(Status::Code::kIOError, "out of memory");
   return OutOfMemoryError("Commit of", r->path, ": this handle takes no more commits (reopen the store)");
 }
 
-Status Store::Rep::CommitSync(uint64_t* revision) {
+Status Store::Rep::CommitSync(uint64_t* revision, bool* deciding) {
   Rep* r = this;
   Comm* c = r->comm.get();
   int rank = c->rank();
@@ -368,6 +371,7 @@ Status Store::Rep::CommitSync(uint64_t* revision) {
   //    Whatever rank 0 runs out of memory for, it still broadcasts an
   //    outcome (an empty one if even that could not be made: unknown).
   std::string outcome;
+  *deciding = true;
   if (rank == 0) {
     CrashPoint("before_manifest", rank);
     if (s.ok()) s = UnlessOutOfMemoryThen("commit of", r->path, "; no revision was made", [&] { return r->SyncNewDirs(); });

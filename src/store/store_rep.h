@@ -176,7 +176,9 @@ struct Store::Rep {
   // every rank gets the record, or the same error (then nothing changed).
   Status PrepareCommit(CommitPlan* plan);
   // Commit after CheckCommittable: PrepareCommit, then the durable end.
-  Status CommitSync(uint64_t* revision);
+  // *deciding is set once the outcome is being decided (then an exception
+  // out of it leaves this view in doubt).
+  Status CommitSync(uint64_t* revision, bool* deciding);
   // Rank 0: syncs the directory entries made at open (before the first
   // record that depends on them).
   Status SyncNewDirs();
