@@ -394,22 +394,31 @@ Status ApplyCommitSpace(Store::Rep* r, std::string_view section, bool keep_free)
 
 Status InitSpaceAtOpen(Store::Rep* r) {
   uint64_t ext = r->opt.extent_size;
+  auto guarded = [&](auto&& f) { return UnlessOutOfMemoryThen("open of", r->path, "; the store was not opened", f); };
+  // Out of memory on a rank is its error (the caller agrees it); rank 0
+  // then sends an empty list, and still sends it.
   std::string bytes;
-  if (r->comm->rank() == 0) {
+  Status s;
+  if (r->comm->rank() == 0) s = guarded([&] {
     const ParsedManifest& m = r->manifest->parsed();
     PutRanges(&bytes, FreeExtents(m, RetainedExtents(m), ext));
-  }
+    return Status::OK();
+  });
+  if (!s.ok()) bytes.clear();
   r->comm->Bcast(&bytes, 0);
-  Decoder d(bytes);
-  std::vector<ExtentRange> all = GetRanges(&d);
-  if (d.failed()) return Status::Corruption("malformed free extent list");
-  std::vector<ExtentRange> mine;
-  for (const ExtentRange& e : all)
-    if (e.file == r->my_subfile) mine.push_back(e);
-  auto parts = Split(mine, std::vector<uint64_t>(size_t(r->sub_comm->size()), 1), ext);
-  r->writer->SetFreeRuns(std::move(parts[size_t(r->sub_comm->rank())]));
-  r->space_taken_mark = r->writer->taken_bytes();
-  return Status::OK();
+  if (!s.ok()) return s;
+  return guarded([&] {
+    Decoder d(bytes);
+    std::vector<ExtentRange> all = GetRanges(&d);
+    if (d.failed()) return Status::Corruption("malformed free extent list");
+    std::vector<ExtentRange> mine;
+    for (const ExtentRange& e : all)
+      if (e.file == r->my_subfile) mine.push_back(e);
+    auto parts = Split(mine, std::vector<uint64_t>(size_t(r->sub_comm->size()), 1), ext);
+    r->writer->SetFreeRuns(std::move(parts[size_t(r->sub_comm->rank())]));
+    r->space_taken_mark = r->writer->taken_bytes();
+    return Status::OK();
+  });
 }
 
 // ---------------------------------------------------------------- Marks

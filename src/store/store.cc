@@ -702,6 +702,15 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     if (!s.ok()) return s;
   }
 
+  // This rank's index table as rank 0 will send it (step 3), when it is
+  // small enough to be sent: room for it is taken before (step 2), so that
+  // a rank that cannot hold it fails in an agreement, not in the scatter.
+  std::string my_bytes;
+  const RevisionRecord& rec = rep->current;
+  const uint32_t readers = std::min<uint32_t>(rec.nranks, uint32_t(nranks));
+  const uint64_t scatter_limit = std::min<uint64_t>(options.compact_index_limit, (1ull << 30) / uint64_t(nranks));
+  auto sent = [&](const NamespaceDesc& d) { return d.length != 0 && d.length <= scatter_limit; };
+
   // 2. Writable: each rank opens its data file and joins its file's counter.
   if (!options.read_only) {
     bool per_rank = options.subfiles == 0 && info.per_rank;
@@ -834,7 +843,13 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     if (options.staging_bytes > 0) rep->Io()->Prefault(options.write_buffer_size);
     rep->writer->SetWritebackBytes(options.writeback_bytes);
     // Extents no retained revision needs are reused before the file grows.
-    s = AgreeStatus(c, UnlessOutOfMemoryThen("open of", path, kNotOpened, [&] { return InitSpaceAtOpen(rep.get()); }));
+    Status room = UnlessOutOfMemoryThen("open of", path, kNotOpened, [&] {
+      if (rec.revision != 0 && uint32_t(rank) < readers && sent(rec.namespaces[rank]))
+        my_bytes.reserve(rec.namespaces[rank].length);
+      return Status::OK();
+    });
+    Status space = InitSpaceAtOpen(rep.get());  // (collective; guards its own steps)
+    s = AgreeStatus(c, room.ok() ? space : room);
     if (!s.ok()) return s;
   }
 
@@ -847,14 +862,11 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   //    (Rep::Table): a restart reading its own objects reads, hashes and
   //    parses only its own table. A damaged table it never reads does not
   //    fail a read-only open.
-  const RevisionRecord& rec = rep->current;
   // A writable open needs the shared base (rank 0 commits into it).
   const bool eager_shared =
       !options.read_only || (rec.revision != 0 && rec.shared().length <= options.compact_index_limit);
   std::shared_ptr<const IndexTable> mine, shared;
   if (rec.revision != 0) {
-    uint32_t readers = std::min<uint32_t>(rec.nranks, uint32_t(nranks));
-    std::string my_bytes;
     Status rs;
     if (rank == 0) {
       std::vector<std::string> parts;
@@ -865,8 +877,7 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
         parts.resize(nranks);
         std::vector<ReadRange> ranges;
         auto want = [&](const NamespaceDesc& d, std::string* dst) {
-          uint64_t limit = std::min<uint64_t>(options.compact_index_limit, (1ull << 30) / uint64_t(nranks));
-          if (d.length == 0 || d.length > limit) return;
+          if (!sent(d)) return;
           dst->resize(d.length);
           ranges.push_back(ReadRange{d.subfile, d.offset, d.length, dst->data()});
         };
