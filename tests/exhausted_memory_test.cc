@@ -9,7 +9,8 @@
 //  - DeleteArray, StreamWriter::Flush, StreamWriter::Seek and Store::Flush
 //    return a status, not std::bad_alloc, and change nothing;
 //  - so do Pin, Unpin, Drop, ListRevisions, the array reads, a stream's
-//    Read, QueryAll, Commit and CommitAsync (then the store commits);
+//    Read, QueryAll, Commit and CommitAsync (then the store commits), and
+//    Close with a commit in flight that cannot move on;
 //  - an index table too large for the memory left (a real limit, not all
 //    memory taken) fails Open and each read that loads it with an IOError.
 // glibc's malloc is held to one arena (set before main, below), so that
@@ -474,6 +475,50 @@ TEST(ExhaustedMemory, RevisionsArraysStreamsAndCommitReturnAStatus) {
   EXPECT_EQ(v, bytes);
   ASSERT_TRUE(s->Unpin(1).ok());
   ASSERT_TRUE(s->Drop(1).ok());
+}
+
+// Close with a commit in flight that cannot move on (its next step
+// allocates a request): an IOError, and the store is closed (before,
+// std::bad_alloc left Close, the store still open). The revision in flight
+// is not made; the last committed one is intact.
+TEST(ExhaustedMemory, CloseWithACommitInFlightReturnsAStatus) {
+  SKIP_UNDER_ASAN();
+  TempDir dir;
+  auto s = MustOpen(dir.sub("s"), Staged());
+  ASSERT_TRUE(s);
+  const std::string a = Pattern(1, 200000), b = Pattern(2, 200000);
+  ASSERT_TRUE(s->Put("a", a).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->Put("b", b).ok());
+  ASSERT_TRUE(s->Flush().ok());
+  uint64_t before = s->stats().write_requests;
+  AsyncCommit h;
+  ASSERT_TRUE(s->CommitAsync(&h).ok());
+  WaitForWrites(s.get(), before, std::chrono::milliseconds(100));
+  Status closed;
+  bool threw = false;
+  {
+    Exhausted none(16u << 20);
+    ASSERT_TRUE(none.ok());
+    try {
+      closed = s->Close();
+    } catch (const std::bad_alloc&) {
+      threw = true;
+    }
+  }
+  EXPECT_FALSE(threw) << "std::bad_alloc out of Store::Close";
+  if (threw) return;  // (the store is still open: its destructor would close it)
+  EXPECT_TRUE(closed.IsIOError()) << closed.ToString();
+  std::string v;
+  EXPECT_FALSE(s->Get("a", &v).ok());  // closed
+  s.reset();
+  Options ro = SmallOptions();
+  ro.read_only = true;
+  auto r = MustOpen(dir.sub("s"), ro);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->revision(), 1u);
+  ASSERT_TRUE(r->Get("a", &v).ok());
+  EXPECT_EQ(v, a);
 }
 
 }  // namespace
