@@ -9,6 +9,7 @@
 #include <random>
 
 #include "store/crash_point.h"
+#include "store/out_of_memory.h"
 #include "store/store_dir.h"
 
 namespace cairn {
@@ -137,7 +138,10 @@ Status Manifest::AppendRevision(const RevisionRecord& r, bool sync) {
   }
   uint64_t dead = ManifestDeadBytes(m);
   if (dead > ManifestCompactBytes() && dead > m.valid_end / 2) {
-    Status cs = Compact();
+    // Out of memory for the new file's bytes is a compaction that failed
+    // (nothing renamed), not an append whose outcome is unknown.
+    Status cs = UnlessOutOfMemoryThen("compaction of", file_->path(), "; the old manifest stays in use",
+                                      [&] { return Compact(); });
     if (!cs.ok())
       std::fprintf(stderr, "cairn: warning: manifest compaction failed (the old manifest stays in use): %s\n",
                    cs.ToString().c_str());
