@@ -468,6 +468,8 @@ class Store {
   // QueryAll, with this rank's part refused as `refused` when not OK (it
   // then queries nothing, and every rank fails with it).
   Status QueryAllAgreed(const std::vector<TagQuery>& all_of, std::vector<QueryHit>* hits, const Status& refused);
+  // CommitAsync's body (CommitAsync turns running out of memory into a status).
+  Status StartCommit(AsyncCommit* handle);
   std::unique_ptr<Rep> rep_;
 };
 

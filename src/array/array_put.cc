@@ -88,6 +88,9 @@ std::string ShapeString(const std::vector<uint64_t>& v) {
 
 }  // namespace
 
+static constexpr char kArrayUnchanged[] =
+    " (the array's tags do not fit in this process's memory); the array is unchanged";
+
 Status Store::PutArray(std::string_view name, DType dtype, const std::vector<uint64_t>& global_shape,
                        const std::vector<uint64_t>& start, const std::vector<uint64_t>& count,
                        const void* data, const ArrayPutOptions& opt) try {
@@ -187,11 +190,12 @@ Status Store::PutArray(std::string_view name, DType dtype, const std::vector<uin
   return Status::OK();
 } catch (const std::bad_alloc&) {
   // Its tags, chiefly, do not fit in this process's memory (doc/design.md
-  // "Errors"): nothing of the array changed (a block's bytes may be in the
-  // file, unreferenced, as after any failed put).
-  return Status::IOError("PutArray '" + std::string(name) +
-                         "': out of memory (the array's tags do not fit in this process's memory); "
-                         "the array is unchanged");
+  // "Errors"), or a size no buffer can hold (std::length_error): nothing
+  // of the array changed (a block's bytes may be in the file, unreferenced,
+  // as after any failed put).
+  return OutOfMemoryError("PutArray", name, kArrayUnchanged);
+} catch (const std::length_error&) {
+  return OutOfMemoryError("PutArray", name, kArrayUnchanged);
 }
 
 Status Store::DeleteArray(std::string_view name) {

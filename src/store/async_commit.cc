@@ -19,6 +19,7 @@
 
 #include "array/array_commit.h"
 #include "store/crash_point.h"
+#include "store/out_of_memory.h"
 #include "store/store_rep.h"
 
 namespace cairn {
@@ -291,8 +292,11 @@ Status Store::Rep::FinishInflight() {
   std::shared_ptr<AsyncCommit::State> st = inflight;
   if (!st) return Status::OK();
   Progress(true);
-  if (st->step != AsyncCommit::State::kDone) return InflightStuck();
-  return st->outcome;
+  // (Never throws: the collective calls that start with it reach their
+  // first collective step whatever memory is left.)
+  return UnlessOutOfMemoryThen("commit in flight of", path, "", [&] {
+    return st->step != AsyncCommit::State::kDone ? InflightStuck() : st->outcome;
+  });
 }
 
 Status Store::Rep::InflightStuck() const {
@@ -302,25 +306,46 @@ Status Store::Rep::InflightStuck() const {
 }
 
 // Here, beside the State it reads (an asynchronous failure not yet reported).
-Status Store::Rep::CheckCommittable() {
+Status Store::Rep::CheckCommittable(const Status& refused) {
   // A closed handle makes no more collective calls (MPI may be finalized).
   if (closed) return Status::InvalidArgument("store is closed");
-  Status s = CheckWritable();
-  if (s.ok() && unreported && !unreported->reported) s = unreported->outcome;
-  unreported.reset();  // returned now, if no Wait returned it before
-  if (s.ok() && inflight) s = InflightStuck();  // FinishInflight ran out of memory
+  Status s = UnlessOutOfMemoryThen("commit of", path, "; no revision was made", [&] {
+    Status ls = refused.ok() ? CheckWritable() : refused;
+    if (ls.ok() && unreported && !unreported->reported) ls = unreported->outcome;
+    unreported.reset();  // returned now, if no Wait returned it before
+    if (ls.ok() && inflight) ls = InflightStuck();  // FinishInflight ran out of memory
+    return ls;
+  });
   // Agreed with the array step in the same reduction (array_commit.h).
   return AgreeCommittableWithArrays(this, s);
 }
 
 Status Store::CommitAsync(AsyncCommit* handle) {
   *handle = AsyncCommit();
+  try {
+    return StartCommit(handle);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  // As in Commit: the collective steps guard their own allocations; left
+  // are small ones, before the commit is in flight (nothing is decided).
+  return OutOfMemoryError("CommitAsync of", rep_->path, "; no revision was made");
+}
+
+Status Store::StartCommit(AsyncCommit* handle) {
   Rep* r = rep_.get();
   int rank = r->comm->rank();
   r->FinishInflight();  // its failure, if any, shows in CheckCommittable
-  Status s = r->CheckCommittable();
+  // Out of memory on a rank before the plan is agreed is its refusal, and
+  // after, its failed write: either way the other ranks hear of it in the
+  // collective steps that follow rather than wait for it.
+  std::shared_ptr<AsyncCommit::State> st;
+  Status made = UnlessOutOfMemoryThen("commit of", r->path, "; no revision was made", [&] {
+    st = std::make_shared<AsyncCommit::State>();
+    return Status::OK();
+  });
+  Status s = r->CheckCommittable(made);
   if (!s.ok()) return s;  // the same on every rank
-  auto st = std::make_shared<AsyncCommit::State>();
   st->plan.async = true;
   s = r->PrepareCommit(&st->plan);
   if (!s.ok()) return r->StagedCommitFailed(s);
@@ -328,8 +353,11 @@ Status Store::CommitAsync(AsyncCommit* handle) {
   r->own.Reset(st->plan.table);
   if (rank == 0) r->shared.Reset(st->plan.shared_table);
   CrashPoint("before_flush", rank);
-  st->local = r->writer->Flush();
-  st->ticket = r->Io()->Submit([] { return Status::OK(); });  // behind every queued write
+  st->local = UnlessOutOfMemoryThen("commit of", r->path, "; no revision was made", [&] {
+    Status fs = r->writer->Flush();
+    st->ticket = r->Io()->Submit([] { return Status::OK(); });  // behind every queued write
+    return fs;
+  });
   st->rep = r;
   r->inflight = st;
   r->Progress(false);

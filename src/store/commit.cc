@@ -65,6 +65,89 @@ CommitReport DecodeReport(const std::string& b) {
   return r;
 }
 
+// Rank 0's part of PrepareCommit: the ranks' reports decoded, the small
+// tables written as one block, and the record planned, into *plan_bytes
+// (a status, and the record if ok).
+void PlanOnRoot(Store::Rep* r, const std::vector<std::string>& reports, uint64_t rev, CommitPlan* plan,
+                NextTable* next_shared_out, std::string* plan_bytes) {
+  int nranks = r->comm->size();
+  std::vector<CommitReport> all;
+  all.reserve(nranks);
+  for (auto& b : reports) all.push_back(DecodeReport(b));
+  NextTable& next_shared = *next_shared_out;
+  next_shared = MakeNextTable(r->shared, kSharedNamespace, rev, r->current.revision != 0 ? &r->current.shared() : nullptr);
+  if (next_shared.reused) r->stats.index_tables_reused++;
+  std::string block;
+  for (auto& rp : all) block += rp.compact_table;
+  r->stats.index_bytes_gathered += block.size();
+  block += next_shared.bytes;  // empty when reused
+  uint64_t base = 0;
+  if (!block.empty()) {
+    Status ws = r->writer->AppendContiguous(block, &base);
+    if (!ws.ok() && all[0].status.ok()) all[0].status = ws;
+  }
+  all[0].high_water = r->writer->high_water();
+  uint64_t at = base;
+  for (auto& rp : all) {
+    if (!rp.compact_table.empty()) {
+      rp.desc.subfile = r->my_subfile;
+      rp.desc.offset = at;
+      at += rp.compact_table.size();
+    }
+  }
+  NamespaceDesc shared_desc = next_shared.desc;
+  if (!next_shared.reused) {
+    shared_desc.subfile = r->my_subfile;
+    shared_desc.offset = at;
+  }
+
+  Status st;
+  for (int i = 0; i < nranks && st.ok(); i++)
+    if (!all[i].status.ok())
+      st = Status(all[i].status.code(), "rank " + std::to_string(i) + ": " + all[i].status.message());
+  RevisionRecord rec;
+  if (st.ok()) {
+    rec.revision = rev;
+    rec.parent = r->current.revision;
+    rec.time_ns = NowNs();
+    rec.nranks = uint32_t(nranks);
+    rec.high_water = r->newest_high_water;
+    for (auto& rp : all) {
+      if (rp.subfile >= rec.high_water.size()) rec.high_water.resize(rp.subfile + 1, 0);
+      rec.high_water[rp.subfile] = std::max(rec.high_water[rp.subfile], rp.high_water);
+      rec.namespaces.push_back(rp.desc);
+    }
+    rec.namespaces.push_back(shared_desc);
+    // Retention: the extents this revision needs, and what it expires.
+    std::vector<std::string> space_reports;
+    for (auto& rp : all) space_reports.push_back(std::move(rp.space));
+    st = PlanRevisionSpace(r, space_reports, next_shared, &rec, &plan->space);
+    if (st.ok() && plan->async) HoldExpiringParent(r, rec, &plan->space);
+  }
+  PutLengthPrefixed(plan_bytes, EncodeStatus(st));
+  if (st.ok()) *plan_bytes += EncodeRevisionSpacePayload(rec);  // with its live extents and expiries
+}
+
+
+// Said of a commit whose revision may or may not exist (its record may be
+// durable): the handle is poisoned (no more commits, reopen).
+constexpr char kCommitOutcomeUnknown[] =
+    " on rank 0 (outcome unknown, reopen the store to see whether the revision exists)";
+
+// Rank 0's append of the revision record. Out of memory before the record
+// reached the file is an error like any other (nothing committed; the
+// store commits again); after, whether the revision exists is unknown.
+Status AppendRecord(Store::Rep* r, const RevisionRecord& rec) {
+  try {
+    return r->manifest->AppendRevision(rec, r->opt.sync);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  if (r->manifest->last_append_may_be_in_file())
+    return OutOfMemoryError("manifest record of", r->path, kCommitOutcomeUnknown);
+  return OutOfMemoryError("manifest record of", r->path, " on rank 0: not appended, no revision was made");
+}
+
 }  // namespace
 
 IoQueue* Store::Rep::Io() {
@@ -83,111 +166,92 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
   int rank = c->rank(), nranks = c->size();
   uint64_t rev = newest_revision + 1;
 
+  // Out of memory in a rank's own part (its table, its report; rank 0's
+  // block and record) is that rank's error: it still takes part in every
+  // collective below, so the others fail with it rather than wait for it.
+  const char* then = "; no revision was made";
+
   // 1. Each rank encodes its table (or reuses the last one if nothing
   //    changed: commit_tables.h); a large one goes to its own extent.
-  CommitReport me;
-  me.subfile = my_subfile;
-  const NamespaceDesc* prev_own =
-      current.revision != 0 && uint32_t(rank) < current.nranks ? &current.namespaces[rank] : nullptr;
-  // Everything gathered to rank 0 must stay under MPI's int counts.
-  uint64_t compact_limit = std::min<uint64_t>(opt.compact_index_limit, (1ull << 30) / uint64_t(nranks));
-  // A table that is not gathered, of entries all put since the base, is
-  // written from where they lie, never built whole in memory
-  // (commit_tables.h); its pieces are at least the write buffer, so
-  // without staging they go straight to the file.
-  NextTable next = MakeNextTable(own, uint32_t(rank), rev, prev_own, compact_limit);
-  if (next.reused) {
-    stats.index_tables_reused++;
-  } else if (next.streamed) {
-    stats.index_tables_streamed++;
-    next.desc.subfile = my_subfile;
-    me.status = WriteStreamedTable(&next, writer.get(), std::max<size_t>(opt.write_buffer_size, kStreamTablePiece));
-  } else if (next.bytes.size() <= compact_limit) {
-    me.compact_table = next.bytes;
-  } else {
-    next.desc.subfile = my_subfile;
-    me.status = next.bytes.size() > kStreamTablePiece
-                    ? WriteBuiltTable(next, writer.get(), std::max<size_t>(opt.write_buffer_size, kStreamTablePiece),
-                                      &next.desc.offset)
-                    : writer->AppendContiguous(next.bytes, &next.desc.offset);
+  NextTable next;
+  std::string my_report;
+  Status built = UnlessOutOfMemoryThen("commit of", path, then, [&] {
+    CommitReport me;
+    me.subfile = my_subfile;
+    const NamespaceDesc* prev_own =
+        current.revision != 0 && uint32_t(rank) < current.nranks ? &current.namespaces[rank] : nullptr;
+    // Everything gathered to rank 0 must stay under MPI's int counts.
+    uint64_t compact_limit = std::min<uint64_t>(opt.compact_index_limit, (1ull << 30) / uint64_t(nranks));
+    // A table that is not gathered, of entries all put since the base, is
+    // written from where they lie, never built whole in memory
+    // (commit_tables.h); its pieces are at least the write buffer, so
+    // without staging they go straight to the file.
+    next = MakeNextTable(own, uint32_t(rank), rev, prev_own, compact_limit);
+    if (next.reused) {
+      stats.index_tables_reused++;
+    } else if (next.streamed) {
+      stats.index_tables_streamed++;
+      next.desc.subfile = my_subfile;
+      me.status = WriteStreamedTable(&next, writer.get(), std::max<size_t>(opt.write_buffer_size, kStreamTablePiece));
+    } else if (next.bytes.size() <= compact_limit) {
+      me.compact_table = next.bytes;
+    } else {
+      next.desc.subfile = my_subfile;
+      me.status = next.bytes.size() > kStreamTablePiece
+                      ? WriteBuiltTable(next, writer.get(), std::max<size_t>(opt.write_buffer_size, kStreamTablePiece),
+                                        &next.desc.offset)
+                      : writer->AppendContiguous(next.bytes, &next.desc.offset);
+    }
+    me.desc = next.desc;
+    me.high_water = writer->high_water();
+    me.space = RankSpaceReport(this, next, plan->async);
+    my_report = EncodeReport(me);
+    return Status::OK();
+  });
+  if (!built.ok()) {
+    next = NextTable();
+    CommitReport failed;
+    failed.status = built;
+    my_report = EncodeReport(failed);
   }
-  me.desc = next.desc;
-  me.high_water = writer->high_water();
-  me.space = RankSpaceReport(this, next, plan->async);
 
   // 2. Rank 0 collects the small tables, writes them as one block, and
   //    builds the record; everyone receives it (or the first error).
   std::vector<std::string> reports;
-  c->Gather(EncodeReport(me), &reports, 0);
+  c->Gather(my_report, &reports, 0);
+  my_report = std::string();
   NextTable next_shared;
   std::string plan_bytes;
   if (rank == 0) {
-    std::vector<CommitReport> all;
-    all.reserve(nranks);
-    for (auto& b : reports) all.push_back(DecodeReport(b));
-    next_shared = MakeNextTable(shared, kSharedNamespace, rev, current.revision != 0 ? &current.shared() : nullptr);
-    if (next_shared.reused) stats.index_tables_reused++;
-    std::string block;
-    for (auto& rp : all) block += rp.compact_table;
-    stats.index_bytes_gathered += block.size();
-    block += next_shared.bytes;  // empty when reused
-    uint64_t base = 0;
-    if (!block.empty()) {
-      Status ws = writer->AppendContiguous(block, &base);
-      if (!ws.ok() && all[0].status.ok()) all[0].status = ws;
+    Status planned = UnlessOutOfMemoryThen("commit of", path, then, [&] {
+      PlanOnRoot(this, reports, rev, plan, &next_shared, &plan_bytes);
+      return Status::OK();
+    });
+    if (!planned.ok()) {
+      next_shared = NextTable();
+      plan_bytes.clear();
+      PutLengthPrefixed(&plan_bytes, EncodeStatus(Status(planned.code(), "rank 0: " + planned.message())));
     }
-    all[0].high_water = writer->high_water();
-    uint64_t at = base;
-    for (auto& rp : all) {
-      if (!rp.compact_table.empty()) {
-        rp.desc.subfile = my_subfile;
-        rp.desc.offset = at;
-        at += rp.compact_table.size();
-      }
-    }
-    NamespaceDesc shared_desc = next_shared.desc;
-    if (!next_shared.reused) {
-      shared_desc.subfile = my_subfile;
-      shared_desc.offset = at;
-    }
-
-    Status st;
-    for (int i = 0; i < nranks && st.ok(); i++)
-      if (!all[i].status.ok())
-        st = Status(all[i].status.code(), "rank " + std::to_string(i) + ": " + all[i].status.message());
-    RevisionRecord rec;
-    if (st.ok()) {
-      rec.revision = rev;
-      rec.parent = current.revision;
-      rec.time_ns = NowNs();
-      rec.nranks = uint32_t(nranks);
-      rec.high_water = newest_high_water;
-      for (auto& rp : all) {
-        if (rp.subfile >= rec.high_water.size()) rec.high_water.resize(rp.subfile + 1, 0);
-        rec.high_water[rp.subfile] = std::max(rec.high_water[rp.subfile], rp.high_water);
-        rec.namespaces.push_back(rp.desc);
-      }
-      rec.namespaces.push_back(shared_desc);
-      // Retention: the extents this revision needs, and what it expires.
-      std::vector<std::string> space_reports;
-      for (auto& rp : all) space_reports.push_back(std::move(rp.space));
-      st = PlanRevisionSpace(this, space_reports, next_shared, &rec, &plan->space);
-      if (st.ok() && plan->async) HoldExpiringParent(this, rec, &plan->space);
-    }
-    PutLengthPrefixed(&plan_bytes, EncodeStatus(st));
-    if (st.ok()) plan_bytes += EncodeRevisionSpacePayload(rec);  // with its live extents and expiries
   }
+  reports = std::vector<std::string>();
   c->Bcast(&plan_bytes, 0);
-  Decoder d(plan_bytes);
-  Status s = DecodeStatus(std::string(d.LengthPrefixed()));
-  if (s.ok()) s = DecodeRevisionSpacePayload(std::string_view(d.pos(), d.remaining()), &plan->rec);
-  if (!s.ok()) return s;
-  plan->revision = rev;
-  // The tables are bytes this rank just built: parsing them cannot fail
-  // unless memory is corrupt, and then the commit must not go on.
-  s = AdoptNextTable(std::move(next), Where(uint32_t(rank)), &plan->table);
-  if (s.ok() && rank == 0) s = AdoptNextTable(std::move(next_shared), Where(kSharedNamespace), &plan->shared_table);
-  return AgreeStatus(c, s);
+  // Rank 0's status is the same on every rank that could decode it; a
+  // rank that could not (out of memory) makes its own error, agreed below.
+  Status root;
+  Status s = UnlessOutOfMemoryThen("commit of", path, then, [&] {
+    Decoder d(plan_bytes);
+    root = DecodeStatus(std::string(d.LengthPrefixed()));
+    if (!root.ok()) return Status::OK();
+    Status ds = DecodeRevisionSpacePayload(std::string_view(d.pos(), d.remaining()), &plan->rec);
+    plan->revision = rev;
+    // The tables are bytes this rank just built: parsing them cannot fail
+    // unless memory is corrupt, and then the commit must not go on.
+    if (ds.ok()) ds = AdoptNextTable(std::move(next), Where(uint32_t(rank)), &plan->table);
+    if (ds.ok() && rank == 0) ds = AdoptNextTable(std::move(next_shared), Where(kSharedNamespace), &plan->shared_table);
+    return ds;
+  });
+  s = AgreeStatus(c, s);
+  return root.ok() ? s : root;
 }
 
 Status Store::Rep::SyncNewDirs() {
@@ -245,14 +309,26 @@ void Store::Rep::DiscardPending() {
 
 Status Store::Commit(uint64_t* revision) {
   Rep* r = rep_.get();
-  r->FinishInflight();  // its failure, if any, shows in CheckCommittable
-  Status s = r->CheckCommittable();
-  if (!s.ok()) return s;  // the same on every rank
-  s = r->CommitSync(revision);
-  return s.ok() ? s : r->StagedCommitFailed(s);
+  bool deciding = false;  // the outcome is being decided (rank 0's record)
+  try {
+    r->FinishInflight();  // its failure, if any, shows in CheckCommittable
+    Status s = r->CheckCommittable();
+    if (!s.ok()) return s;  // the same on every rank
+    s = r->CommitSync(revision, &deciding);
+    return s.ok() ? s : r->StagedCommitFailed(s);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  // Every collective step guards its own allocations (each rank's failure
+  // is agreed); left are small ones (messages, requests). Before the
+  // outcome nothing changed; after it, this rank may have stopped half way
+  // through taking the revision in: no more commits through this handle.
+  if (!deciding) return OutOfMemoryError("Commit of", r->path, "; no revision was made");
+  r->poisoned = Status(Status::Code::kIOError, "out of memory");
+  return OutOfMemoryError("Commit of", r->path, ": this handle takes no more commits (reopen the store)");
 }
 
-Status Store::Rep::CommitSync(uint64_t* revision) {
+Status Store::Rep::CommitSync(uint64_t* revision, bool* deciding) {
   Rep* r = this;
   Comm* c = r->comm.get();
   int rank = c->rank();
@@ -264,7 +340,7 @@ Status Store::Rep::CommitSync(uint64_t* revision) {
   //    fsync per data file by its leader when its ranks share a node (the
   //    node's page cache holds all their writes), else one per rank.
   CrashPoint("before_flush", rank);
-  Status local = r->DrainWrites();
+  Status local = UnlessOutOfMemoryThen("commit of", r->path, "; no revision was made", [&] { return r->DrainWrites(); });
   CrashPoint("after_flush", rank);
   bool sync_failed = false;
   if (r->opt.sync) {
@@ -292,18 +368,33 @@ Status Store::Rep::CommitSync(uint64_t* revision) {
   if (any_sync_failed) r->poisoned = s;
 
   // 4. Rank 0 appends the revision record and syncs it: the commit point.
+  //    Whatever rank 0 runs out of memory for, it still broadcasts an
+  //    outcome (an empty one if even that could not be made: unknown).
   std::string outcome;
+  *deciding = true;
   if (rank == 0) {
     CrashPoint("before_manifest", rank);
-    if (s.ok()) s = r->SyncNewDirs();  // new files and directory: entries before the record
+    if (s.ok()) s = UnlessOutOfMemoryThen("commit of", r->path, "; no revision was made", [&] { return r->SyncNewDirs(); });
     if (s.ok()) {
-      s = r->manifest->AppendRevision(plan.rec, r->opt.sync);
+      s = AppendRecord(r, plan.rec);
       CrashPoint("after_manifest", rank);
     }
-    PutLengthPrefixed(&outcome, EncodeStatus(s));
-    if (s.ok()) outcome += FinishCommitSpace(r, plan.rec, plan.space);  // once the record is durable
+    try {
+      PutLengthPrefixed(&outcome, EncodeStatus(s));
+      if (s.ok()) outcome += FinishCommitSpace(r, plan.rec, plan.space);  // once the record is durable
+    } catch (const std::bad_alloc&) {
+      outcome.clear();
+    } catch (const std::length_error&) {
+      outcome.clear();
+    }
   }
   c->Bcast(&outcome, 0);
+  if (outcome.empty()) {
+    // Rank 0 could not say: the revision may be committed (its record is
+    // durable) or not. No more commits through this handle (reopen).
+    r->poisoned = Status(Status::Code::kIOError, "out of memory");
+    return OutOfMemoryError("commit of", r->path, kCommitOutcomeUnknown);
+  }
   Decoder od(outcome);
   Status os = DecodeStatus(std::string(od.LengthPrefixed()));
   if (rank != 0) s = os;

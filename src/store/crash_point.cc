@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <new>
 #include <thread>
 
 #include <signal.h>
@@ -31,6 +32,13 @@ void TestFsyncDelay(int rank) {
     return v ? std::atol(v) : 0L;
   }();
   if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+void TestBadAllocPoint(const char* point, int rank) {
+  const char* want = std::getenv("CAIRN_TEST_BAD_ALLOC_POINT");
+  if (!want || std::strcmp(want, point) != 0) return;
+  const char* r = std::getenv("CAIRN_TEST_BAD_ALLOC_RANK");
+  if (!(r && *r && std::atoi(r) != rank)) throw std::bad_alloc();
 }
 
 }  // namespace cairn

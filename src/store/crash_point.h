@@ -33,5 +33,12 @@ bool CrashPointArmed(const char* point, int rank);
 // that did not wait for the other ranks' fsyncs would then be seen
 // appending the record before them. Read once.
 void TestFsyncDelay(int rank);
+// For tests of running out of memory at one point of a collective call,
+// which a real memory limit cannot single out: when CAIRN_TEST_BAD_ALLOC_POINT
+// names `point` (and CAIRN_TEST_BAD_ALLOC_RANK is unset or names `rank`),
+// throws std::bad_alloc there, as an allocation would. Points:
+// "manifest_append" (rank 0's append of a commit's revision record, before
+// anything is written). One getenv per call otherwise.
+void TestBadAllocPoint(const char* point, int rank);
 
 }  // namespace cairn

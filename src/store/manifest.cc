@@ -9,6 +9,7 @@
 #include <random>
 
 #include "store/crash_point.h"
+#include "store/out_of_memory.h"
 #include "store/store_dir.h"
 
 namespace cairn {
@@ -115,6 +116,7 @@ Status Manifest::Open(const std::string& dir, bool create, bool writable, IoStat
 
 Status Manifest::AppendRevision(const RevisionRecord& r, bool sync) {
   may_be_in_file_ = false;  // (an encoding that runs out of memory writes nothing)
+  TestBadAllocPoint("manifest_append", 0);  // tests: as if the encoding ran out of memory
   std::string payload = EncodeRevisionSpacePayload(r);
   std::string rec = FrameRecord(RecordType::kRevisionSpace, payload);
   Status s = AppendFramed(rec, r.revision, sync);
@@ -136,7 +138,10 @@ Status Manifest::AppendRevision(const RevisionRecord& r, bool sync) {
   }
   uint64_t dead = ManifestDeadBytes(m);
   if (dead > ManifestCompactBytes() && dead > m.valid_end / 2) {
-    Status cs = Compact();
+    // Out of memory for the new file's bytes is a compaction that failed
+    // (nothing renamed), not an append whose outcome is unknown.
+    Status cs = UnlessOutOfMemoryThen("compaction of", file_->path(), "; the old manifest stays in use",
+                                      [&] { return Compact(); });
     if (!cs.ok())
       std::fprintf(stderr, "cairn: warning: manifest compaction failed (the old manifest stays in use): %s\n",
                    cs.ToString().c_str());
@@ -227,6 +232,7 @@ Status Manifest::Compact() {
 }
 
 Status Manifest::AppendMark(RecordType type, uint64_t rev, bool sync) {
+  may_be_in_file_ = false;  // (a check or encoding that runs out of memory writes nothing)
   bool known = false;
   for (const RevisionRecord& r : parsed_.revisions) known |= r.revision == rev;  // retained ones
   if (!known)

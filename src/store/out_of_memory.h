@@ -46,8 +46,14 @@ Status UnlessOutOfMemory(const char* what, std::string_view key, F&& change,
                           " (the entry and its tags do not fit in this process's memory); the key is unchanged");
 }
 
+// The end of the message of a read (or any call that changes nothing)
+// that ran out of memory.
+inline constexpr char kNothingChanged[] = "; nothing was changed";
+
 // For a call that changes nothing it could not finish (DeleteArray, a
-// stream's Flush and Seek, Store::Flush): std::bad_alloc or
+// stream's Flush and Seek, Store::Flush, the reads, queries and lists, and
+// each rank's own step of a collective call, whose failure the ranks then
+// agree on): std::bad_alloc or
 // std::length_error out of `call` becomes OutOfMemoryError(what, name,
 // then), `then` saying what is left as it was.
 template <typename F>

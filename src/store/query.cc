@@ -9,6 +9,7 @@
 #include "format/coding.h"
 #include "store/query_agree.h"
 #include "store/store_rep.h"
+#include "store/out_of_memory.h"
 
 namespace cairn {
 
@@ -162,62 +163,64 @@ bool EntryMeets(std::string_view body, const std::vector<Term>& terms, Status* b
 
 Status Store::Query(const std::vector<TagQuery>& all_of, std::vector<std::string>* keys,
                     const ReadOptions& ro) {
-  keys->clear();
-  Rep* r = rep_.get();
-  if (r->closed) return Status::InvalidArgument("store is closed");
-  if (all_of.size() > 64) return Status::InvalidArgument("a query has at most 64 conditions");
-  Status s = ValidateQuery(all_of);
-  if (!s.ok()) return s;
-  int me = rank();
-  const NameDict* dict = nullptr;
-  std::shared_ptr<const IndexTable> table;
-  bool own = ro.rank == -1 || (ro.rank == me && !r->opt.read_only);
-  // The shared namespace: rank 0 of a writable store sees its pending
-  // shared puts too (as Get does); every other rank the committed table.
-  bool shared = ro.rank == ReadOptions::kShared;
-  bool shared_pending = shared && me == 0 && !r->opt.read_only;
-  if (own) {
-    dict = &static_cast<const NamespaceState&>(r->own).dict();
-  } else if (shared_pending) {
-    dict = &static_cast<const NamespaceState&>(r->shared).dict();
-  } else if (shared) {
-    if (r->current.revision == 0) return Status::OK();  // nothing committed yet
-    s = r->Table(kSharedNamespace, &table);
-    if (!s.ok() || !table) return s;
-    dict = &table->names;
-  } else {
-    if (r->current.revision == 0 || ro.rank < 0 || uint32_t(ro.rank) >= r->current.nranks)
-      return Status::InvalidArgument("rank " + std::to_string(ro.rank) + " has no namespace in revision " +
-                                     std::to_string(r->current.revision));
-    s = r->Table(uint32_t(ro.rank), &table);
-    if (!s.ok() || !table) return s;
-    dict = &table->names;
-  }
-  std::vector<Term> terms;
-  for (const TagQuery& q : all_of) {
-    uint32_t id;
-    if (!dict->Find(q.name, &id)) return Status::OK();  // no object has that tag
-    terms.push_back(Term{&q, id});
-  }
-  Status bad;
-  auto visit = [&](std::string_view body) {
-    if (IsReservedKey(EntryKey(body))) return;  // the store's array objects
-    if (EntryMeets(body, terms, &bad)) keys->emplace_back(EntryKey(body));
-  };
-  if (own) {
-    static_cast<const NamespaceState&>(r->own).ForEach(visit);
-  } else if (shared_pending) {
-    static_cast<const NamespaceState&>(r->shared).ForEach(visit);
-  } else {
-    for (std::string_view b : table->entries) visit(b);
-  }
-  if (!bad.ok()) {
+  return UnlessOutOfMemoryThen("Query of", rep_->path, kNothingChanged, [&]() -> Status {
     keys->clear();
-    uint32_t ns = shared ? kSharedNamespace : uint32_t(own ? me : ro.rank);
-    return bad.IsNotSupported() ? bad.WithContext(r->Where(ns) + ": an entry a query met")
-                                : Status::Corruption(r->Where(ns) + ": a damaged index entry was met by a query");
-  }
-  return Status::OK();
+    Rep* r = rep_.get();
+    if (r->closed) return Status::InvalidArgument("store is closed");
+    if (all_of.size() > 64) return Status::InvalidArgument("a query has at most 64 conditions");
+    Status s = ValidateQuery(all_of);
+    if (!s.ok()) return s;
+    int me = rank();
+    const NameDict* dict = nullptr;
+    std::shared_ptr<const IndexTable> table;
+    bool own = ro.rank == -1 || (ro.rank == me && !r->opt.read_only);
+    // The shared namespace: rank 0 of a writable store sees its pending
+    // shared puts too (as Get does); every other rank the committed table.
+    bool shared = ro.rank == ReadOptions::kShared;
+    bool shared_pending = shared && me == 0 && !r->opt.read_only;
+    if (own) {
+      dict = &static_cast<const NamespaceState&>(r->own).dict();
+    } else if (shared_pending) {
+      dict = &static_cast<const NamespaceState&>(r->shared).dict();
+    } else if (shared) {
+      if (r->current.revision == 0) return Status::OK();  // nothing committed yet
+      s = r->Table(kSharedNamespace, &table);
+      if (!s.ok() || !table) return s;
+      dict = &table->names;
+    } else {
+      if (r->current.revision == 0 || ro.rank < 0 || uint32_t(ro.rank) >= r->current.nranks)
+        return Status::InvalidArgument("rank " + std::to_string(ro.rank) + " has no namespace in revision " +
+                                       std::to_string(r->current.revision));
+      s = r->Table(uint32_t(ro.rank), &table);
+      if (!s.ok() || !table) return s;
+      dict = &table->names;
+    }
+    std::vector<Term> terms;
+    for (const TagQuery& q : all_of) {
+      uint32_t id;
+      if (!dict->Find(q.name, &id)) return Status::OK();  // no object has that tag
+      terms.push_back(Term{&q, id});
+    }
+    Status bad;
+    auto visit = [&](std::string_view body) {
+      if (IsReservedKey(EntryKey(body))) return;  // the store's array objects
+      if (EntryMeets(body, terms, &bad)) keys->emplace_back(EntryKey(body));
+    };
+    if (own) {
+      static_cast<const NamespaceState&>(r->own).ForEach(visit);
+    } else if (shared_pending) {
+      static_cast<const NamespaceState&>(r->shared).ForEach(visit);
+    } else {
+      for (std::string_view b : table->entries) visit(b);
+    }
+    if (!bad.ok()) {
+      keys->clear();
+      uint32_t ns = shared ? kSharedNamespace : uint32_t(own ? me : ro.rank);
+      return bad.IsNotSupported() ? bad.WithContext(r->Where(ns) + ": an entry a query met")
+                                  : Status::Corruption(r->Where(ns) + ": a damaged index entry was met by a query");
+    }
+    return Status::OK();
+  });
 }
 
 Status QueryTableKeys(const IndexTable& t, const std::vector<TagQuery>& all_of, std::string_view prefix,
@@ -245,7 +248,10 @@ Status QueryTableKeys(const IndexTable& t, const std::vector<TagQuery>& all_of, 
 }
 
 Status Store::QueryAll(const std::vector<TagQuery>& all_of, std::vector<QueryHit>* hits) {
-  return QueryAllAgreed(all_of, hits, Status::OK());
+  // (This rank's part is guarded inside; left are the gathered result's
+  // copies, after every collective step.)
+  return UnlessOutOfMemoryThen("QueryAll of", rep_->path, kNothingChanged,
+                               [&] { return QueryAllAgreed(all_of, hits, Status::OK()); });
 }
 
 Status Store::QueryAllAgreed(const std::vector<TagQuery>& all_of, std::vector<QueryHit>* hits,
@@ -261,30 +267,35 @@ Status Store::QueryAllAgreed(const std::vector<TagQuery>& all_of, std::vector<Qu
   // its own (namespace r, with the changes not yet committed, even when the
   // revision has no namespace r); the others are namespaces of a revision
   // written by more ranks (a restart on fewer), which no rank owns.
-  std::vector<int> mine_ns;
-  uint64_t first = uint64_t(c->rank());
-  if (!rp->opt.read_only) {
-    mine_ns.push_back(-1);
-    first += uint64_t(c->size());
-  }
-  for (uint64_t ns = first; ns < rp->current.nranks; ns += uint64_t(c->size()))
-    mine_ns.push_back(int(ns));
   std::string mine;
   // Rank 0's conditions everywhere: a rank that passed others would answer
   // its own, and the union would come back as OK.
   Status same = CheckConditionsMatchRank0(c, all_of);
   Status s = !refused.ok() ? refused : same;
-  for (int ns : s.ok() ? mine_ns : std::vector<int>()) {
-    std::vector<std::string> keys;
-    ReadOptions ro;
-    ro.rank = ns;
-    s = Query(all_of, &keys, ro);
-    if (!s.ok()) break;
-    PutVarint32(&mine, uint32_t(ns < 0 ? c->rank() : ns));
-    std::string part;
-    for (const auto& k : keys) PutLengthPrefixed(&part, k);
-    PutLengthPrefixed(&mine, part);
-  }
+  // This rank's part; out of memory, its error (agreed below: every rank
+  // fails with it rather than wait for its part).
+  if (s.ok()) s = UnlessOutOfMemoryThen("QueryAll of", rp->path, kNothingChanged, [&]() -> Status {
+    std::vector<int> mine_ns;
+    uint64_t first = uint64_t(c->rank());
+    if (!rp->opt.read_only) {
+      mine_ns.push_back(-1);
+      first += uint64_t(c->size());
+    }
+    for (uint64_t ns = first; ns < rp->current.nranks; ns += uint64_t(c->size()))
+      mine_ns.push_back(int(ns));
+    for (int ns : mine_ns) {
+      std::vector<std::string> keys;
+      ReadOptions ro;
+      ro.rank = ns;
+      Status qs = Query(all_of, &keys, ro);
+      if (!qs.ok()) return qs;
+      PutVarint32(&mine, uint32_t(ns < 0 ? c->rank() : ns));
+      std::string part;
+      for (const auto& k : keys) PutLengthPrefixed(&part, k);
+      PutLengthPrefixed(&mine, part);
+    }
+    return Status::OK();
+  });
   s = AgreeStatus(c, s);
   if (!s.ok()) return s;
   std::vector<std::string> all;

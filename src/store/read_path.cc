@@ -16,6 +16,7 @@
 #include "store/store_dir.h"
 #include "store/store_rep.h"
 #include "store/key_text.h"
+#include "store/out_of_memory.h"
 
 namespace cairn {
 
@@ -136,23 +137,27 @@ Status Store::Rep::ReadValue(const EntryView& e, uint64_t offset, uint64_t len, 
 
 Status Store::GetRange(std::string_view key, uint64_t offset, void* buf, uint64_t length,
                        const ReadOptions& ro) {
-  EntryView e;
-  const NameDict* dict;
-  Status s = rep_->Find(key, ro, &e, &dict);
-  if (!s.ok()) return s;
-  return rep_->ReadValue(e, offset, length, static_cast<char*>(buf), ro);
+  return UnlessOutOfMemoryThen("GetRange of", key, kNothingChanged, [&]() -> Status {
+    EntryView e;
+    const NameDict* dict;
+    Status s = rep_->Find(key, ro, &e, &dict);
+    if (!s.ok()) return s;
+    return rep_->ReadValue(e, offset, length, static_cast<char*>(buf), ro);
+  });
 }
 
 Status Store::Get(std::string_view key, std::string* value, const ReadOptions& ro) {
-  EntryView e;
-  const NameDict* dict;
-  Status s = rep_->Find(key, ro, &e, &dict);
-  if (!s.ok()) return s;
-  s = SizeValue(value, e.size, key);
-  if (!s.ok()) return s;
-  s = rep_->ReadValue(e, 0, e.size, value->data(), ro);
-  if (!s.ok()) value->clear();
-  return s;
+  return UnlessOutOfMemoryThen("Get of", key, kNothingChanged, [&]() -> Status {
+    EntryView e;
+    const NameDict* dict;
+    Status s = rep_->Find(key, ro, &e, &dict);
+    if (!s.ok()) return s;
+    s = SizeValue(value, e.size, key);
+    if (!s.ok()) return s;
+    s = rep_->ReadValue(e, 0, e.size, value->data(), ro);
+    if (!s.ok()) value->clear();
+    return s;
+  });
 }
 
 // Both MultiGets: `place(i, size, &dest)` says where value i goes (or why it
@@ -215,68 +220,72 @@ Status Store::Rep::MultiRead(const std::vector<std::string>& keys, std::vector<S
 
 Status Store::MultiGet(const std::vector<std::string>& keys, std::vector<std::string>* values,
                        std::vector<Status>* statuses, const ReadOptions& ro) {
-  values->resize(keys.size());  // strings the caller passes again keep their memory
-  Status first = rep_->MultiRead(keys, statuses, ro, [&](size_t i, uint64_t size, char** dest) {
-    Status s = SizeValue(&(*values)[i], size, keys[i]);
-    *dest = (*values)[i].data();
-    return s;
+  return UnlessOutOfMemoryThen("MultiGet of", rep_->path, kNothingChanged, [&]() -> Status {
+    values->resize(keys.size());  // strings the caller passes again keep their memory
+    Status first = rep_->MultiRead(keys, statuses, ro, [&](size_t i, uint64_t size, char** dest) {
+      Status s = SizeValue(&(*values)[i], size, keys[i]);
+      *dest = (*values)[i].data();
+      return s;
+    });
+    for (size_t i = 0; i < keys.size(); i++)
+      if (!(*statuses)[i].ok()) (*values)[i].clear();
+    return first;
   });
-  for (size_t i = 0; i < keys.size(); i++)
-    if (!(*statuses)[i].ok()) (*values)[i].clear();
-  return first;
 }
 
 Status Store::MultiGet(const std::vector<std::string>& keys, std::vector<ValueBuffer>* buffers,
                        std::vector<Status>* statuses, const ReadOptions& ro) {
-  if (buffers->size() != keys.size()) {
-    Status bad = Status::InvalidArgument("MultiGet: " + std::to_string(keys.size()) + " keys but " +
-                                         std::to_string(buffers->size()) + " buffers");
-    statuses->assign(keys.size(), bad);
-    return bad;
-  }
-  // Values are read and verified in place (or in the bounce, then copied):
-  // two buffers sharing bytes would overwrite each other between the read
-  // and the check, and a good value would be reported corrupt (or a
-  // reported-good one hold the other's bytes). Refused before anything is
-  // read.
-  if (keys.size() > 1) {
-    std::vector<size_t>& order = rep_->multi_read.order;
-    order.clear();
-    for (size_t i = 0; i < keys.size(); i++)
-      if ((*buffers)[i].capacity > 0) order.push_back(i);
-    auto begin_of = [&](size_t i) { return reinterpret_cast<uintptr_t>((*buffers)[i].data); };
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return begin_of(a) < begin_of(b); });
-    for (size_t k = 1; k < order.size(); k++) {
-      size_t a = order[k - 1], b = order[k];
-      if (begin_of(a) + (*buffers)[a].capacity > begin_of(b)) {
-        Status bad = Status::InvalidArgument("MultiGet: the buffers of '" + keys[a] + "' and '" + keys[b] +
-                                             "' overlap (each value needs capacity bytes of its own)");
-        statuses->assign(keys.size(), bad);
-        return bad;
+  return UnlessOutOfMemoryThen("MultiGet of", rep_->path, kNothingChanged, [&]() -> Status {
+    if (buffers->size() != keys.size()) {
+      Status bad = Status::InvalidArgument("MultiGet: " + std::to_string(keys.size()) + " keys but " +
+                                           std::to_string(buffers->size()) + " buffers");
+      statuses->assign(keys.size(), bad);
+      return bad;
+    }
+    // Values are read and verified in place (or in the bounce, then copied):
+    // two buffers sharing bytes would overwrite each other between the read
+    // and the check, and a good value would be reported corrupt (or a
+    // reported-good one hold the other's bytes). Refused before anything is
+    // read.
+    if (keys.size() > 1) {
+      std::vector<size_t>& order = rep_->multi_read.order;
+      order.clear();
+      for (size_t i = 0; i < keys.size(); i++)
+        if ((*buffers)[i].capacity > 0) order.push_back(i);
+      auto begin_of = [&](size_t i) { return reinterpret_cast<uintptr_t>((*buffers)[i].data); };
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return begin_of(a) < begin_of(b); });
+      for (size_t k = 1; k < order.size(); k++) {
+        size_t a = order[k - 1], b = order[k];
+        if (begin_of(a) + (*buffers)[a].capacity > begin_of(b)) {
+          Status bad = Status::InvalidArgument("MultiGet: the buffers of '" + keys[a] + "' and '" + keys[b] +
+                                               "' overlap (each value needs capacity bytes of its own)");
+          statuses->assign(keys.size(), bad);
+          return bad;
+        }
       }
     }
-  }
-  std::vector<char>& written = rep_->multi_read.placed;
-  written.assign(keys.size(), 0);
-  struct Ctx { const std::vector<std::string>* keys; std::vector<ValueBuffer>* buffers; std::vector<char>* written; };
-  Ctx ctx{&keys, buffers, &written};
-  Status first = rep_->MultiRead(keys, statuses, ro, [c = &ctx](size_t i, uint64_t size, char** dest) {
-    ValueBuffer& b = (*c->buffers)[i];
-    b.size = size;
-    if (size > b.capacity)
-      return Status::InvalidArgument("MultiGet: value of '" + (*c->keys)[i] + "' is " + std::to_string(size) +
-                                     " bytes, its buffer holds " + std::to_string(b.capacity));
-    if (size > 0 && b.data == nullptr)
-      return Status::InvalidArgument("MultiGet: buffer of '" + (*c->keys)[i] + "' is null");
-    *dest = static_cast<char*>(b.data);
-    (*c->written)[i] = 1;
-    return Status::OK();
+    std::vector<char>& written = rep_->multi_read.placed;
+    written.assign(keys.size(), 0);
+    struct Ctx { const std::vector<std::string>* keys; std::vector<ValueBuffer>* buffers; std::vector<char>* written; };
+    Ctx ctx{&keys, buffers, &written};
+    Status first = rep_->MultiRead(keys, statuses, ro, [c = &ctx](size_t i, uint64_t size, char** dest) {
+      ValueBuffer& b = (*c->buffers)[i];
+      b.size = size;
+      if (size > b.capacity)
+        return Status::InvalidArgument("MultiGet: value of '" + (*c->keys)[i] + "' is " + std::to_string(size) +
+                                       " bytes, its buffer holds " + std::to_string(b.capacity));
+      if (size > 0 && b.data == nullptr)
+        return Status::InvalidArgument("MultiGet: buffer of '" + (*c->keys)[i] + "' is null");
+      *dest = static_cast<char*>(b.data);
+      (*c->written)[i] = 1;
+      return Status::OK();
+    });
+    for (size_t i = 0; i < keys.size(); i++)
+      if (!(*statuses)[i].ok() && written[i]) std::memset((*buffers)[i].data, 0, (*buffers)[i].size);
+    if (written.size() > 4096) written = {};
+    if (rep_->multi_read.order.capacity() > 4096) rep_->multi_read.order = {};
+    return first;
   });
-  for (size_t i = 0; i < keys.size(); i++)
-    if (!(*statuses)[i].ok() && written[i]) std::memset((*buffers)[i].data, 0, (*buffers)[i].size);
-  if (written.size() > 4096) written = {};
-  if (rep_->multi_read.order.capacity() > 4096) rep_->multi_read.order = {};
-  return first;
 }
 
 }  // namespace cairn

@@ -1,4 +1,5 @@
 #include "store/retention.h"
+#include "store/out_of_memory.h"
 
 #include <sys/stat.h>
 
@@ -393,54 +394,88 @@ Status ApplyCommitSpace(Store::Rep* r, std::string_view section, bool keep_free)
 
 Status InitSpaceAtOpen(Store::Rep* r) {
   uint64_t ext = r->opt.extent_size;
+  auto guarded = [&](auto&& f) { return UnlessOutOfMemoryThen("open of", r->path, "; the store was not opened", f); };
+  // Out of memory on a rank is its error (the caller agrees it); rank 0
+  // then sends an empty list, and still sends it.
   std::string bytes;
-  if (r->comm->rank() == 0) {
+  Status s;
+  if (r->comm->rank() == 0) s = guarded([&] {
     const ParsedManifest& m = r->manifest->parsed();
     PutRanges(&bytes, FreeExtents(m, RetainedExtents(m), ext));
-  }
+    return Status::OK();
+  });
+  if (!s.ok()) bytes.clear();
   r->comm->Bcast(&bytes, 0);
-  Decoder d(bytes);
-  std::vector<ExtentRange> all = GetRanges(&d);
-  if (d.failed()) return Status::Corruption("malformed free extent list");
-  std::vector<ExtentRange> mine;
-  for (const ExtentRange& e : all)
-    if (e.file == r->my_subfile) mine.push_back(e);
-  auto parts = Split(mine, std::vector<uint64_t>(size_t(r->sub_comm->size()), 1), ext);
-  r->writer->SetFreeRuns(std::move(parts[size_t(r->sub_comm->rank())]));
-  r->space_taken_mark = r->writer->taken_bytes();
-  return Status::OK();
+  if (!s.ok()) return s;
+  return guarded([&] {
+    Decoder d(bytes);
+    std::vector<ExtentRange> all = GetRanges(&d);
+    if (d.failed()) return Status::Corruption("malformed free extent list");
+    std::vector<ExtentRange> mine;
+    for (const ExtentRange& e : all)
+      if (e.file == r->my_subfile) mine.push_back(e);
+    auto parts = Split(mine, std::vector<uint64_t>(size_t(r->sub_comm->size()), 1), ext);
+    r->writer->SetFreeRuns(std::move(parts[size_t(r->sub_comm->rank())]));
+    r->space_taken_mark = r->writer->taken_bytes();
+    return Status::OK();
+  });
 }
 
 // ---------------------------------------------------------------- Marks
 
+// Rank 0's part of MarkRevision: the record appended (or refused).
+static Status MarkOnRoot(Store::Rep* r, RecordType type, uint64_t rev, const char* what, const std::string& rev_text) {
+  try {
+    if (type == RecordType::kDrop && rev == r->current.revision)
+      return Status::InvalidArgument("revision " + rev_text +
+                                     " is the one this store handle is open at (the base of its next commit); "
+                                     "it cannot be dropped through this handle");
+    return r->manifest->AppendMark(type, rev, r->opt.sync);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  return OutOfMemoryError(what, rev_text,
+                          r->manifest->last_append_may_be_in_file()
+                              ? " of a revision on rank 0: outcome unknown, reopen the store to see whether it was marked"
+                              : " of a revision on rank 0: nothing was marked");
+}
+
 Status MarkRevision(Store::Rep* r, RecordType type, uint64_t rev, const Status& refused) {
   Comm* c = r->comm.get();
+  const char* what = type == RecordType::kPin ? "Pin" : type == RecordType::kUnpin ? "Unpin" : "Drop";
+  const std::string rev_text = std::to_string(rev);
+  // Out of memory on a rank is its failure: it still takes part in the
+  // agreement and the broadcast, so the others fail with it, not wait.
+  auto guarded = [&](auto&& f) { return UnlessOutOfMemoryThen(what, rev_text, " of a revision: nothing was marked", f); };
   // A poisoned rank, or one whose argument was refused, is not alone in
   // refusing; the agreed failure is the same on every rank, so all return
   // it here and none waits in the broadcast below.
-  Status s = AgreeStatus(c, refused.ok() ? r->CheckWritable() : refused);
+  Status s = AgreeStatus(c, guarded([&] { return refused.ok() ? r->CheckWritable() : refused; }));
   if (!s.ok()) return s;
-  if (type == RecordType::kDrop && rev == r->current.revision)
-    s = Status::InvalidArgument("revision " + std::to_string(rev) +
-                                " is the one this store handle is open at (the base of its next commit); "
-                                "it cannot be dropped through this handle");
-  if (c->rank() == 0 && s.ok()) s = r->manifest->AppendMark(type, rev, r->opt.sync);
   // Rank 0's revision travels with its status: what it marked is what
   // every rank's list records, and a rank that named another is told so.
+  // Empty: rank 0 ran out of memory making it, and the mark may be written.
   std::string st;
   if (c->rank() == 0) {
-    PutFixed64(&st, rev);
-    st += EncodeStatus(s);
+    try {
+      s = MarkOnRoot(r, type, rev, what, rev_text);
+      PutFixed64(&st, rev);
+      st += EncodeStatus(s);
+    } catch (const std::bad_alloc&) {
+      st.clear();
+    } catch (const std::length_error&) {
+      st.clear();
+    }
   }
   c->Bcast(&st, 0);
+  if (st.empty()) return Status(Status::Code::kIOError, "out of memory");  // outcome unknown
   Decoder d(st);
   const uint64_t root_rev = d.U64();
   s = DecodeStatus(std::string(st, st.size() - d.remaining()));
   Status mine = root_rev == rev
                     ? Status::OK()
                     : Status::InvalidArgument(
-                          std::string(type == RecordType::kPin ? "Pin" : type == RecordType::kUnpin ? "Unpin" : "Drop") +
-                          " of revision " + std::to_string(rev) + " on rank " + std::to_string(c->rank()) +
+                          std::string(what) + " of revision " + rev_text + " on rank " + std::to_string(c->rank()) +
                           ", of revision " + std::to_string(root_rev) +
                           " on rank 0 (" + (s.ok() ? std::string("done there") : "refused there: " + s.ToString()) +
                           "): a collective call names the same revision on every rank");

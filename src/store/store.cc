@@ -443,6 +443,43 @@ bool Scattered(const NamespaceDesc& d, uint64_t limit) { return d.length != 0 &&
 // What happened to rank 0's read of the small tables at a read-only open.
 enum class TableBlock : uint8_t { kNone = 0, kScattered = 1, kFailed = 2 };
 
+const char kNotOpened[] = "; the store was not opened";
+
+// This rank's table at open (namespace `rank` of the opened revision):
+// parsed from `bytes` rank 0 sent (`sent`), else read from the file. Out
+// of memory is this rank's error, agreed by the caller.
+Status OwnTableAtOpen(Store::Rep* rep, std::string bytes, bool sent, std::shared_ptr<const IndexTable>* mine) {
+  return UnlessOutOfMemoryThen("open of", rep->path, kNotOpened, [&] {
+    uint32_t rank = uint32_t(rep->comm->rank());
+    const NamespaceDesc& d = rep->current.namespaces[rank];
+    if (!sent) return rep->ReadTable(rank, d, mine);
+    std::shared_ptr<IndexTable> t;
+    if (Checksum(bytes) != d.checksum)
+      return Status::Corruption(rep->Where(rank) + ": index table checksum does not match the manifest");
+    Status s = ParseIndexTable(std::move(bytes), rep->Where(rank) + " index", &t, true);
+    if (s.ok() && t->ns != rank)
+      s = Status::Corruption(rep->Where(rank) + ": index table belongs to namespace " + std::to_string(t->ns));
+    *mine = t;
+    return s;
+  });
+}
+
+// Another rank than 0, at open: rank 0's checked copy of the shared table
+// (`sb`, empty if none was sent) becomes this view's, unless it arrived
+// damaged or does not fit in memory (then it is read on demand).
+void AdoptSentSharedTable(Store::Rep* rep, std::string sb) {
+  try {
+    const NamespaceDesc& d = rep->current.shared();
+    std::shared_ptr<IndexTable> t;
+    if (!sb.empty() && Checksum(sb) == d.checksum &&
+        ParseIndexTable(std::move(sb), rep->Where(kSharedNamespace) + " index", &t).ok() &&
+        t->ns == kSharedNamespace)
+      rep->tables[kSharedNamespace] = t;  // (rep->shared, the pending puts, stays rank 0's)
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+}
+
 // The read-only open's part after rank 0's first message (see OpenWith):
 // `d` holds the rest of that message. One scatter of the small tables and
 // one agreement; no other collective step.
@@ -474,28 +511,13 @@ Status FinishReadOnlyOpen(Store::Rep* rep, Decoder* d, const std::string& root_o
                       &my_bytes, 0);
     // (A rank whose own open failed, or was refused, reads nothing: the
     // agreement below fails every rank.)
-    if (block == TableBlock::kScattered && late.ok() && local.ok() && uint32_t(rank) < readers) {
-      const NamespaceDesc& nd = rec.namespaces[rank];
-      if (have_part) {
-        std::shared_ptr<IndexTable> t;
-        if (Checksum(my_bytes) != nd.checksum)
-          late = Status::Corruption(rep->Where(uint32_t(rank)) + ": index table checksum does not match the manifest");
-        else late = ParseIndexTable(std::move(my_bytes), rep->Where(uint32_t(rank)) + " index", &t, true);
-        if (late.ok() && t->ns != uint32_t(rank))
-          late = Status::Corruption(rep->Where(uint32_t(rank)) + ": index table belongs to namespace " + std::to_string(t->ns));
-        mine = t;
-      } else {
-        late = rep->ReadTable(uint32_t(rank), nd, &mine);
-      }
-    }
+    if (block == TableBlock::kScattered && late.ok() && local.ok() && uint32_t(rank) < readers)
+      late = OwnTableAtOpen(rep, std::move(my_bytes), have_part, &mine);
     // The shared table, when rank 0 read and checked it, came with its
-    // message; a copy damaged on the way (memory) is left to be read from
-    // the file on demand, which reports it.
-    std::shared_ptr<IndexTable> t;
-    if (rank != 0 && !shared_bytes.empty() && Checksum(shared_bytes) == rec.shared().checksum &&
-        ParseIndexTable(std::move(shared_bytes), rep->Where(kSharedNamespace) + " index", &t).ok() &&
-        t->ns == kSharedNamespace)
-      rep->tables[kSharedNamespace] = t;  // (rep->shared, the pending puts, stays rank 0's)
+    // message; a copy damaged on the way (memory), or one that does not
+    // fit in this rank's memory, is left to be read from the file on
+    // demand, which reports it.
+    if (rank != 0) AdoptSentSharedTable(rep, std::move(shared_bytes));
   }
   Status s = AgreeOpen(c, options, rep->path, root_opts, differs, local, found, late, refused);
   if (!s.ok()) return s;
@@ -510,6 +532,10 @@ Status FinishReadOnlyOpen(Store::Rep* rep, Decoder* d, const std::string& root_o
   return Status::OK();
 }
 
+void ReadForReadOnlyOpen(Store::Rep* rep, const Status& local, uint64_t limit, OpenInfo* info_out,
+                         TableBlock* block_out, std::string* send_out, std::vector<std::string>* parts,
+                         Status* tables, std::shared_ptr<const IndexTable>* shared_out);
+
 // Rank 0 of a read-only open, before its first message: reads the manifest
 // and, in one coalesced request, the small index tables of every rank (and
 // a compact shared table), which it appends to `hello` (see OpenWith).
@@ -519,11 +545,41 @@ void StartReadOnlyOpen(Store::Rep* rep, const Status& local, std::string* hello,
   const Options& options = rep->opt;
   int nranks = rep->comm->size();
   OpenInfo info;
-  if (local.ok()) info = OpenManifest(rep);
-  else info.status = local;
   uint64_t limit = ScatterLimit(options, nranks);
   TableBlock block = TableBlock::kNone;
   std::string shared_send;
+  // Out of memory (the manifest, the tables) fails the open on every rank
+  // through the status this message carries.
+  Status read = UnlessOutOfMemoryThen("open of", rep->path, kNotOpened, [&] {
+    ReadForReadOnlyOpen(rep, local, limit, &info, &block, &shared_send, parts, tables, shared_out);
+    return Status::OK();
+  });
+  if (!read.ok()) {
+    info = OpenInfo();
+    info.status = read;
+    block = TableBlock::kNone;
+    shared_send = std::string();
+    *parts = std::vector<std::string>();
+    shared_out->reset();
+  }
+  PutLengthPrefixed(hello, EncodeOpenInfo(info));
+  hello->push_back(char(block));
+  PutFixed64(hello, limit);
+  PutLengthPrefixed(hello, shared_send);
+}
+
+// StartReadOnlyOpen's reads: the manifest into *info, the small tables
+// into *parts (*block says how that went) and the compact shared table.
+void ReadForReadOnlyOpen(Store::Rep* rep, const Status& local, uint64_t limit, OpenInfo* info_out,
+                         TableBlock* block_out, std::string* send_out, std::vector<std::string>* parts,
+                         Status* tables, std::shared_ptr<const IndexTable>* shared_out) {
+  const Options& options = rep->opt;
+  int nranks = rep->comm->size();
+  OpenInfo& info = *info_out;
+  TableBlock& block = *block_out;
+  std::string& shared_send = *send_out;
+  if (local.ok()) info = OpenManifest(rep);
+  else info.status = local;
   RevisionRecord rec;
   if (info.status.ok() && !info.record.empty() && DecodeRevisionPayload(info.record, &rec).ok() &&
       rec.revision != 0) {
@@ -562,10 +618,6 @@ void StartReadOnlyOpen(Store::Rep* rep, const Status& local, std::string* hello,
       *shared_out = shared;
     }
   }
-  PutLengthPrefixed(hello, EncodeOpenInfo(info));
-  hello->push_back(char(block));
-  PutFixed64(hello, limit);
-  PutLengthPrefixed(hello, shared_send);
 }
 
 }  // namespace
@@ -623,8 +675,14 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   if (!s.ok()) return s;
   OpenInfo info;
   if (rank == 0) {
-    if (s.ok()) info = OpenManifest(rep.get());
-    else info.status = s;
+    Status read = UnlessOutOfMemoryThen("open of", path, kNotOpened, [&] {
+      info = OpenManifest(rep.get());
+      return Status::OK();
+    });
+    if (!read.ok()) {
+      info = OpenInfo();
+      info.status = read;
+    }
     // subfiles 0: the layout suits the file system; rank 0 asks statfs
     // once per writable open (the directory exists by now).
     if (info.status.ok() && !options.read_only && options.subfiles == 0)
@@ -643,6 +701,15 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     s = DecodeRevisionPayload(info.record, &rep->current);
     if (!s.ok()) return s;
   }
+
+  // This rank's index table as rank 0 will send it (step 3), when it is
+  // small enough to be sent: room for it is taken before (step 2), so that
+  // a rank that cannot hold it fails in an agreement, not in the scatter.
+  std::string my_bytes;
+  const RevisionRecord& rec = rep->current;
+  const uint32_t readers = std::min<uint32_t>(rec.nranks, uint32_t(nranks));
+  const uint64_t scatter_limit = std::min<uint64_t>(options.compact_index_limit, (1ull << 30) / uint64_t(nranks));
+  auto sent = [&](const NamespaceDesc& d) { return d.length != 0 && d.length <= scatter_limit; };
 
   // 2. Writable: each rank opens its data file and joins its file's counter.
   if (!options.read_only) {
@@ -776,7 +843,13 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     if (options.staging_bytes > 0) rep->Io()->Prefault(options.write_buffer_size);
     rep->writer->SetWritebackBytes(options.writeback_bytes);
     // Extents no retained revision needs are reused before the file grows.
-    s = AgreeStatus(c, InitSpaceAtOpen(rep.get()));
+    Status room = UnlessOutOfMemoryThen("open of", path, kNotOpened, [&] {
+      if (rec.revision != 0 && uint32_t(rank) < readers && sent(rec.namespaces[rank]))
+        my_bytes.reserve(rec.namespaces[rank].length);
+      return Status::OK();
+    });
+    Status space = InitSpaceAtOpen(rep.get());  // (collective; guards its own steps)
+    s = AgreeStatus(c, room.ok() ? space : room);
     if (!s.ok()) return s;
   }
 
@@ -789,40 +862,45 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   //    (Rep::Table): a restart reading its own objects reads, hashes and
   //    parses only its own table. A damaged table it never reads does not
   //    fail a read-only open.
-  const RevisionRecord& rec = rep->current;
   // A writable open needs the shared base (rank 0 commits into it).
   const bool eager_shared =
       !options.read_only || (rec.revision != 0 && rec.shared().length <= options.compact_index_limit);
   std::shared_ptr<const IndexTable> mine, shared;
   if (rec.revision != 0) {
-    uint32_t readers = std::min<uint32_t>(rec.nranks, uint32_t(nranks));
-    std::string my_bytes;
     Status rs;
     if (rank == 0) {
-      std::vector<std::string> parts(nranks);
+      std::vector<std::string> parts;
       std::string shared_bytes;
-      std::vector<ReadRange> ranges;
-      auto want = [&](const NamespaceDesc& d, std::string* dst) {
-        uint64_t limit = std::min<uint64_t>(options.compact_index_limit, (1ull << 30) / uint64_t(nranks));
-        if (d.length == 0 || d.length > limit) return;
-        dst->resize(d.length);
-        ranges.push_back(ReadRange{d.subfile, d.offset, d.length, dst->data()});
-      };
-      for (uint32_t r = 0; r < readers; r++) want(rec.namespaces[r], &parts[r]);
-      if (eager_shared) want(rec.shared(), &shared_bytes);
-      // Tables reused from older revisions (commit_tables.h) lie apart
-      // from the newest block: the planner reads through a gap only while
-      // a block stays within max_amplification (2x) of the table bytes it
-      // wants, so the open reads at most about twice their bytes, however
-      // far back an unchanged table lies (history_test).
-      rs = ReadCoalesced(ranges, ReadPlanLimits(),
-                         [&](uint32_t id, File** f) { return rep->DataFile(id, f); });
-      if (!rs.ok()) parts.assign(nranks, std::string());
+      // Out of memory for the tables: the open fails (agreed below), and
+      // the others still get their (empty) parts.
+      rs = UnlessOutOfMemoryThen("open of", path, kNotOpened, [&] {
+        parts.resize(nranks);
+        std::vector<ReadRange> ranges;
+        auto want = [&](const NamespaceDesc& d, std::string* dst) {
+          if (!sent(d)) return;
+          dst->resize(d.length);
+          ranges.push_back(ReadRange{d.subfile, d.offset, d.length, dst->data()});
+        };
+        for (uint32_t r = 0; r < readers; r++) want(rec.namespaces[r], &parts[r]);
+        if (eager_shared) want(rec.shared(), &shared_bytes);
+        // Tables reused from older revisions (commit_tables.h) lie apart
+        // from the newest block: the planner reads through a gap only while
+        // a block stays within max_amplification (2x) of the table bytes it
+        // wants, so the open reads at most about twice their bytes, however
+        // far back an unchanged table lies (history_test).
+        return ReadCoalesced(ranges, ReadPlanLimits(),
+                             [&](uint32_t id, File** f) { return rep->DataFile(id, f); });
+      });
+      if (!rs.ok()) {
+        parts = std::vector<std::string>(nranks);
+        shared_bytes = std::string();
+      }
       c->Scatter(parts, &my_bytes, 0);
       // The shared table: compact ones came with the block, else read it.
       if (rs.ok() && eager_shared && rec.shared().length > 0) {
         const NamespaceDesc& d = rec.shared();
-        Status ss = SharedTable(rep.get(), d, std::move(shared_bytes), &shared);
+        Status ss = UnlessOutOfMemoryThen("open of", path, kNotOpened,
+                                          [&] { return SharedTable(rep.get(), d, std::move(shared_bytes), &shared); });
         // A read-only open leaves a damaged shared table to its first use,
         // which reports it (lazy_open_test); a writable one fails.
         if (!ss.ok()) {
@@ -833,20 +911,8 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     } else {
       c->Scatter({}, &my_bytes, 0);
     }
-    if (rs.ok() && uint32_t(rank) < readers) {
-      const NamespaceDesc& d = rec.namespaces[rank];
-      if (!my_bytes.empty()) {
-        std::shared_ptr<IndexTable> t;
-        if (Checksum(my_bytes) != d.checksum)
-          rs = Status::Corruption(rep->Where(uint32_t(rank)) + ": index table checksum does not match the manifest");
-        else rs = ParseIndexTable(std::move(my_bytes), rep->Where(uint32_t(rank)) + " index", &t, true);
-        if (rs.ok() && t->ns != uint32_t(rank))
-          rs = Status::Corruption(rep->Where(uint32_t(rank)) + ": index table belongs to namespace " + std::to_string(t->ns));
-        mine = t;
-      } else {
-        rs = rep->ReadTable(uint32_t(rank), d, &mine);
-      }
-    }
+    const bool sent = !my_bytes.empty();
+    if (rs.ok() && uint32_t(rank) < readers) rs = OwnTableAtOpen(rep.get(), std::move(my_bytes), sent, &mine);
     s = AgreeStatus(c, rs);
     if (!s.ok()) return s;
     // The shared table (global arrays' descriptors, shared objects) is
@@ -862,13 +928,9 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
       std::string sb;
       if (rank == 0 && shared) sb = std::string(shared->bytes);
       c->Bcast(&sb, 0);
-      std::shared_ptr<IndexTable> t;
-      // Rank 0 checked these bytes; a failure here (memory damage) leaves
-      // the table to be read from the file on demand, which reports it.
-      if (rank != 0 && !sb.empty() && Checksum(sb) == rec.shared().checksum &&
-          ParseIndexTable(std::move(sb), rep->Where(kSharedNamespace) + " index", &t).ok() &&
-          t->ns == kSharedNamespace)
-        rep->tables[kSharedNamespace] = t;  // (rep->shared, the pending puts, stays rank 0's)
+      // Rank 0 checked these bytes; a failure here (memory damage, or out
+      // of memory) leaves the table to be read from the file on demand.
+      if (rank != 0) AdoptSentSharedTable(rep.get(), std::move(sb));
     }
     if (mine) rep->tables[uint32_t(rank)] = mine;
     if (shared) rep->tables[kSharedNamespace] = shared;
@@ -906,11 +968,14 @@ Status Store::Open(const Options& options, const std::string& path, MPI_Comm com
   Status s = CheckOpenComm(comm, path);
   if (!s.ok()) return s;
   std::unique_ptr<Rep> rep;
-  s = OpenWith(options, path, NewMpiComm(comm, options.collective_timeout_s), &rep);
-  if (s.ok()) {
-    store->reset(new Store(std::move(rep)));
-    RegisterOpenStore(store->get());
-  }
+  // Each collective step of the open agrees a rank's lack of memory; what
+  // is left to throw is this rank's own bookkeeping.
+  s = UnlessOutOfMemoryThen("open of", path, kNotOpened, [&] {
+    Status os = OpenWith(options, path, NewMpiComm(comm, options.collective_timeout_s), &rep);
+    if (os.ok()) store->reset(new Store(std::move(rep)));
+    return os;
+  });
+  if (s.ok()) RegisterOpenStore(store->get());
   return s;
 }
 
@@ -921,7 +986,8 @@ Status Store::RefuseOpen(const std::string& path, MPI_Comm comm, const Status& w
   if (!CheckOpenComm(comm, path).ok()) return refused;  // no collective to take part in
   std::unique_ptr<Store::Rep> rep;
   const double timeout = collective_timeout_s > 0 ? collective_timeout_s : 0;  // NaN too
-  Status s = OpenWith(Options(), path, NewMpiComm(comm, timeout), &rep, refused);
+  Status s = UnlessOutOfMemoryThen("open of", path, kNotOpened,
+                                   [&] { return OpenWith(Options(), path, NewMpiComm(comm, timeout), &rep, refused); });
   if (s.ok()) s = Status::Aborted("a refused open succeeded");  // cannot happen: `refused` is agreed
   return s;
 }
@@ -929,8 +995,11 @@ Status Store::RefuseOpen(const std::string& path, MPI_Comm comm, const Status& w
 Status Store::Open(const Options& options, const std::string& path, std::unique_ptr<Store>* store) {
   store->reset();
   std::unique_ptr<Rep> rep;
-  Status s = OpenWith(options, path, NewSelfComm(), &rep);
-  if (s.ok()) store->reset(new Store(std::move(rep)));
+  Status s = UnlessOutOfMemoryThen("open of", path, kNotOpened, [&] {
+    Status os = OpenWith(options, path, NewSelfComm(), &rep);
+    if (os.ok()) store->reset(new Store(std::move(rep)));
+    return os;
+  });
   return s;
 }
 
@@ -943,8 +1012,10 @@ int Store::writer_ranks() const { return rep_->current.revision == 0 ? size() : 
 IoStats Store::stats() const { return SnapshotStats(rep_->stats); }
 
 Status Store::ListRevisions(std::vector<RevisionInfo>* revisions) {
-  *revisions = rep_->revisions;
-  return Status::OK();
+  return UnlessOutOfMemoryThen("ListRevisions of", rep_->path, kNothingChanged, [&]() -> Status {
+    *revisions = rep_->revisions;
+    return Status::OK();
+  });
 }
 
 // ---------------------------------------------------------------- Writes
@@ -1053,64 +1124,94 @@ Status Store::Rep::Find(std::string_view key, const ReadOptions& ro, EntryView* 
 }
 
 Status Store::GetSize(std::string_view key, uint64_t* size, const ReadOptions& ro) {
-  EntryView e;
-  const NameDict* dict;
-  Status s = rep_->Find(key, ro, &e, &dict);
-  if (s.ok()) *size = e.size;
-  return s;
+  return UnlessOutOfMemoryThen("GetSize of", key, kNothingChanged, [&]() -> Status {
+    EntryView e;
+    const NameDict* dict;
+    Status s = rep_->Find(key, ro, &e, &dict);
+    if (s.ok()) *size = e.size;
+    return s;
+  });
 }
 
 Status Store::GetTags(std::string_view key, TagList* tags, const ReadOptions& ro) {
-  EntryView e;
-  const NameDict* dict;
-  Status s = rep_->Find(key, ro, &e, &dict);
-  if (s.ok()) {
-    s = DecodeTags(e.tags, *dict, tags);
-    if (!s.ok()) s = s.WithContext("tags of '" + KeyText(key) + "'");  // the message built on failure only
-  }
-  return s;
+  return UnlessOutOfMemoryThen("GetTags of", key, kNothingChanged, [&]() -> Status {
+    EntryView e;
+    const NameDict* dict;
+    Status s = rep_->Find(key, ro, &e, &dict);
+    if (s.ok()) {
+      s = DecodeTags(e.tags, *dict, tags);
+      if (!s.ok()) s = s.WithContext("tags of '" + KeyText(key) + "'");  // the message built on failure only
+    }
+    return s;
+  });
 }
 
 Status Store::List(std::vector<ObjectInfo>* objects, const ReadOptions& ro) {
-  objects->clear();
-  if (rep_->closed) return Status::InvalidArgument("store is closed");
-  int me = rank();
+  return UnlessOutOfMemoryThen("List of", rep_->path, kNothingChanged, [&]() -> Status {
+    objects->clear();
+    if (rep_->closed) return Status::InvalidArgument("store is closed");
+    int me = rank();
+    Status s;
+    auto add = [&](std::string_view body, const NameDict& dict) {
+      if (!s.ok()) return;
+      EntryView e;
+      s = DecodeEntryBody(body, &e);
+      if (s.ok() && IsReservedKey(e.key)) return;  // the store's array objects
+      ObjectInfo o;
+      if (s.ok()) s = DecodeTags(e.tags, dict, &o.tags);
+      if (!s.ok()) return;
+      o.key = std::string(e.key);
+      o.size = e.size;
+      o.inlined = e.kind == ValueKind::kInline;
+      objects->push_back(std::move(o));
+    };
+    if (ro.rank == -1 || (ro.rank == me && !rep_->opt.read_only)) {
+      objects->reserve(rep_->own.capacity_hint());
+      const NamespaceState& own = rep_->own;
+      own.ForEach([&](std::string_view b) { add(b, own.dict()); });
+      return s.WithContext(rep_->Where(uint32_t(me)));
+    }
+    bool sh = ro.rank == ReadOptions::kShared;
+    if (sh && me == 0 && !rep_->opt.read_only) {
+      const NamespaceState& shared = rep_->shared;
+      shared.ForEach([&](std::string_view b) { add(b, shared.dict()); });
+      return s.WithContext(rep_->Where(kSharedNamespace));
+    }
+    if (!sh && (rep_->current.revision == 0 || ro.rank < 0 || uint32_t(ro.rank) >= rep_->current.nranks))
+      return Status::InvalidArgument("rank " + std::to_string(ro.rank) + " has no namespace in revision " +
+                                     std::to_string(rep_->current.revision));
+    uint32_t ns = sh ? kSharedNamespace : uint32_t(ro.rank);
+    std::shared_ptr<const IndexTable> t;
+    s = rep_->Table(ns, &t);
+    if (!s.ok() || !t) return s;
+    objects->reserve(t->entries.size());
+    for (std::string_view b : t->entries) add(b, t->names);
+    return s.WithContext(rep_->Where(ns));
+  });
+}
+
+// Rank 0's part of GetShared: the value of shared `key` into *value.
+static Status ReadSharedOnRoot(Store::Rep* r, std::string_view key, std::string* value, uint64_t* size) {
+  std::string_view body;
+  std::shared_ptr<const IndexTable> t;  // a read-only open loads the shared table here
   Status s;
-  auto add = [&](std::string_view body, const NameDict& dict) {
-    if (!s.ok()) return;
-    EntryView e;
-    s = DecodeEntryBody(body, &e);
-    if (s.ok() && IsReservedKey(e.key)) return;  // the store's array objects
-    ObjectInfo o;
-    if (s.ok()) s = DecodeTags(e.tags, dict, &o.tags);
-    if (!s.ok()) return;
-    o.key = std::string(e.key);
-    o.size = e.size;
-    o.inlined = e.kind == ValueKind::kInline;
-    objects->push_back(std::move(o));
-  };
-  if (ro.rank == -1 || (ro.rank == me && !rep_->opt.read_only)) {
-    objects->reserve(rep_->own.capacity_hint());
-    const NamespaceState& own = rep_->own;
-    own.ForEach([&](std::string_view b) { add(b, own.dict()); });
-    return s.WithContext(rep_->Where(uint32_t(me)));
+  if (r->closed) {
+    s = Status::InvalidArgument("store is closed");
+  } else if (r->opt.read_only) {
+    s = r->Table(kSharedNamespace, &t);
+    ptrdiff_t i = s.ok() && t ? t->Find(key) : -1;
+    if (i >= 0) body = t->entries[size_t(i)];
+    else if (s.ok()) s = Status::NotFound("shared key '" + KeyText(key) + "' not in " + r->path);
+  } else if (!r->shared.Lookup(key, &body)) {
+    s = Status::NotFound("shared key '" + KeyText(key) + "' not in " + r->path);
   }
-  bool sh = ro.rank == ReadOptions::kShared;
-  if (sh && me == 0 && !rep_->opt.read_only) {
-    const NamespaceState& shared = rep_->shared;
-    shared.ForEach([&](std::string_view b) { add(b, shared.dict()); });
-    return s.WithContext(rep_->Where(kSharedNamespace));
-  }
-  if (!sh && (rep_->current.revision == 0 || ro.rank < 0 || uint32_t(ro.rank) >= rep_->current.nranks))
-    return Status::InvalidArgument("rank " + std::to_string(ro.rank) + " has no namespace in revision " +
-                                   std::to_string(rep_->current.revision));
-  uint32_t ns = sh ? kSharedNamespace : uint32_t(ro.rank);
-  std::shared_ptr<const IndexTable> t;
-  s = rep_->Table(ns, &t);
-  if (!s.ok() || !t) return s;
-  objects->reserve(t->entries.size());
-  for (std::string_view b : t->entries) add(b, t->names);
-  return s.WithContext(rep_->Where(ns));
+  EntryView e;
+  if (s.ok()) s = DecodeEntryBody(body, &e);
+  if (s.ok()) s = r->CheckHugeValue(e);
+  if (s.ok()) s = SizeValue(value, e.size, key);
+  if (s.ok()) s = r->ReadValue(e, 0, e.size, value->data(), ReadOptions());
+  if (s.ok()) *size = e.size;
+  return s;
 }
 
 Status Store::GetShared(std::string_view key, std::string* value) {
@@ -1121,45 +1222,47 @@ Status Store::GetShared(std::string_view key, std::string* value) {
   // next GetShared. Where the user asked for detection of collectives made
   // by only some ranks, every rank first meets the others (one barrier).
   if (r->opt.collective_timeout_s > 0) r->comm->Barrier();
-  Status s;
-  if (rank() == 0) {
-    std::string_view body;
-    std::shared_ptr<const IndexTable> t;  // a read-only open loads the shared table here
-    if (r->closed) {
-      s = Status::InvalidArgument("store is closed");
-    } else if (r->opt.read_only) {
-      s = r->Table(kSharedNamespace, &t);
-      ptrdiff_t i = s.ok() && t ? t->Find(key) : -1;
-      if (i >= 0) body = t->entries[size_t(i)];
-      else if (s.ok()) s = Status::NotFound("shared key '" + KeyText(key) + "' not in " + r->path);
-    } else if (!r->shared.Lookup(key, &body)) {
-      s = Status::NotFound("shared key '" + KeyText(key) + "' not in " + r->path);
-    }
-    EntryView e;
-    if (s.ok()) s = DecodeEntryBody(body, &e);
-    if (s.ok()) s = r->CheckHugeValue(e);
-    if (s.ok()) s = SizeValue(value, e.size, key);
-    if (s.ok()) s = r->ReadValue(e, 0, e.size, value->data(), ReadOptions());
-    if (!s.ok()) value->clear();
-  }
-  // Rank 0's key travels with its status: a rank that asked for another
-  // key is told so, and never gets rank 0's object as its own.
+  // Out of memory on a rank (rank 0's read, its table; another's copy of
+  // the value) is its error, agreed before the value travels: no rank
+  // leaves a broadcast the others are in.
+  auto guarded = [&](auto&& f) { return UnlessOutOfMemoryThen("GetShared of", key, kNothingChanged, f); };
+  // Rank 0's key travels with its status and the value's size: a rank that
+  // asked for another key is told so, and never gets rank 0's object as
+  // its own. Empty: rank 0 could not even make it (out of memory).
   std::string st;
   if (rank() == 0) {
-    PutLengthPrefixed(&st, key);
-    st += EncodeStatus(s);
+    uint64_t size = 0;
+    Status s = guarded([&] { return ReadSharedOnRoot(r, key, value, &size); });
+    if (!s.ok()) value->clear();
+    try {
+      PutLengthPrefixed(&st, key);
+      PutLengthPrefixed(&st, EncodeStatus(s));
+      PutFixed64(&st, size);
+    } catch (const std::bad_alloc&) {
+      st.clear();
+    }
   }
   r->comm->Bcast(&st, 0);
-  Decoder d(st);
-  const std::string root_key(d.LengthPrefixed());
-  s = DecodeStatus(std::string(st, st.size() - d.remaining()));
-  Status mine = root_key == key ? Status::OK()
-                                : Status::InvalidArgument("GetShared of '" + KeyText(key) + "' on rank " +
-                                                          std::to_string(rank()) + ", of '" + KeyText(root_key) +
-                                                          "' on rank 0: a collective call names the same key on every rank");
-  if (!s.ok()) {
-    if (!mine.ok()) value->clear();
-    return mine.ok() ? s : mine;
+  Status root = Status(Status::Code::kIOError, "out of memory");  // until rank 0's is read
+  Status mine;
+  Status ready = guarded([&]() -> Status {
+    if (st.empty()) return Status::OK();  // (root says it)
+    Decoder d(st);
+    const std::string root_key(d.LengthPrefixed());
+    root = DecodeStatus(std::string(d.LengthPrefixed()));
+    uint64_t size = d.U64();
+    if (root_key != key)
+      mine = Status::InvalidArgument("GetShared of '" + KeyText(key) + "' on rank " + std::to_string(rank()) +
+                                     ", of '" + KeyText(root_key) +
+                                     "' on rank 0: a collective call names the same key on every rank");
+    return root.ok() && rank() != 0 ? SizeValue(value, size, key) : Status::OK();
+  });
+  // Every rank that read rank 0's failure returns it; the agreement covers
+  // the others (a rank that could not read it, or hold the value).
+  Status agreed = AgreeStatus(r->comm.get(), root.ok() ? ready : Status::OK());
+  if (!root.ok() || !agreed.ok()) {
+    value->clear();
+    return !mine.ok() ? mine : !root.ok() ? root : agreed;
   }
   r->comm->Bcast(value, 0);
   if (!mine.ok()) value->clear();
@@ -1170,25 +1273,22 @@ Status Store::GetShared(std::string_view key, std::string* value) {
 
 // One collective at a time, in the same order everywhere: a commit in
 // flight finishes first.
-Status Store::Pin(uint64_t rev) {
-  rep_->FinishInflight();
-  return MarkRevision(rep_.get(), RecordType::kPin, rev);
+// (MarkRevision takes part in every collective step whatever memory is
+// left; what could throw after them is this rank's reply.)
+static Status Mark(Store::Rep* r, RecordType type, uint64_t rev) {
+  r->FinishInflight();
+  return UnlessOutOfMemoryThen("mark of revision", std::to_string(rev), "", [&] { return MarkRevision(r, type, rev); });
 }
-Status Store::Unpin(uint64_t rev) {
-  rep_->FinishInflight();
-  return MarkRevision(rep_.get(), RecordType::kUnpin, rev);
-}
-Status Store::Drop(uint64_t rev) {
-  rep_->FinishInflight();
-  return MarkRevision(rep_.get(), RecordType::kDrop, rev);
-}
+Status Store::Pin(uint64_t rev) { return Mark(rep_.get(), RecordType::kPin, rev); }
+Status Store::Unpin(uint64_t rev) { return Mark(rep_.get(), RecordType::kUnpin, rev); }
+Status Store::Drop(uint64_t rev) { return Mark(rep_.get(), RecordType::kDrop, rev); }
 
 Status Store::Close() {
   if (!rep_ || rep_->closed) return Status::OK();
   Rep* r = rep_.get();
   int finalized = 0;
   if (r->comm->mpi() != MPI_COMM_NULL) MPI_Finalized(&finalized);
-  Status pending = finalized ? Status::OK() : r->FinishInflight();
+  Status pending = finalized ? Status::OK() : r->FinishInflight();  // (never throws)
   UnregisterOpenStore(this);
   r->closed = true;
   DetachStreams(r);  // streams still open fail from now on; a writer's data is not committed

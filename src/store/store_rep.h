@@ -105,8 +105,9 @@ struct Store::Rep {
   // Collective: CheckWritable, and an unreported asynchronous failure,
   // agreed by every rank (a rank whose fsync failed in Flush is the only
   // one poisoned: the others must not start the commit's collectives
-  // without it). Every rank returns the same status.
-  Status CheckCommittable();
+  // without it). Every rank returns the same status. A rank that already
+  // knows it cannot commit (out of memory) passes why as `refused`.
+  Status CheckCommittable(const Status& refused = Status::OK());
   // After a failed commit that may have lost staged data (with staging, or
   // any failed CommitAsync): the namespaces go back to the last committed
   // revision's tables (the puts since then are discarded and must be made
@@ -175,7 +176,9 @@ struct Store::Rep {
   // every rank gets the record, or the same error (then nothing changed).
   Status PrepareCommit(CommitPlan* plan);
   // Commit after CheckCommittable: PrepareCommit, then the durable end.
-  Status CommitSync(uint64_t* revision);
+  // *deciding is set once the outcome is being decided (then an exception
+  // out of it leaves this view in doubt).
+  Status CommitSync(uint64_t* revision, bool* deciding);
   // Rank 0: syncs the directory entries made at open (before the first
   // record that depends on them).
   Status SyncNewDirs();

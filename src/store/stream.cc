@@ -66,10 +66,15 @@ struct StreamWriter::Impl {
   // nothing), since with no memory the message of `lost` may not be made.
   bool out_of_memory = false;
   bool broken() const { return !lost.ok() || out_of_memory; }
-  Status LostStatus() const {
-    if (!lost.ok()) return lost;
-    return Status::IOError("stream '" + KeyText(key) + "' is broken: out of memory while writing; Close reports "
-                           "this and the key keeps its previous object: open the stream again and rewrite it");
+  // (Never throws: with no memory for the message, "out of memory".)
+  Status LostStatus() const noexcept {
+    try {
+      if (!lost.ok()) return lost;
+      return Status::IOError("stream '" + KeyText(key) + "' is broken: out of memory while writing; Close reports "
+                             "this and the key keeps its previous object: open the stream again and rewrite it");
+    } catch (...) {
+      return Status(Status::Code::kIOError, "out of memory");
+    }
   }
 
   // The store; null once it is closed (every public call checks first).
@@ -272,10 +277,13 @@ Status StreamWriter::Write(const void* data, size_t n) try {
   }
   return Status::OK();
 } catch (const std::bad_alloc&) {
-  // No memory to buffer or queue the bytes (staging): the stream is
-  // broken, as by a failed write (Close reports it; nothing of it joins
-  // the namespace), not std::bad_alloc out of the API. (With no memory
-  // even for the message, that allocation throws, the stream broken.)
+  // No memory to buffer or queue the bytes (staging), or a size no buffer
+  // can hold (std::length_error): the stream is broken, as by a failed
+  // write (Close reports it; nothing of it joins the namespace), not an
+  // exception out of the API.
+  impl_->out_of_memory = true;
+  return impl_->LostStatus();
+} catch (const std::length_error&) {
   impl_->out_of_memory = true;
   return impl_->LostStatus();
 }
@@ -382,9 +390,11 @@ Status Store::OpenWriteStream(std::string_view key, const TagList& tags,
 } catch (const std::bad_alloc&) {
   // The stream's tags, chiefly, do not fit in this process's memory
   // (doc/design.md "Errors"): no writer, nothing registered.
-  return Status::IOError("OpenWriteStream '" + KeyText(key) +
-                         "': out of memory (the stream's tags do not fit in this process's memory); "
-                         "no stream was opened");
+  return OutOfMemoryError("OpenWriteStream", key,
+                          " (the stream's tags do not fit in this process's memory); no stream was opened");
+} catch (const std::length_error&) {
+  return OutOfMemoryError("OpenWriteStream", key,
+                          " (the stream's tags do not fit in this process's memory); no stream was opened");
 }
 
 // ---------------------------------------------------------------- Reader
@@ -445,28 +455,34 @@ StreamReader::StreamReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) 
 StreamReader::~StreamReader() { impl_->hub->readers.erase(impl_.get()); }
 
 Status StreamReader::Read(void* buf, size_t n, size_t* got) {
-  *got = 0;
-  if (!impl_->hub->rep) return impl_->hub->Closed(impl_->key, false);
-  uint64_t k = std::min<uint64_t>(n, impl_->e.size - impl_->pos);
-  Status s = impl_->ReadAt(impl_->pos, static_cast<char*>(buf), k);
-  if (!s.ok()) return s;
-  impl_->pos += k;
-  *got = size_t(k);
-  return Status::OK();
+  return UnlessOutOfMemoryThen("Read of stream", impl_->e.key, kNothingChanged, [&]() -> Status {
+    *got = 0;
+    if (!impl_->hub->rep) return impl_->hub->Closed(impl_->key, false);
+    uint64_t k = std::min<uint64_t>(n, impl_->e.size - impl_->pos);
+    Status s = impl_->ReadAt(impl_->pos, static_cast<char*>(buf), k);
+    if (!s.ok()) return s;
+    impl_->pos += k;
+    *got = size_t(k);
+    return Status::OK();
+  });
 }
 
 Status StreamReader::ReadAt(uint64_t offset, void* buf, size_t n) {
-  if (!impl_->hub->rep) return impl_->hub->Closed(impl_->key, false);
-  return impl_->ReadAt(offset, static_cast<char*>(buf), n);
+  return UnlessOutOfMemoryThen("ReadAt of stream", impl_->e.key, kNothingChanged, [&]() -> Status {
+    if (!impl_->hub->rep) return impl_->hub->Closed(impl_->key, false);
+    return impl_->ReadAt(offset, static_cast<char*>(buf), n);
+  });
 }
 
 Status StreamReader::Seek(uint64_t pos) {
-  if (!impl_->hub->rep) return impl_->hub->Closed(impl_->key, false);
-  if (pos > impl_->e.size)
-    return Status::InvalidArgument("seek to " + std::to_string(pos) + " passes the end of stream '" +
-                                   impl_->key + "' (" + std::to_string(impl_->e.size) + " bytes)");
-  impl_->pos = pos;
-  return Status::OK();
+  return UnlessOutOfMemoryThen("Seek in stream", impl_->e.key, kNothingChanged, [&]() -> Status {
+    if (!impl_->hub->rep) return impl_->hub->Closed(impl_->key, false);
+    if (pos > impl_->e.size)
+      return Status::InvalidArgument("seek to " + std::to_string(pos) + " passes the end of stream '" +
+                                     impl_->key + "' (" + std::to_string(impl_->e.size) + " bytes)");
+    impl_->pos = pos;
+    return Status::OK();
+  });
 }
 
 uint64_t StreamReader::Tell() const { return impl_->pos; }
@@ -474,29 +490,35 @@ uint64_t StreamReader::Size() const { return impl_->e.size; }
 
 Status Store::OpenReadStream(std::string_view key, std::unique_ptr<StreamReader>* reader,
                              const ReadOptions& ro) {
-  reader->reset();
-  EntryView e;
-  const NameDict* dict;
-  Status s = rep_->Find(key, ro, &e, &dict);
-  if (!s.ok()) return s;
-  auto impl = std::make_unique<StreamReader::Impl>();
-  impl->hub = HubOf(rep_.get());
-  impl->ro = ro;
-  impl->key = std::string(e.key);
-  impl->inline_value = std::string(e.inline_value);
-  impl->e.key = impl->key;
-  impl->e.kind = e.kind;
-  impl->e.size = e.size;
-  impl->e.inline_value = impl->inline_value;
-  impl->e.chunks = e.chunks;
-  uint64_t at = 0;
-  for (const ChunkRef& c : e.chunks) {
-    impl->starts.push_back(at);
-    at += c.raw_length;
-  }
-  impl->hub->readers.insert(impl.get());
-  reader->reset(new StreamReader(std::move(impl)));
-  return Status::OK();
+  return UnlessOutOfMemoryThen("OpenReadStream of", key, kNothingChanged, [&]() -> Status {
+    reader->reset();
+    EntryView e;
+    const NameDict* dict;
+    Status s = rep_->Find(key, ro, &e, &dict);
+    if (!s.ok()) return s;
+    auto impl = std::make_unique<StreamReader::Impl>();
+    impl->hub = HubOf(rep_.get());
+    impl->ro = ro;
+    impl->key = std::string(e.key);
+    impl->inline_value = std::string(e.inline_value);
+    impl->e.key = impl->key;
+    impl->e.kind = e.kind;
+    impl->e.size = e.size;
+    impl->e.inline_value = impl->inline_value;
+    impl->e.chunks = e.chunks;
+    uint64_t at = 0;
+    for (const ChunkRef& c : e.chunks) {
+      impl->starts.push_back(at);
+      at += c.raw_length;
+    }
+    // The reader first: its destructor unregisters it, so running out of
+    // memory in either step leaves nothing registered.
+    StreamReader::Impl* raw = impl.get();
+    std::unique_ptr<StreamReader> r(new StreamReader(std::move(impl)));
+    raw->hub->readers.insert(raw);
+    *reader = std::move(r);
+    return Status::OK();
+  });
 }
 
 // ---------------------------------------------------------------- Held space

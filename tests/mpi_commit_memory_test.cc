@@ -1,0 +1,231 @@
+// A collective commit in which one rank runs out of memory in its own step
+// (under mpiexec, 1, 2 and 4 ranks): every rank returns an IOError saying
+// so, none waits for ever for the failed one (before, the failed rank
+// threw std::bad_alloc out of Commit and the others hung in the commit's
+// next collective: ctest's TIMEOUT fails the test), nothing is committed, and
+// once memory is back the same changes commit.
+//  - Real memory: the failing rank's table does not fit under its soft
+//    RLIMIT_AS (address_limit.h), for Commit and CommitAsync, on rank 0
+//    (which also gathers the tables) and on the last rank.
+//  - Open (one rank's own index table does not fit) and GetShared (one
+//    rank cannot hold the value), on rank 0 and on the last rank.
+//  - Rank 0's manifest append, which no real limit can single out: the
+//    test hook CAIRN_TEST_BAD_ALLOC_POINT=manifest_append (crash_point.h)
+//    throws std::bad_alloc there, before the record is written.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <stdlib.h>
+
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "address_limit.h"
+#include "cairn/store.h"
+#include "mpi_main.h"
+#include "test_util.h"
+
+namespace cairn {
+namespace {
+
+using test::Rank;
+using test::Size;
+
+constexpr size_t kTag = 64u << 20;  // the failing rank's tag: its table needs this much more
+
+Options Opts() {
+  Options o;
+  o.extent_size = 64 * 1024;
+  o.chunk_size = 16 * 1024;
+  o.write_buffer_size = 32 * 1024;
+  o.inline_value_limit = 64;
+  o.compact_index_limit = 256u << 20;  // the failing rank's table is built whole (not streamed)
+  return o;
+}
+
+// Runs a collective call, turning an exception into a failure of the test
+// (and a status), so the other ranks' outcome shows.
+template <typename F>
+Status Collective(const char* name, F&& call) {
+  try {
+    return call();
+  } catch (const std::bad_alloc&) {
+    ADD_FAILURE() << "std::bad_alloc out of " << name << " on rank " << Rank();
+  } catch (const std::length_error&) {
+    ADD_FAILURE() << "std::length_error out of " << name << " on rank " << Rank();
+  }
+  // As an application that caught it would: the other ranks are still in
+  // the call, waiting for this one (the test's TIMEOUT ends it).
+  MPI_Barrier(MPI_COMM_WORLD);
+  return Status::IOError("threw");
+}
+
+// A commit (async: CommitAsync then Wait).
+Status RunCommit(Store* s, bool async, uint64_t* rev) {
+  return Collective(async ? "CommitAsync" : "Commit", [&] {
+    if (!async) return s->Commit(rev);
+    AsyncCommit h;
+    Status st = s->CommitAsync(&h);
+    return st.ok() ? h.Wait(rev) : st;
+  });
+}
+
+class CommitMemory : public test::MpiDirTest {
+ protected:
+  // Revision 1 with one key per rank; then each rank puts "next" and the
+  // failing rank also "big" with a tag of kTag bytes.
+  std::unique_ptr<Store> Prepare(int failing) {
+    std::unique_ptr<Store> s;
+    Status st = Store::Open(Opts(), Path(), MPI_COMM_WORLD, &s);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    if (!s) return s;
+    EXPECT_TRUE(s->Put("first", "r" + std::to_string(Rank())).ok());
+    EXPECT_TRUE(s->Commit().ok());
+    EXPECT_TRUE(s->Put("next", "n" + std::to_string(Rank())).ok());
+    if (Rank() == failing) {
+      EXPECT_TRUE(s->Put("big", "b", {{"t", TagValue::Bytes(std::string(kTag, 'x'))}}).ok());
+    }
+    return s;
+  }
+  // The changes are still pending (no staging): the next commit, with
+  // memory, makes revision 2 with them.
+  void CommitsAfter(Store* s, int failing) {
+    EXPECT_EQ(s->revision(), 1u);
+    uint64_t rev = 0;
+    Status st = s->Commit(&rev);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    EXPECT_EQ(rev, 2u);
+    std::string v;
+    ASSERT_TRUE(s->Get("next", &v).ok());
+    EXPECT_EQ(v, "n" + std::to_string(Rank()));
+    uint64_t size = 0;
+    EXPECT_EQ(s->GetSize("big", &size).ok(), Rank() == failing);
+    EXPECT_TRUE(s->Close().ok());
+  }
+  void TableOutOfMemory(int failing, bool async) {
+    SKIP_UNDER_ASAN();
+    auto s = Prepare(failing);
+    ASSERT_TRUE(s);
+    Status st;
+    uint64_t rev = 0;
+    {
+      std::unique_ptr<test::AddressLimit> limit;
+      if (Rank() == failing) {
+        limit = std::make_unique<test::AddressLimit>(kTag / 2);
+        EXPECT_TRUE(limit->ok());
+      }
+      st = RunCommit(s.get(), async, &rev);
+    }
+    EXPECT_TRUE(st.IsIOError()) << st.ToString();
+    EXPECT_NE(st.message().find("out of memory"), std::string::npos) << st.ToString();
+    if (Size() > 1) {
+      EXPECT_EQ(st.message().rfind("rank " + std::to_string(failing) + ": ", 0), 0u) << st.ToString();
+    }
+    CommitsAfter(s.get(), failing);
+  }
+};
+
+TEST_F(CommitMemory, TableOfRank0) { TableOutOfMemory(0, false); }
+TEST_F(CommitMemory, TableOfLastRank) { TableOutOfMemory(Size() - 1, false); }
+TEST_F(CommitMemory, TableOfLastRankAsync) { TableOutOfMemory(Size() - 1, true); }
+TEST_F(CommitMemory, TableOfRank0Async) { TableOutOfMemory(0, true); }
+
+TEST_F(CommitMemory, ManifestAppendOfRank0) {
+  auto s = Prepare(-1);
+  ASSERT_TRUE(s);
+  if (Rank() == 0) setenv("CAIRN_TEST_BAD_ALLOC_POINT", "manifest_append", 1);
+  uint64_t rev = 0;
+  Status st = RunCommit(s.get(), false, &rev);
+  if (Rank() == 0) unsetenv("CAIRN_TEST_BAD_ALLOC_POINT");
+  EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  EXPECT_NE(st.message().find("out of memory"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("not appended"), std::string::npos) << st.ToString();
+  CommitsAfter(s.get(), -1);
+}
+
+// The other collective calls that hold a rank's large allocation: a
+// rank whose own index table does not fit fails the open of every rank
+// (it read it alone: before, it threw while the others waited in the
+// agreement); a rank that cannot hold a shared value fails GetShared on
+// every rank (before, it threw in the broadcast's resize while the others
+// sent the value).
+class CollectiveMemory : public test::MpiDirTest {
+ protected:
+  // Revision 1; `failing` holds a tag of kTag bytes (its table is read by
+  // it alone at open: larger than compact_index_limit).
+  void MakeStore(int failing) {
+    std::unique_ptr<Store> s;
+    Options o = Opts();
+    o.compact_index_limit = 64 * 1024;
+    ASSERT_TRUE(Store::Open(o, Path(), MPI_COMM_WORLD, &s).ok());
+    EXPECT_TRUE(s->Put("first", "r" + std::to_string(Rank())).ok());
+    if (Rank() == failing) {
+      EXPECT_TRUE(s->Put("big", "b", {{"t", TagValue::Bytes(std::string(kTag, 'x'))}}).ok());
+    }
+    if (Rank() == 0) {
+      EXPECT_TRUE(s->PutShared("shared", std::string(kTag, 's')).ok());
+    }
+    ASSERT_TRUE(s->Commit().ok());
+    ASSERT_TRUE(s->Close().ok());
+  }
+  // `scattered`: the tables are small enough for rank 0 to send (each rank
+  // takes room for its own first); else each rank reads its own.
+  void OpenOutOfMemory(int failing, bool scattered) {
+    SKIP_UNDER_ASAN();
+    MakeStore(failing);
+    std::unique_ptr<Store> s;
+    Status st;
+    {
+      std::unique_ptr<test::AddressLimit> limit;
+      if (Rank() == failing) {
+        limit = std::make_unique<test::AddressLimit>(kTag / 2);
+        EXPECT_TRUE(limit->ok());
+      }
+      Options o = Opts();
+      if (!scattered) o.compact_index_limit = 64 * 1024;
+      st = Collective("Open", [&] { return Store::Open(o, Path(), MPI_COMM_WORLD, &s); });
+    }
+    EXPECT_TRUE(st.IsIOError()) << st.ToString();
+    EXPECT_NE(st.message().find("out of memory"), std::string::npos) << st.ToString();
+    EXPECT_FALSE(s);
+    st = Store::Open(Opts(), Path(), MPI_COMM_WORLD, &s);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    std::string v;
+    EXPECT_TRUE(s->Get("first", &v).ok());
+    EXPECT_TRUE(s->Close().ok());
+  }
+};
+
+TEST_F(CollectiveMemory, OpenOfRank0) { OpenOutOfMemory(0, true); }
+TEST_F(CollectiveMemory, OpenOfLastRank) { OpenOutOfMemory(Size() - 1, true); }
+TEST_F(CollectiveMemory, OpenOfLastRankReadAlone) { OpenOutOfMemory(Size() - 1, false); }
+
+TEST_F(CollectiveMemory, GetSharedOfLastRank) {
+  SKIP_UNDER_ASAN();
+  const int failing = Size() - 1;
+  MakeStore(-1);
+  std::unique_ptr<Store> s;
+  ASSERT_TRUE(Store::Open(Opts(), Path(), MPI_COMM_WORLD, &s).ok());
+  std::string v;
+  Status st;
+  {
+    std::unique_ptr<test::AddressLimit> limit;
+    if (Rank() == failing) {
+      limit = std::make_unique<test::AddressLimit>(kTag / 2);
+      EXPECT_TRUE(limit->ok());
+    }
+    st = Collective("GetShared", [&] { return s->GetShared("shared", &v); });
+  }
+  EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  EXPECT_NE(st.message().find("memory"), std::string::npos) << st.ToString();
+  EXPECT_TRUE(v.empty());
+  st = s->GetShared("shared", &v);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(v, std::string(kTag, 's'));
+  EXPECT_TRUE(s->Close().ok());
+}
+
+}  // namespace
+}  // namespace cairn
+
+CAIRN_MPI_TEST_MAIN
