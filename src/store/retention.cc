@@ -506,11 +506,18 @@ Status MarkRevisionAt(const std::string& path, RecordType type, uint64_t rev) {
   return m->AppendMark(type, rev, true);
 }
 
-Status ComputeSpace(const std::string& path, SpaceInfo* info) {
+namespace {
+// The store's manifest, read (not writable, never created).
+Status ReadManifest(const std::string& path, std::unique_ptr<Manifest>* man) {
   IoStats stats;
-  std::unique_ptr<Manifest> man;
   bool created = false;
-  Status s = Manifest::Open(path, false, false, &stats, &man, &created);
+  return Manifest::Open(path, false, false, &stats, man, &created);
+}
+}  // namespace
+
+Status ComputeSpace(const std::string& path, SpaceInfo* info) {
+  std::unique_ptr<Manifest> man;
+  Status s = ReadManifest(path, &man);
   if (!s.ok()) return s;
   const ParsedManifest& m = man->parsed();
   *info = SpaceInfo();
@@ -547,10 +554,8 @@ Status ComputeSpace(const std::string& path, SpaceInfo* info) {
 }
 
 Status ListRevisionsAt(const std::string& path, std::vector<RevisionInfo>* out) {
-  IoStats stats;
   std::unique_ptr<Manifest> man;
-  bool created = false;
-  Status s = Manifest::Open(path, false, false, &stats, &man, &created);
+  Status s = ReadManifest(path, &man);
   if (!s.ok()) return s;
   const ParsedManifest& m = man->parsed();
   out->clear();
