@@ -100,6 +100,22 @@ void WaitForWrites(Store* s, uint64_t before, std::chrono::milliseconds settle) 
   std::this_thread::sleep_for(settle);
 }
 
+// A staged store at revision 1 (holding a) whose asynchronous commit of
+// revision 2 (b) is in flight with its writes done.
+void StartCommitOfB(const TempDir& dir, const std::string& a, const std::string& b, std::unique_ptr<Store>* out,
+                    AsyncCommit* h) {
+  auto s = MustOpen(dir.sub("s"), Staged());
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->Put("a", a).ok());
+  ASSERT_TRUE(s->Commit().ok());
+  ASSERT_TRUE(s->Put("b", b).ok());
+  ASSERT_TRUE(s->Flush().ok());
+  uint64_t before = s->stats().write_requests;
+  ASSERT_TRUE(s->CommitAsync(h).ok());
+  WaitForWrites(s.get(), before, std::chrono::milliseconds(100));
+  *out = std::move(s);
+}
+
 TEST(ExhaustedMemory, AJobOfTheIoThreadOutOfMemoryFailsTheCommitNotTheProcess) {
   SKIP_UNDER_ASAN();
   ASSERT_EQ(kOneArena, 1);
@@ -168,19 +184,13 @@ TEST(ExhaustedMemory, AJobOfTheIoThreadOutOfMemoryFailsTheCommitNotTheProcess) {
 TEST(ExhaustedMemory, PutMovesTheCommitInFlightOnWithoutThrowing) {
   SKIP_UNDER_ASAN();
   TempDir dir;
-  auto s = MustOpen(dir.sub("s"), Staged());
-  ASSERT_TRUE(s);
   const std::string a = Pattern(1, 200000), b = Pattern(2, 200000);
-  ASSERT_TRUE(s->Put("a", a).ok());
-  ASSERT_TRUE(s->Commit().ok());
-  ASSERT_TRUE(s->Put("b", b).ok());
-  ASSERT_TRUE(s->Flush().ok());
-  uint64_t before = s->stats().write_requests;
+  std::unique_ptr<Store> s;
   AsyncCommit h;
-  ASSERT_TRUE(s->CommitAsync(&h).ok());
   // Its writes done, the next step (a reduction over the ranks of the
   // data file) allocates its request: Put's Progress runs out of memory.
-  WaitForWrites(s.get(), before, std::chrono::milliseconds(100));
+  StartCommitOfB(dir, a, b, &s, &h);
+  ASSERT_FALSE(HasFatalFailure());
   Status put;
   bool threw = false;
   {
@@ -484,17 +494,11 @@ TEST(ExhaustedMemory, RevisionsArraysStreamsAndCommitReturnAStatus) {
 TEST(ExhaustedMemory, CloseWithACommitInFlightReturnsAStatus) {
   SKIP_UNDER_ASAN();
   TempDir dir;
-  auto s = MustOpen(dir.sub("s"), Staged());
-  ASSERT_TRUE(s);
   const std::string a = Pattern(1, 200000), b = Pattern(2, 200000);
-  ASSERT_TRUE(s->Put("a", a).ok());
-  ASSERT_TRUE(s->Commit().ok());
-  ASSERT_TRUE(s->Put("b", b).ok());
-  ASSERT_TRUE(s->Flush().ok());
-  uint64_t before = s->stats().write_requests;
+  std::unique_ptr<Store> s;
   AsyncCommit h;
-  ASSERT_TRUE(s->CommitAsync(&h).ok());
-  WaitForWrites(s.get(), before, std::chrono::milliseconds(100));
+  StartCommitOfB(dir, a, b, &s, &h);
+  ASSERT_FALSE(HasFatalFailure());
   Status closed;
   bool threw = false;
   {
