@@ -202,7 +202,13 @@ int cairn_open_local(const char* path, const cairn_options_t* opts, cairn_store_
 /* Collective. Closes and frees the store; pending changes are discarded.
  * Its streams still open stay valid handles, but every call on them then
  * fails with CAIRN_INVALID_ARGUMENT ("store ... is closed"; a writer's data
- * is not committed); cairn_stream_close still frees them. */
+ * is not committed); cairn_stream_close still frees them. The handle is
+ * freed: a C caller must not pass it again (set it to NULL; the Fortran
+ * cairn_close does). NULL is accepted (CAIRN_OK, nothing done).
+ * Every function taking a store refuses a NULL one with
+ * CAIRN_INVALID_ARGUMENT and "<function>: NULL store handle (not opened,
+ * or the store was closed)" (cairn_rank, cairn_size, cairn_writer_ranks
+ * return -1, cairn_revision 0). */
 int cairn_close(cairn_store_t* store);
 
 /* Local. The caller's rank and the number of ranks (-1 for a NULL store). */
