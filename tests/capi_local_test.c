@@ -83,6 +83,37 @@ int main(void) {
     CHECK(cairn_query(s, &q, 1, CAIRN_RANK_OWN, &hits, &nh) == CAIRN_OK && nh == 1);
     cairn_free(hits);
   }
+  /* A condition no tag can meet is refused naming it (it matched nothing,
+   * silently): a range from an int to a string, a prefix or wildcard
+   * given an int. The same bounds of one kind are accepted. */
+  {
+    cairn_query_t q = {.name = "n",
+                       .op = CAIRN_QUERY_RANGE,
+                       .value = {.type = CAIRN_TAG_INT64, .i = 1},
+                       .upper = {.type = CAIRN_TAG_STRING, .data = "z", .len = 1}};
+    cairn_hit_t* hits = NULL;
+    size_t nh = 0;
+    CHECK(cairn_query(s, &q, 1, CAIRN_RANK_OWN, &hits, &nh) == CAIRN_INVALID_ARGUMENT &&
+          strstr(cairn_last_error(), "condition 0 on 'n'") != NULL &&
+          strstr(cairn_last_error(), "both numbers or both strings") != NULL);
+    CHECK(cairn_query_all(s, &q, 1, &hits, &nh) == CAIRN_INVALID_ARGUMENT &&
+          strstr(cairn_last_error(), "condition 0 on 'n'") != NULL);
+    cairn_name_t* names = NULL;
+    CHECK(cairn_query_arrays(s, &q, 1, &names, &nh) == CAIRN_INVALID_ARGUMENT &&
+          strstr(cairn_last_error(), "condition 0 on 'n'") != NULL);
+    q.upper = (cairn_tag_t){.type = CAIRN_TAG_UINT32, .u = 9};
+    CHECK(cairn_query(s, &q, 1, CAIRN_RANK_OWN, &hits, &nh) == CAIRN_OK && nh == 1);
+    cairn_free(hits);
+    cairn_query_t p[2] = {{.name = "n", .op = CAIRN_QUERY_EXISTS},
+                          {.name = "s", .op = CAIRN_QUERY_PREFIX, .value = {.type = CAIRN_TAG_INT32, .i = 5}}};
+    CHECK(cairn_query(s, p, 2, CAIRN_RANK_OWN, &hits, &nh) == CAIRN_INVALID_ARGUMENT &&
+          strstr(cairn_last_error(), "condition 1 on 's'") != NULL &&
+          strstr(cairn_last_error(), "prefix") != NULL);
+    p[1].op = CAIRN_QUERY_WILDCARD;
+    CHECK(cairn_query(s, p, 2, CAIRN_RANK_OWN, &hits, &nh) == CAIRN_INVALID_ARGUMENT &&
+          strstr(cairn_last_error(), "condition 1 on 's'") != NULL &&
+          strstr(cairn_last_error(), "wildcard") != NULL);
+  }
   /* A NULL store handle (never opened, or closed by the Fortran
    * cairn_close, which sets it to NULL) is named as such, not as "NULL
    * argument", by the functions of each part of the C API. */

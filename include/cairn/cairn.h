@@ -485,7 +485,12 @@ enum {
   CAIRN_QUERY_WILDCARD = 4  /* ... a string/bytes matching value.data (* and ?) */
 };
 /* One condition. value and upper are tags whose name is ignored. Numbers
- * compare by value whatever their type and width. An element of the
+ * compare by value whatever their type and width. A range's value and
+ * upper are both numbers or both strings/bytes, and a prefix or wildcard
+ * value has type CAIRN_TAG_STRING, CAIRN_TAG_BYTES or 0: any other
+ * condition (an int lower bound with a string upper one, a prefix given
+ * an int) is refused with CAIRN_INVALID_ARGUMENT naming it, rather than
+ * matching nothing. An element of the
  * caller's array: never grows (see the top of this file). */
 typedef struct {
   const char* name;

@@ -68,6 +68,12 @@ bool ToValue(const cairn_tag_t& t, const char* member, cairn::TagValue* v, std::
 
 namespace cairn_capi {
 
+namespace {
+bool IsText(const cairn::TagValue& v) {
+  return !v.is_array() && (v.type() == cairn::TagType::kString || v.type() == cairn::TagType::kBytes);
+}
+}  // namespace
+
 bool ToQueries(const cairn_query_t* conds, size_t n, std::vector<cairn::TagQuery>* out,
                std::string* why) {
   out->clear();
@@ -92,14 +98,29 @@ bool ToQueries(const cairn_query_t* conds, size_t n, std::vector<cairn::TagQuery
         break;
       case CAIRN_QUERY_RANGE:
         if (!ToValue(c.value, "value", &lo, &bad) || !ToValue(c.upper, "upper", &hi, &bad)) break;
+        if (!(lo.is_number() && hi.is_number()) && !(IsText(lo) && IsText(hi))) {
+          bad = "a range's value and upper must be both numbers or both strings/bytes (value " + lo.ToString() +
+                ", upper " + hi.ToString() + ")";
+          break;
+        }
         out->push_back(cairn::TagQuery::Range(c.name, lo, hi));
         break;
       case CAIRN_QUERY_PREFIX:
         if (!c.value.data && c.value.len) break;
+        if (c.value.type != 0 && c.value.type != CAIRN_TAG_STRING && c.value.type != CAIRN_TAG_BYTES) {
+          bad = "a prefix takes a string or bytes value (type CAIRN_TAG_STRING or CAIRN_TAG_BYTES), not type " +
+                std::to_string(c.value.type);
+          break;
+        }
         out->push_back(cairn::TagQuery::Prefix(c.name, pattern()));
         break;
       case CAIRN_QUERY_WILDCARD:
         if (!c.value.data && c.value.len) break;
+        if (c.value.type != 0 && c.value.type != CAIRN_TAG_STRING && c.value.type != CAIRN_TAG_BYTES) {
+          bad = "a wildcard takes a string or bytes value (type CAIRN_TAG_STRING or CAIRN_TAG_BYTES), not type " +
+                std::to_string(c.value.type);
+          break;
+        }
         out->push_back(cairn::TagQuery::Wildcard(c.name, pattern()));
         break;
       default:
