@@ -12,6 +12,9 @@
 // and one object "note" (value "arrays") on every rank. The tests compute
 // the expected values from these formulas.
 //   usage: array_tool_writer STORE
+// With --empty instead: one array "void" float32 (3, 5) that no rank put a
+// block of (rank 0 puts an empty box), and nothing else:
+//   usage: array_tool_writer STORE --empty
 #include <mpi.h>
 
 #include <cstdio>
@@ -25,8 +28,9 @@ int main(int argc, char** argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc != 2) {
-    if (rank == 0) std::fprintf(stderr, "usage: array_tool_writer STORE\n");
+  const bool empty = argc == 3 && std::string(argv[2]) == "--empty";
+  if (argc != 2 && !empty) {
+    if (rank == 0) std::fprintf(stderr, "usage: array_tool_writer STORE [--empty]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   std::unique_ptr<cairn::Store> st;
@@ -37,6 +41,15 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   };
   check(s, "open");
+
+  if (empty) {
+    if (rank == 0) check(st->PutArray("void", cairn::DType::kFloat32, {3, 5}, {0, 0}, {0, 0}, nullptr), "put void");
+    check(st->Commit(), "commit");
+    check(st->Close(), "close");
+    st.reset();
+    MPI_Finalize();
+    return 0;
+  }
 
   cairn::ArrayPutOptions topt;
   topt.tags = {{"units", cairn::TagValue::String("K")}, {"step", cairn::TagValue::Int(42)}};

@@ -83,6 +83,70 @@ int main(void) {
     CHECK(cairn_query(s, &q, 1, CAIRN_RANK_OWN, &hits, &nh) == CAIRN_OK && nh == 1);
     cairn_free(hits);
   }
+  /* A condition no tag can meet is refused naming it (it matched nothing,
+   * silently): a range from an int to a string, a prefix or wildcard
+   * given an int. The same bounds of one kind are accepted. */
+  {
+    cairn_query_t q = {.name = "n",
+                       .op = CAIRN_QUERY_RANGE,
+                       .value = {.type = CAIRN_TAG_INT64, .i = 1},
+                       .upper = {.type = CAIRN_TAG_STRING, .data = "z", .len = 1}};
+    cairn_hit_t* hits = NULL;
+    size_t nh = 0;
+    CHECK(cairn_query(s, &q, 1, CAIRN_RANK_OWN, &hits, &nh) == CAIRN_INVALID_ARGUMENT &&
+          strstr(cairn_last_error(), "condition 0 on 'n'") != NULL &&
+          strstr(cairn_last_error(), "both numbers or both strings") != NULL);
+    CHECK(cairn_query_all(s, &q, 1, &hits, &nh) == CAIRN_INVALID_ARGUMENT &&
+          strstr(cairn_last_error(), "condition 0 on 'n'") != NULL);
+    cairn_name_t* names = NULL;
+    CHECK(cairn_query_arrays(s, &q, 1, &names, &nh) == CAIRN_INVALID_ARGUMENT &&
+          strstr(cairn_last_error(), "condition 0 on 'n'") != NULL);
+    q.upper = (cairn_tag_t){.type = CAIRN_TAG_UINT32, .u = 9};
+    CHECK(cairn_query(s, &q, 1, CAIRN_RANK_OWN, &hits, &nh) == CAIRN_OK && nh == 1);
+    cairn_free(hits);
+    cairn_query_t p[2] = {{.name = "n", .op = CAIRN_QUERY_EXISTS},
+                          {.name = "s", .op = CAIRN_QUERY_PREFIX, .value = {.type = CAIRN_TAG_INT32, .i = 5}}};
+    CHECK(cairn_query(s, p, 2, CAIRN_RANK_OWN, &hits, &nh) == CAIRN_INVALID_ARGUMENT &&
+          strstr(cairn_last_error(), "condition 1 on 's'") != NULL &&
+          strstr(cairn_last_error(), "prefix") != NULL);
+    p[1].op = CAIRN_QUERY_WILDCARD;
+    CHECK(cairn_query(s, p, 2, CAIRN_RANK_OWN, &hits, &nh) == CAIRN_INVALID_ARGUMENT &&
+          strstr(cairn_last_error(), "condition 1 on 's'") != NULL &&
+          strstr(cairn_last_error(), "wildcard") != NULL);
+  }
+  /* A NULL store handle (never opened, or closed by the Fortran
+   * cairn_close, which sets it to NULL) is named as such, not as "NULL
+   * argument", by the functions of each part of the C API. */
+  {
+    const char* expect[] = {"cairn_put: NULL store handle", "cairn_get_array: NULL store handle",
+                            "cairn_array_info: NULL store handle", "cairn_query: NULL store handle",
+                            "cairn_commit: NULL store handle"};
+    int rc[5];
+    uint64_t x = 0;
+    cairn_array_info_t* info = NULL;
+    cairn_hit_t* hits = NULL;
+    size_t nh = 0;
+    const char* msg[5];
+    char saved[5][200];
+    rc[0] = cairn_put(NULL, "k", "v", 1, NULL, 0);
+    snprintf(saved[0], sizeof saved[0], "%s", cairn_last_error());
+    rc[1] = cairn_get_array(NULL, "a", 1, &x, &x, &x, sizeof x, 0);
+    snprintf(saved[1], sizeof saved[1], "%s", cairn_last_error());
+    rc[2] = cairn_array_info(NULL, "a", 0, &info);
+    snprintf(saved[2], sizeof saved[2], "%s", cairn_last_error());
+    rc[3] = cairn_query(NULL, NULL, 0, CAIRN_RANK_OWN, &hits, &nh);
+    snprintf(saved[3], sizeof saved[3], "%s", cairn_last_error());
+    rc[4] = cairn_commit(NULL, &x);
+    snprintf(saved[4], sizeof saved[4], "%s", cairn_last_error());
+    for (int i = 0; i < 5; i++) {
+      msg[i] = saved[i];
+      if (rc[i] != CAIRN_INVALID_ARGUMENT || !strstr(msg[i], expect[i]) || !strstr(msg[i], "closed")) {
+        fprintf(stderr, "%s:%d: NULL store: rc %d, message '%s', expected '%s ... closed'\n", __FILE__,
+                __LINE__, rc[i], msg[i], expect[i]);
+        failures++;
+      }
+    }
+  }
   cairn_stream_t* w = NULL;
   CHECK(cairn_stream_open_write(s, "log", NULL, 0, &w) == CAIRN_OK);
   CHECK(cairn_stream_write(w, "0123456789", 10) == CAIRN_OK);

@@ -362,7 +362,7 @@ int main(int argc, char** argv) {
           big.newer[1] == 0);
   }
   CHECK(cairn_stats(s, &io, 12) == CAIRN_INVALID_ARGUMENT && cairn_stats(NULL, &io, sizeof io) == CAIRN_INVALID_ARGUMENT);
-  CHECK(strstr(cairn_last_error(), "cairn_stats: NULL argument") != NULL);
+  CHECK(strstr(cairn_last_error(), "cairn_stats: NULL store handle") != NULL);
   CHECK(cairn_stats(s, &io, 0) == CAIRN_INVALID_ARGUMENT &&
         strstr(cairn_last_error(), "cairn_stats: stats_size 0 is not sizeof(cairn_io_stats_t)") != NULL);
   uint64_t rev = 0;

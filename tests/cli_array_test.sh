@@ -31,6 +31,10 @@ check "arrays lists the three arrays with dtype, shape, blocks, layout" \
   '"$tool" arrays "$s" >"$tmp/a" && [ "$(tail -n +2 "$tmp/a" | wc -l)" -eq 3 ] &&
    grep -Eq "^temp +float64 +7x10x4 +6  irregular units=\"K\"	step=42$" "$tmp/a" &&
    grep -Eq "^mask +int16 +5x9 +2  irregular" "$tmp/a" && grep -Eq "^grid +uint8 +8x8 +4  regular" "$tmp/a"'
+check "arrays: an array no rank put a block of is listed as empty, not irregular" \
+  '"$mpiexec" -n 2 "$writer" "$tmp/es" --empty >"$tmp/es.log" 2>&1 && "$tool" arrays "$tmp/es" >"$tmp/ea" &&
+   [ "$(tail -n +2 "$tmp/ea" | wc -l)" -eq 1 ] && grep -Eq "^void +float32 +3x5 +0  empty *$" "$tmp/ea" ||
+   { cat "$tmp/es.log" "$tmp/ea"; false; }'
 check "arrays --json" \
   '"$tool" arrays "$s" --json | "$py" -c "
 import json,sys; d=json.load(sys.stdin)

@@ -372,6 +372,11 @@ contains
       if (rank == 0) print '(a,3(i0,1x))', "fortran_test: index bytes at grains 4096 / 65536 / chunk size: ", ib
     end if
     call cairn_close(gs)
+    ! After cairn_close (which sets the handle to NULL) a call says so,
+    ! naming the store handle (it said "cairn_array_info: NULL argument").
+    call cairn_get_array(gs, "g", [0, GM * rank], b, ierr=ierr)
+    call check(ierr == CAIRN_INVALID_ARGUMENT .and. index(cairn_last_error(), "NULL store handle") > 0 .and. &
+               index(cairn_last_error(), "the store was closed") > 0, 92)
   end subroutine grain
 
   ! cairn_open's require_writer_lock on a file system that cannot lock

@@ -77,6 +77,35 @@ TEST_F(QueryTest, ConditionsCombineAndFollowChanges) {
   EXPECT_TRUE(store_->Query({TagQuery::Wildcard("name", std::string("a\0b", 3))}, &keys).IsInvalidArgument());
 }
 
+// A condition no tag can meet is refused naming the tag, as store.h says
+// (it once matched nothing, silently): a range from a number to a string,
+// a range of arrays, a prefix whose value was set to a number. Query,
+// QueryAll and QueryArrays alike.
+TEST_F(QueryTest, MixedKindRangeAndNumericPatternRefused) {
+  std::vector<std::string> keys;
+  std::vector<QueryHit> hits;
+  TagQuery mixed = TagQuery::Range("n", TagValue::Int(1), TagValue::String("z"));
+  Status s = store_->Query({mixed}, &keys);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("range on tag 'n'"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("both numbers or both strings"), std::string::npos) << s.ToString();
+  EXPECT_TRUE(store_->QueryAll({mixed}, &hits).IsInvalidArgument());
+  EXPECT_TRUE(store_->QueryArrays({mixed}, &keys).IsInvalidArgument());
+  EXPECT_TRUE(store_->Query({TagQuery::Range("name", TagValue::String("a"), TagValue::Float64(2))}, &keys)
+                  .IsInvalidArgument());
+  int64_t two[2] = {1, 2};
+  TagValue arr = TagValue::Array(TagType::kInt64, two, 2);
+  EXPECT_TRUE(store_->Query({TagQuery::Range("n", arr, arr)}, &keys).IsInvalidArgument());
+  TagQuery p = TagQuery::Prefix("name", "obj");
+  p.value = TagValue::Int(5);
+  s = store_->Query({p}, &keys);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("prefix on tag 'name'"), std::string::npos) << s.ToString();
+  // Bounds of one kind, and bytes with a string, still work.
+  EXPECT_EQ(Q({TagQuery::Range("n", TagValue::Int(1), TagValue::Float64(3))}).size(), 3u);
+  EXPECT_EQ(Q({TagQuery::Range("name", TagValue::Bytes("obj-90"), TagValue::String("obj-92"))}).size(), 3u);
+}
+
 // The shared namespace is queried with ReadOptions::kShared, as store.h
 // says: pending shared puts on rank 0 (the only rank here), committed ones
 // after a commit and in a read-only reopen; never the rank's own objects.

@@ -463,7 +463,8 @@ int CmdArrays(const std::string& path, uint64_t revision, bool json, bool blocks
   std::printf("%-24s %-8s %-20s %8s  %-9s %s\n", "array", "dtype", "shape", "blocks", "layout", "tags");
   for (const cairn::ArrayInfo& a : arrays) {
     std::printf("%-24s %-8s %-20s %8lu  %-9s", a.name.c_str(), cairn::DTypeName(a.dtype),
-                cairn_tool::ShapeText(a.shape).c_str(), a.block_count, a.regular ? "regular" : "irregular");
+                cairn_tool::ShapeText(a.shape).c_str(), a.block_count,
+                a.block_count == 0 ? "empty" : a.regular ? "regular" : "irregular");  // empty: no block was put
     for (size_t t = 0; t < a.tags.size(); t++)
       std::printf("%s%s=%s", t ? "\t" : " ", a.tags[t].name.c_str(), a.tags[t].value.ToString().c_str());
     std::printf("\n");

@@ -202,7 +202,13 @@ int cairn_open_local(const char* path, const cairn_options_t* opts, cairn_store_
 /* Collective. Closes and frees the store; pending changes are discarded.
  * Its streams still open stay valid handles, but every call on them then
  * fails with CAIRN_INVALID_ARGUMENT ("store ... is closed"; a writer's data
- * is not committed); cairn_stream_close still frees them. */
+ * is not committed); cairn_stream_close still frees them. The handle is
+ * freed: a C caller must not pass it again (set it to NULL; the Fortran
+ * cairn_close does). NULL is accepted (CAIRN_OK, nothing done).
+ * Every function taking a store refuses a NULL one with
+ * CAIRN_INVALID_ARGUMENT and "<function>: NULL store handle (not opened,
+ * or the store was closed)" (cairn_rank, cairn_size, cairn_writer_ranks
+ * return -1, cairn_revision 0). */
 int cairn_close(cairn_store_t* store);
 
 /* Local. The caller's rank and the number of ranks (-1 for a NULL store). */
@@ -479,7 +485,12 @@ enum {
   CAIRN_QUERY_WILDCARD = 4  /* ... a string/bytes matching value.data (* and ?) */
 };
 /* One condition. value and upper are tags whose name is ignored. Numbers
- * compare by value whatever their type and width. An element of the
+ * compare by value whatever their type and width. A range's value and
+ * upper are both numbers or both strings/bytes, and a prefix or wildcard
+ * value has type CAIRN_TAG_STRING, CAIRN_TAG_BYTES or 0: any other
+ * condition (an int lower bound with a string upper one, a prefix given
+ * an int) is refused with CAIRN_INVALID_ARGUMENT naming it, rather than
+ * matching nothing. An element of the
  * caller's array: never grows (see the top of this file). */
 typedef struct {
   const char* name;

@@ -76,6 +76,10 @@ struct TagQuery {
   static TagQuery Exists(std::string name);
   static TagQuery Equal(std::string name, TagValue v);
   // Numbers within [lo, hi], or strings/bytes within [lo, hi] bytewise.
+  // Both bounds numbers or both strings/bytes: a query with a range of
+  // mixed kinds (an int and a string) or of arrays is refused with
+  // InvalidArgument naming the tag (as is a kPrefix/kWildcard condition
+  // whose value was set to a non-string), rather than matching nothing.
   static TagQuery Range(std::string name, TagValue lo, TagValue hi);
   // Strings or bytes starting with `prefix`.
   static TagQuery Prefix(std::string name, std::string_view prefix);

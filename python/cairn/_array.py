@@ -32,7 +32,7 @@ import operator
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import _tags
-from ._errors import InvalidArgument
+from ._errors import InvalidArgument, IOError  # noqa: A004
 
 try:
     import numpy as _np
@@ -70,6 +70,21 @@ def dtype_code(dt: Any, name: str) -> int:
         raise InvalidArgument(f"array '{name}': dtype {_np.dtype(dt)} is not supported (int8..int64, "
                               "uint8..uint64, float32, float64)")
     return code
+
+
+def _empty(shape: Any, dtype: Any, name: str) -> Any:
+    """A new array to read array `name` into; cairn.IOError naming the
+    array, the shape and the bytes when memory cannot hold it (as the
+    library's own out-of-memory errors are IOError), rather than NumPy's
+    MemoryError (or its ValueError for a size past what NumPy can index)."""
+    try:
+        return _np.empty(shape, dtype=dtype)
+    except (MemoryError, ValueError) as e:
+        nbytes = _np.dtype(dtype).itemsize
+        for d in shape:
+            nbytes *= int(d)
+        raise IOError(f"array '{name}': reading {tuple(int(d) for d in shape)} of {_np.dtype(dtype)} "
+                      f"needs {nbytes} bytes: out of memory ({e})") from None
 
 
 def _dims(v: Any, what: str, name: str, ndim: int) -> List[int]:
@@ -249,7 +264,7 @@ class Array:
             raise InvalidArgument(f"array '{self.name}': the box at {start} of {count} is not "
                                   f"inside the shape {self.shape}")
         if out is None:
-            out = _np.empty(tuple(int(c) for c in count), dtype=self.dtype)
+            out = _empty(tuple(int(c) for c in count), self.dtype, self.name)
         elif isinstance(out, _np.ndarray) and (out.dtype != self.dtype or not out.flags.c_contiguous):
             raise InvalidArgument(f"array '{self.name}': out must be a C-contiguous {self.dtype} "
                                   f"array, got {out.dtype} {'C' if out.flags.c_contiguous else 'strided'}")
@@ -261,10 +276,10 @@ class Array:
         if 0 in count:
             return _np.empty(out_shape, dtype=self.dtype)
         if not strided:
-            out = _np.empty(out_shape, dtype=self.dtype)
+            out = _empty(out_shape, self.dtype, self.name)
             self._s.get_array(self.name, start, count, out, self._code, self.shape)
             return out[()] if out.ndim == 0 else out
-        box = _np.empty(tuple(count), dtype=self.dtype)
+        box = _empty(tuple(count), self.dtype, self.name)
         self._s.get_array(self.name, start, count, box, self._code, self.shape)
         return box[post].copy()
 

@@ -105,7 +105,10 @@ class Stream(io.RawIOBase):
     its tags) when it is closed, pending for the next commit. ``write``
     also takes a ``str`` (as UTF-8), so ``json.dump`` works on it; ``flush``
     does nothing (what is written is already the store's: a commit makes
-    it durable). Seekable both ways (see include/cairn/stream.h). write and
+    it durable). Seekable both ways (see include/cairn/stream.h); as with
+    io's files, a read stream may be seeked past its end (tell() gives
+    that position, a read there b"") and a write stream's write past its
+    end fills the gap with zeros. write and
     readinto take C-contiguous buffers only: a Fortran-ordered or strided
     NumPy array raises InvalidArgument (numpy.ascontiguousarray(x) first),
     as a real file's write refuses it.
@@ -117,6 +120,9 @@ class Stream(io.RawIOBase):
         self._writable = writable
         self.name = key
         self.mode = "wb" if writable else "rb"
+        # A read stream's position when seeked past the end (io's files
+        # allow it; the library's reader does not): reads there give b"".
+        self._beyond: Optional[int] = None
 
     def readable(self) -> bool:
         return not self._writable
@@ -141,6 +147,8 @@ class Stream(io.RawIOBase):
             raise io.UnsupportedOperation("read from a write stream")
         _not_none(b, f"stream '{self.name}': readinto")
         _c_order(b, f"stream '{self.name}': readinto")
+        if self._beyond is not None:
+            return 0
         return h.readinto(b)
 
     def write(self, b: Any) -> int:
@@ -161,7 +169,7 @@ class Stream(io.RawIOBase):
             raise InvalidArgument(f"stream '{self.name}': seek position must be an int, "
                                   f"got {pos!r}") from None
         if whence == io.SEEK_CUR:
-            pos += h.tell()
+            pos += self.tell()
         elif whence == io.SEEK_END:
             pos += h.size()
         elif whence != io.SEEK_SET:
@@ -170,11 +178,19 @@ class Stream(io.RawIOBase):
             raise InvalidArgument(f"stream '{self.name}': negative position {pos}")
         if pos > _U64:
             raise InvalidArgument(f"stream '{self.name}': position {pos} is beyond 2**64-1")
+        if not self._writable and pos > h.size():
+            # Past the end of a read stream, as io allows: tell() says pos,
+            # a read gives b"" (the reader stays at its end).
+            h.seek(h.size())
+            self._beyond = pos
+            return pos
         h.seek(pos)
+        self._beyond = None
         return h.tell()
 
     def tell(self) -> int:
-        return self._live().tell()
+        h = self._live()
+        return self._beyond if self._beyond is not None else h.tell()
 
     def size(self) -> int:
         """The stream's size so far (a writer) or the object's (a reader)."""

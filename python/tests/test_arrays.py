@@ -270,6 +270,26 @@ def test_array_errors(path, comm):
         a[0]
 
 
+def test_reading_more_than_memory_names_the_array(path, comm):
+    # A sparse array of 2**45 float64 (2**48 bytes, past any address space)
+    # with no block written: reading it whole raised NumPy's MemoryError; it
+    # is cairn.IOError naming the array, its shape and bytes, as the
+    # library's own out-of-memory errors are.
+    shape = (2**24, 2**21)
+    with cairn.Store(path, comm) as st:
+        st.put_array("huge", np.zeros((0, 0)), start=(0, 0), global_shape=shape)
+        st.commit()
+        a = st.array("huge")
+        assert a.shape == shape and a.block_count == 0
+        with pytest.raises(cairn.IOError, match="array 'huge'.*out of memory"):
+            a[:, ::2]
+        for read in (lambda: a[...], lambda: a.read((0, 0), shape), lambda: np.asarray(a)):
+            with pytest.raises(cairn.IOError, match=r"array 'huge'.*\(16777216, 2097152\).*"
+                                                    r"2814749767106\d+ bytes: out of memory"):
+                read()
+        assert a[5:7, 1:3].sum() == 0.0  # a part that fits still reads (as zeros)
+
+
 def test_checksum_grain(path, comm):
     """put_array(checksum_grain=G): the block is checksummed in pieces cut at
     the file's multiples of G bytes, so a finer grain stores more pieces (a

@@ -1,6 +1,7 @@
 # The Store API: puts and gets of bytes and NumPy arrays, tags with their
 # widths, queries, commits (synchronous and asynchronous), revisions and
 # retention, streams, read-only opens and the errors of each.
+import io
 import json
 import os
 import pathlib
@@ -214,6 +215,15 @@ def test_streams_numpy_pickle_json(path, comm):
             assert json.load(f)["rank"] == other
         with st.open_stream("json", "rb") as f:
             assert f.seek(0, 2) == f.size() and f.read() == b""
+            # Past the end, as io's files allow (it raised InvalidArgument):
+            # tell() says where, a read there gives b"", and seeking back works.
+            end = f.size()
+            like = io.BytesIO(b"x" * end)
+            for fl in (f, like):
+                assert fl.seek(end + 10) == end + 10 and fl.tell() == end + 10
+                assert fl.read() == b"" and fl.read(5) == b"" and fl.readinto(bytearray(4)) == 0
+                assert fl.seek(3, io.SEEK_CUR) == end + 13 and fl.seek(-1, io.SEEK_END) == end - 1
+                assert fl.tell() == end - 1 and len(fl.read()) == 1
             f.seek(1)
             assert f.read(6) == b'"rank"'
             with pytest.raises(Exception):

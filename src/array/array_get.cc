@@ -295,7 +295,8 @@ Status Store::QueryArrays(const std::vector<TagQuery>& all_of, std::vector<std::
     if (r->closed) return Status::InvalidArgument("store is closed");
     std::shared_ptr<const IndexTable> t;
     Status s = r->Table(kSharedNamespace, &t);
-    if (!s.ok() || !t) return s;
+    if (!s.ok()) return s;
+    if (!t) return ValidateQuery(all_of);  // no array: bad conditions are still refused
     std::vector<std::string> keys;
     s = QueryTableKeys(*t, all_of, kArrayDescPrefix, &keys);
     if (!s.ok()) return s.WithContext(r->Where(kSharedNamespace));

@@ -65,6 +65,12 @@ int Invalid(const char* msg) {
   return CAIRN_INVALID_ARGUMENT;
 }
 
+int NullStore(const char* fn) {
+  return Guarded(fn, [&]() -> int {
+    return Invalid((std::string(fn) + ": NULL store handle (not opened, or the store was closed)").c_str());
+  });
+}
+
 int CheckRank(const cairn_store_t* s, int rank, const char* fn) {
   const cairn::Store& st = *s->store;
   uint64_t rev = st.revision();
@@ -295,8 +301,8 @@ uint64_t cairn_revision(const cairn_store_t* s) { return s ? s->store->revision(
 
 int cairn_put(cairn_store_t* s, const char* key, const void* value, size_t len,
               const cairn_tag_t* tags, size_t ntags) {
-  return Guarded("cairn_put", [&]() -> int {
-    if (!s || !key || (!value && len)) return Invalid("cairn_put: NULL argument");
+  return GuardedStore("cairn_put", s, [&]() -> int {
+    if (!key || (!value && len)) return Invalid("cairn_put: NULL argument");
     cairn::TagList tl;
     if (ntags && !tags) return Invalid("cairn_put: NULL tags with ntags > 0");
     std::string why;
@@ -308,8 +314,8 @@ int cairn_put(cairn_store_t* s, const char* key, const void* value, size_t len,
 
 int cairn_put_zero_copy(cairn_store_t* s, const char* key, const void* value, size_t len,
                         const cairn_tag_t* tags, size_t ntags) {
-  return Guarded("cairn_put_zero_copy", [&]() -> int {
-    if (!s || !key || (!value && len)) return Invalid("cairn_put_zero_copy: NULL argument");
+  return GuardedStore("cairn_put_zero_copy", s, [&]() -> int {
+    if (!key || (!value && len)) return Invalid("cairn_put_zero_copy: NULL argument");
     cairn::TagList tl;
     if (ntags && !tags) return Invalid("cairn_put_zero_copy: NULL tags with ntags > 0");
     std::string why;
@@ -320,15 +326,15 @@ int cairn_put_zero_copy(cairn_store_t* s, const char* key, const void* value, si
 }
 
 int cairn_delete(cairn_store_t* s, const char* key) {
-  return Guarded("cairn_delete", [&]() -> int {
-    if (!s || !key) return Invalid("cairn_delete: NULL argument");
+  return GuardedStore("cairn_delete", s, [&]() -> int {
+    if (!key) return Invalid("cairn_delete: NULL argument");
     return Code(s->store->Delete(key));
   });
 }
 
 int cairn_get_size(cairn_store_t* s, const char* key, int rank, uint64_t* size) {
-  return Guarded("cairn_get_size", [&]() -> int {
-    if (!s || !key || !size) return Invalid("cairn_get_size: NULL argument");
+  return GuardedStore("cairn_get_size", s, [&]() -> int {
+    if (!key || !size) return Invalid("cairn_get_size: NULL argument");
     if (int rc = CheckRank(s, rank, "cairn_get_size"); rc != CAIRN_OK) return rc;
     cairn::ReadOptions ro;
     ro.rank = rank;
@@ -338,8 +344,8 @@ int cairn_get_size(cairn_store_t* s, const char* key, int rank, uint64_t* size) 
 
 int cairn_get_range(cairn_store_t* s, const char* key, int rank, uint64_t offset, void* buf,
                     uint64_t len) {
-  return Guarded("cairn_get_range", [&]() -> int {
-    if (!s || !key || (!buf && len)) return Invalid("cairn_get_range: NULL argument");
+  return GuardedStore("cairn_get_range", s, [&]() -> int {
+    if (!key || (!buf && len)) return Invalid("cairn_get_range: NULL argument");
     if (int rc = CheckRank(s, rank, "cairn_get_range"); rc != CAIRN_OK) return rc;
     cairn::ReadOptions ro;
     ro.rank = rank;
@@ -348,8 +354,8 @@ int cairn_get_range(cairn_store_t* s, const char* key, int rank, uint64_t offset
 }
 
 int cairn_get(cairn_store_t* s, const char* key, int rank, void* buf, size_t cap, uint64_t* size) {
-  return Guarded("cairn_get", [&]() -> int {
-    if (!s || !key || !size) return Invalid("cairn_get: NULL argument");
+  return GuardedStore("cairn_get", s, [&]() -> int {
+    if (!key || !size) return Invalid("cairn_get: NULL argument");
     if (int rc = CheckRank(s, rank, "cairn_get"); rc != CAIRN_OK) return rc;
     cairn::ReadOptions ro;
     ro.rank = rank;
@@ -375,15 +381,15 @@ void cairn_read_options_init(cairn_read_options_t* o) {
 }
 
 int cairn_multi_get(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n) {
-  return Guarded("cairn_multi_get", [&]() -> int {
+  return GuardedStore("cairn_multi_get", s, [&]() -> int {
     return cairn_multi_get_opts(s, rank, reads, n, nullptr);
   });
 }
 
 int cairn_multi_get_opts(cairn_store_t* s, int rank, cairn_read_t* reads, size_t n,
                          const cairn_read_options_t* opts) {
-  return Guarded("cairn_multi_get_opts", [&]() -> int {
-    if (!s || (!reads && n)) return Invalid("cairn_multi_get: NULL argument");
+  return GuardedStore("cairn_multi_get_opts", s, [&]() -> int {
+    if ((!reads && n)) return Invalid("cairn_multi_get: NULL argument");
     cairn_read_options_t known;
     cairn_read_options_init(&known);
     int refused = CAIRN_OK;  // then every read is marked refused
@@ -425,16 +431,16 @@ int cairn_multi_get_opts(cairn_store_t* s, int rank, cairn_read_t* reads, size_t
 }
 
 int cairn_put_shared(cairn_store_t* s, const char* key, const void* value, size_t len) {
-  return Guarded("cairn_put_shared", [&]() -> int {
-    if (!s || !key || (!value && len)) return Invalid("cairn_put_shared: NULL argument");
+  return GuardedStore("cairn_put_shared", s, [&]() -> int {
+    if (!key || (!value && len)) return Invalid("cairn_put_shared: NULL argument");
     return Code(s->store->PutShared(key, std::string_view(static_cast<const char*>(value), len)));
   });
 }
 
 int cairn_put_shared_tags(cairn_store_t* s, const char* key, const void* value, size_t len,
                           const cairn_tag_t* tags, size_t ntags) {
-  return Guarded("cairn_put_shared_tags", [&]() -> int {
-    if (!s || !key || (!value && len)) return Invalid("cairn_put_shared_tags: NULL argument");
+  return GuardedStore("cairn_put_shared_tags", s, [&]() -> int {
+    if (!key || (!value && len)) return Invalid("cairn_put_shared_tags: NULL argument");
     cairn::TagList tl;
     if (ntags && !tags) return Invalid("cairn_put_shared_tags: NULL tags with ntags > 0");
     std::string why;
@@ -445,8 +451,7 @@ int cairn_put_shared_tags(cairn_store_t* s, const char* key, const void* value, 
 }
 
 int cairn_get_shared(cairn_store_t* s, const char* key, void* buf, size_t cap, uint64_t* size) {
-  return Guarded("cairn_get_shared", [&]() -> int {
-    if (!s) return Invalid("cairn_get_shared: NULL store");
+  return GuardedStore("cairn_get_shared", s, [&]() -> int {
     // Collective: take part even with bad arguments, so no rank is left
     // waiting; then report them.
     std::string v;
@@ -465,15 +470,13 @@ int cairn_get_shared(cairn_store_t* s, const char* key, void* buf, size_t cap, u
 }
 
 int cairn_commit(cairn_store_t* s, uint64_t* revision) {
-  return Guarded("cairn_commit", [&]() -> int {
-    if (!s) return Invalid("cairn_commit: NULL store");
+  return GuardedStore("cairn_commit", s, [&]() -> int {
     return Code(s->store->Commit(revision));
   });
 }
 
 int cairn_commit_async(cairn_store_t* s, cairn_async_t** handle) {
-  return Guarded("cairn_commit_async", [&]() -> int {
-    if (!s) return Invalid("cairn_commit_async: NULL store");
+  return GuardedStore("cairn_commit_async", s, [&]() -> int {
     if (!handle) {
       // Collective: the other ranks are committing; this rank takes part (its
       // changes are in the revision), waits for the commit to end, since no
@@ -515,8 +518,8 @@ uint64_t cairn_async_revision(const cairn_async_t* h) { return h ? h->handle.rev
 int cairn_async_committed(const cairn_async_t* h) { return h && h->handle.committed() ? 1 : 0; }
 
 int cairn_stats(const cairn_store_t* s, cairn_io_stats_t* stats, size_t stats_size) {
-  return Guarded("cairn_stats", [&]() -> int {
-    if (!s || !stats) return Invalid("cairn_stats: NULL argument");
+  return GuardedStore("cairn_stats", s, [&]() -> int {
+    if (!stats) return Invalid("cairn_stats: NULL argument");
     cairn::IoStats st = s->store->stats();
     cairn_io_stats_t o;
     o.read_requests = st.read_requests;
@@ -543,16 +546,15 @@ int cairn_stats(const cairn_store_t* s, cairn_io_stats_t* stats, size_t stats_si
 }
 
 int cairn_flush(cairn_store_t* s) {
-  return Guarded("cairn_flush", [&]() -> int {
-    if (!s) return Invalid("cairn_flush: NULL store");
+  return GuardedStore("cairn_flush", s, [&]() -> int {
     return Code(s->store->Flush());
   });
 }
 
 int cairn_stream_open_write(cairn_store_t* s, const char* key, const cairn_tag_t* tags, size_t ntags,
                             cairn_stream_t** stream) {
-  return Guarded("cairn_stream_open_write", [&]() -> int {
-    if (!s || !key || !stream) return Invalid("cairn_stream_open_write: NULL argument");
+  return GuardedStore("cairn_stream_open_write", s, [&]() -> int {
+    if (!key || !stream) return Invalid("cairn_stream_open_write: NULL argument");
     *stream = nullptr;
     cairn::TagList tl;
     if (ntags && !tags) return Invalid("cairn_stream_open_write: NULL tags with ntags > 0");
@@ -567,8 +569,8 @@ int cairn_stream_open_write(cairn_store_t* s, const char* key, const cairn_tag_t
 }
 
 int cairn_stream_open_read(cairn_store_t* s, const char* key, int rank, cairn_stream_t** stream) {
-  return Guarded("cairn_stream_open_read", [&]() -> int {
-    if (!s || !key || !stream) return Invalid("cairn_stream_open_read: NULL argument");
+  return GuardedStore("cairn_stream_open_read", s, [&]() -> int {
+    if (!key || !stream) return Invalid("cairn_stream_open_read: NULL argument");
     *stream = nullptr;
     if (int rc = CheckRank(s, rank, "cairn_stream_open_read"); rc != CAIRN_OK) return rc;
     cairn::ReadOptions ro;
@@ -663,22 +665,19 @@ int cairn_stream_close(cairn_stream_t* st) {
 }
 
 int cairn_pin(cairn_store_t* s, uint64_t rev) {
-  return Guarded("cairn_pin", [&]() -> int {
-    if (!s) return Invalid("cairn_pin: NULL store");
+  return GuardedStore("cairn_pin", s, [&]() -> int {
     return Code(s->store->Pin(rev));
   });
 }
 
 int cairn_unpin(cairn_store_t* s, uint64_t rev) {
-  return Guarded("cairn_unpin", [&]() -> int {
-    if (!s) return Invalid("cairn_unpin: NULL store");
+  return GuardedStore("cairn_unpin", s, [&]() -> int {
     return Code(s->store->Unpin(rev));
   });
 }
 
 int cairn_drop(cairn_store_t* s, uint64_t rev) {
-  return Guarded("cairn_drop", [&]() -> int {
-    if (!s) return Invalid("cairn_drop: NULL store");
+  return GuardedStore("cairn_drop", s, [&]() -> int {
     return Code(s->store->Drop(rev));
   });
 }

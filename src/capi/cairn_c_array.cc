@@ -116,7 +116,7 @@ void cairn_array_put_options_init(cairn_array_put_options_t* o) {
 int cairn_put_array(cairn_store_t* s, const char* name, int dtype, int ndims,
                     const uint64_t* global_shape, const uint64_t* start, const uint64_t* count,
                     const void* data, int flags, const cairn_tag_t* tags, size_t ntags) {
-  return Guarded("cairn_put_array", [&]() -> int {
+  return GuardedStore("cairn_put_array", s, [&]() -> int {
     cairn_array_put_options_t o;
     cairn_array_put_options_init(&o);
     o.flags = flags;
@@ -128,7 +128,7 @@ int cairn_put_array_opts(cairn_store_t* s, const char* name, int dtype, int ndim
                          const uint64_t* global_shape, const uint64_t* start, const uint64_t* count,
                          const void* data, const cairn_array_put_options_t* opts, const cairn_tag_t* tags,
                          size_t ntags) {
-  return Guarded("cairn_put_array_opts", [&]() -> int {
+  return GuardedStore("cairn_put_array_opts", s, [&]() -> int {
     cairn_array_put_options_t known;
     if (opts) {
       int rc = KnownPart(opts, &known, cairn_array_put_options_init, "cairn_put_array_opts",
@@ -139,7 +139,7 @@ int cairn_put_array_opts(cairn_store_t* s, const char* name, int dtype, int ndim
     }
     opts = &known;
     const int flags = opts->flags;
-    if (!s || !name) return Invalid("cairn_put_array: NULL argument");
+    if (!name) return Invalid("cairn_put_array: NULL argument");
     if (!ValidDims(ndims))
       return Invalid(("cairn_put_array('" + std::string(name) + "'): ndims " + std::to_string(ndims) +
                       " is not 1.." + std::to_string(CAIRN_MAX_ARRAY_DIMS)).c_str());
@@ -173,7 +173,7 @@ void cairn_array_read_options_init(cairn_array_read_options_t* o) {
 
 int cairn_get_array(cairn_store_t* s, const char* name, int ndims, const uint64_t* start,
                     const uint64_t* count, void* out, size_t cap, int flags) {
-  return Guarded("cairn_get_array", [&]() -> int {
+  return GuardedStore("cairn_get_array", s, [&]() -> int {
     cairn_array_read_options_t o;
     cairn_array_read_options_init(&o);
     o.flags = flags;
@@ -182,8 +182,8 @@ int cairn_get_array(cairn_store_t* s, const char* name, int ndims, const uint64_
 }
 
 int cairn_array_read_stats(const cairn_store_t* s, cairn_array_read_stats_t* stats, size_t stats_size) {
-  return Guarded("cairn_array_read_stats", [&]() -> int {
-    if (!s || !stats) return Invalid("cairn_array_read_stats: NULL argument");
+  return GuardedStore("cairn_array_read_stats", s, [&]() -> int {
+    if (!stats) return Invalid("cairn_array_read_stats: NULL argument");
     cairn::ArrayReadStats st = s->store->array_read_stats();
     cairn_array_read_stats_t o;
     o.calls = st.calls;
@@ -201,7 +201,7 @@ int cairn_array_read_stats(const cairn_store_t* s, cairn_array_read_stats_t* sta
 
 int cairn_get_array_opts(cairn_store_t* s, const char* name, int ndims, const uint64_t* start,
                          const uint64_t* count, void* out, size_t cap, const cairn_array_read_options_t* opts) {
-  return Guarded("cairn_get_array_opts", [&]() -> int {
+  return GuardedStore("cairn_get_array_opts", s, [&]() -> int {
     cairn_array_read_options_t known;
     if (opts) {
       int rc = KnownPart(opts, &known, cairn_array_read_options_init, "cairn_get_array_opts",
@@ -211,7 +211,7 @@ int cairn_get_array_opts(cairn_store_t* s, const char* name, int ndims, const ui
       cairn_array_read_options_init(&known);
     }
     const int flags = known.flags;
-    if (!s || !name) return Invalid("cairn_get_array: NULL argument");
+    if (!name) return Invalid("cairn_get_array: NULL argument");
     if (!ValidDims(ndims))
       return Invalid(("cairn_get_array('" + std::string(name) + "'): ndims " + std::to_string(ndims) +
                       " is not 1.." + std::to_string(CAIRN_MAX_ARRAY_DIMS)).c_str());
@@ -245,15 +245,15 @@ int cairn_get_array_opts(cairn_store_t* s, const char* name, int ndims, const ui
 }
 
 int cairn_delete_array(cairn_store_t* s, const char* name) {
-  return Guarded("cairn_delete_array", [&]() -> int {
-    if (!s || !name) return Invalid("cairn_delete_array: NULL argument");
+  return GuardedStore("cairn_delete_array", s, [&]() -> int {
+    if (!name) return Invalid("cairn_delete_array: NULL argument");
     return Code(s->store->DeleteArray(name));
   });
 }
 
 int cairn_array_info(cairn_store_t* s, const char* name, int with_blocks, cairn_array_info_t** info) {
-  return Guarded("cairn_array_info", [&]() -> int {
-    if (!s || !name || !info) return Invalid("cairn_array_info: NULL argument");
+  return GuardedStore("cairn_array_info", s, [&]() -> int {
+    if (!name || !info) return Invalid("cairn_array_info: NULL argument");
     *info = nullptr;
     std::vector<cairn::ArrayInfo> one(1);
     int rc = Code(s->store->GetArrayInfo(name, &one[0], with_blocks != 0));
@@ -263,8 +263,8 @@ int cairn_array_info(cairn_store_t* s, const char* name, int with_blocks, cairn_
 }
 
 int cairn_array_blocks(cairn_store_t* s, const char* name, cairn_array_block_info_t** blocks, size_t* nblocks) {
-  return Guarded("cairn_array_blocks", [&]() -> int {
-    if (!s || !name || !blocks || !nblocks) return Invalid("cairn_array_blocks: NULL argument");
+  return GuardedStore("cairn_array_blocks", s, [&]() -> int {
+    if (!name || !blocks || !nblocks) return Invalid("cairn_array_blocks: NULL argument");
     *blocks = nullptr;
     *nblocks = 0;
     cairn::ArrayInfo a;
@@ -295,8 +295,8 @@ int cairn_array_blocks(cairn_store_t* s, const char* name, cairn_array_block_inf
 }
 
 int cairn_list_arrays(cairn_store_t* s, cairn_array_info_t** arrays, size_t* narrays) {
-  return Guarded("cairn_list_arrays", [&]() -> int {
-    if (!s || !arrays || !narrays) return Invalid("cairn_list_arrays: NULL argument");
+  return GuardedStore("cairn_list_arrays", s, [&]() -> int {
+    if (!arrays || !narrays) return Invalid("cairn_list_arrays: NULL argument");
     *arrays = nullptr;
     *narrays = 0;
     std::vector<cairn::ArrayInfo> infos;
@@ -311,8 +311,8 @@ int cairn_list_arrays(cairn_store_t* s, cairn_array_info_t** arrays, size_t* nar
 
 int cairn_query_arrays(cairn_store_t* s, const cairn_query_t* conds, size_t nconds,
                        cairn_name_t** names, size_t* nnames) {
-  return Guarded("cairn_query_arrays", [&]() -> int {
-    if (!s || (!conds && nconds) || !names || !nnames) return Invalid("cairn_query_arrays: NULL argument");
+  return GuardedStore("cairn_query_arrays", s, [&]() -> int {
+    if ((!conds && nconds) || !names || !nnames) return Invalid("cairn_query_arrays: NULL argument");
     *names = nullptr;
     *nnames = 0;
     std::vector<cairn::TagQuery> q;

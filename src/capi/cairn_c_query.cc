@@ -68,6 +68,12 @@ bool ToValue(const cairn_tag_t& t, const char* member, cairn::TagValue* v, std::
 
 namespace cairn_capi {
 
+namespace {
+bool IsText(const cairn::TagValue& v) {
+  return !v.is_array() && (v.type() == cairn::TagType::kString || v.type() == cairn::TagType::kBytes);
+}
+}  // namespace
+
 bool ToQueries(const cairn_query_t* conds, size_t n, std::vector<cairn::TagQuery>* out,
                std::string* why) {
   out->clear();
@@ -92,14 +98,29 @@ bool ToQueries(const cairn_query_t* conds, size_t n, std::vector<cairn::TagQuery
         break;
       case CAIRN_QUERY_RANGE:
         if (!ToValue(c.value, "value", &lo, &bad) || !ToValue(c.upper, "upper", &hi, &bad)) break;
+        if (!(lo.is_number() && hi.is_number()) && !(IsText(lo) && IsText(hi))) {
+          bad = "a range's value and upper must be both numbers or both strings/bytes (value " + lo.ToString() +
+                ", upper " + hi.ToString() + ")";
+          break;
+        }
         out->push_back(cairn::TagQuery::Range(c.name, lo, hi));
         break;
       case CAIRN_QUERY_PREFIX:
         if (!c.value.data && c.value.len) break;
+        if (c.value.type != 0 && c.value.type != CAIRN_TAG_STRING && c.value.type != CAIRN_TAG_BYTES) {
+          bad = "a prefix takes a string or bytes value (type CAIRN_TAG_STRING or CAIRN_TAG_BYTES), not type " +
+                std::to_string(c.value.type);
+          break;
+        }
         out->push_back(cairn::TagQuery::Prefix(c.name, pattern()));
         break;
       case CAIRN_QUERY_WILDCARD:
         if (!c.value.data && c.value.len) break;
+        if (c.value.type != 0 && c.value.type != CAIRN_TAG_STRING && c.value.type != CAIRN_TAG_BYTES) {
+          bad = "a wildcard takes a string or bytes value (type CAIRN_TAG_STRING or CAIRN_TAG_BYTES), not type " +
+                std::to_string(c.value.type);
+          break;
+        }
         out->push_back(cairn::TagQuery::Wildcard(c.name, pattern()));
         break;
       default:
@@ -181,8 +202,8 @@ const char* cairn_code_name(int code) {
 void cairn_free(void* block) { std::free(block); }
 
 int cairn_set_tag(cairn_store_t* s, const char* key, const cairn_tag_t* tag) {
-  return Guarded("cairn_set_tag", [&]() -> int {
-    if (!s || !key || !tag) return Invalid("cairn_set_tag: NULL argument");
+  return GuardedStore("cairn_set_tag", s, [&]() -> int {
+    if (!key || !tag) return Invalid("cairn_set_tag: NULL argument");
     cairn::TagList tl;
     std::string why;
     if (!ToTags(tag, 1, &tl, &why)) return Invalid((std::string("cairn_set_tag: bad tag: ") + why).c_str());
@@ -191,8 +212,8 @@ int cairn_set_tag(cairn_store_t* s, const char* key, const cairn_tag_t* tag) {
 }
 
 int cairn_set_tags(cairn_store_t* s, const char* key, const cairn_tag_t* tags, size_t ntags) {
-  return Guarded("cairn_set_tags", [&]() -> int {
-    if (!s || !key || (!tags && ntags)) return Invalid("cairn_set_tags: NULL argument");
+  return GuardedStore("cairn_set_tags", s, [&]() -> int {
+    if (!key || (!tags && ntags)) return Invalid("cairn_set_tags: NULL argument");
     cairn::TagList tl;
     std::string why;
     if (ntags && !ToTags(tags, ntags, &tl, &why)) return Invalid((std::string("cairn_set_tags: bad tag: ") + why).c_str());
@@ -201,15 +222,15 @@ int cairn_set_tags(cairn_store_t* s, const char* key, const cairn_tag_t* tags, s
 }
 
 int cairn_delete_tag(cairn_store_t* s, const char* key, const char* name) {
-  return Guarded("cairn_delete_tag", [&]() -> int {
-    if (!s || !key || !name) return Invalid("cairn_delete_tag: NULL argument");
+  return GuardedStore("cairn_delete_tag", s, [&]() -> int {
+    if (!key || !name) return Invalid("cairn_delete_tag: NULL argument");
     return Code(s->store->DeleteTag(key, name));
   });
 }
 
 int cairn_get_tags(cairn_store_t* s, const char* key, int rank, cairn_tag_t** tags, size_t* ntags) {
-  return Guarded("cairn_get_tags", [&]() -> int {
-    if (!s || !key || !tags || !ntags) return Invalid("cairn_get_tags: NULL argument");
+  return GuardedStore("cairn_get_tags", s, [&]() -> int {
+    if (!key || !tags || !ntags) return Invalid("cairn_get_tags: NULL argument");
     *tags = nullptr;
     *ntags = 0;
     if (int rc = CheckRank(s, rank, "cairn_get_tags"); rc != CAIRN_OK) return rc;
@@ -221,8 +242,8 @@ int cairn_get_tags(cairn_store_t* s, const char* key, int rank, cairn_tag_t** ta
 }
 
 int cairn_get_tag(cairn_store_t* s, const char* key, int rank, const char* name, cairn_tag_t** tag) {
-  return Guarded("cairn_get_tag", [&]() -> int {
-    if (!s || !key || !name || !tag) return Invalid("cairn_get_tag: NULL argument");
+  return GuardedStore("cairn_get_tag", s, [&]() -> int {
+    if (!key || !name || !tag) return Invalid("cairn_get_tag: NULL argument");
     *tag = nullptr;
     if (int rc = CheckRank(s, rank, "cairn_get_tag"); rc != CAIRN_OK) return rc;
     cairn::TagList tl;
@@ -238,8 +259,8 @@ int cairn_get_tag(cairn_store_t* s, const char* key, int rank, const char* name,
 }
 
 int cairn_list(cairn_store_t* s, int rank, cairn_object_t** objects, size_t* nobjects) {
-  return Guarded("cairn_list", [&]() -> int {
-    if (!s || !objects || !nobjects) return Invalid("cairn_list: NULL argument");
+  return GuardedStore("cairn_list", s, [&]() -> int {
+    if (!objects || !nobjects) return Invalid("cairn_list: NULL argument");
     *objects = nullptr;
     *nobjects = 0;
     if (int rc = CheckRank(s, rank, "cairn_list"); rc != CAIRN_OK) return rc;
@@ -275,8 +296,8 @@ int cairn_list(cairn_store_t* s, int rank, cairn_object_t** objects, size_t* nob
 
 int cairn_query(cairn_store_t* s, const cairn_query_t* conds, size_t nconds, int rank,
                 cairn_hit_t** hits, size_t* nhits) {
-  return Guarded("cairn_query", [&]() -> int {
-    if (!s || (!conds && nconds) || !hits || !nhits) return Invalid("cairn_query: NULL argument");
+  return GuardedStore("cairn_query", s, [&]() -> int {
+    if ((!conds && nconds) || !hits || !nhits) return Invalid("cairn_query: NULL argument");
     *hits = nullptr;
     *nhits = 0;
     if (int rc = CheckRank(s, rank, "cairn_query"); rc != CAIRN_OK) return rc;
@@ -296,8 +317,7 @@ int cairn_query(cairn_store_t* s, const cairn_query_t* conds, size_t nconds, int
 
 int cairn_query_all(cairn_store_t* s, const cairn_query_t* conds, size_t nconds,
                     cairn_hit_t** hits, size_t* nhits) {
-  return Guarded("cairn_query_all", [&]() -> int {
-    if (!s) return Invalid("cairn_query_all: NULL store");
+  return GuardedStore("cairn_query_all", s, [&]() -> int {
     // Collective: a rank with bad arguments still takes part, so that no
     // rank is left waiting, but queries nothing and makes every rank fail
     // with its refusal (it once took part with no conditions, which match
@@ -322,8 +342,8 @@ int cairn_query_all(cairn_store_t* s, const cairn_query_t* conds, size_t nconds,
 }
 
 int cairn_list_revisions(cairn_store_t* s, cairn_revision_info_t** revisions, size_t* n) {
-  return Guarded("cairn_list_revisions", [&]() -> int {
-    if (!s || !revisions || !n) return Invalid("cairn_list_revisions: NULL argument");
+  return GuardedStore("cairn_list_revisions", s, [&]() -> int {
+    if (!revisions || !n) return Invalid("cairn_list_revisions: NULL argument");
     *revisions = nullptr;
     *n = 0;
     std::vector<cairn::RevisionInfo> revs;
@@ -349,8 +369,8 @@ int cairn_list_revisions(cairn_store_t* s, cairn_revision_info_t** revisions, si
 }
 
 int cairn_revision_ranks(cairn_store_t* s, uint64_t rev, uint32_t* ranks) {
-  return Guarded("cairn_revision_ranks", [&]() -> int {
-    if (!s || !ranks) return Invalid("cairn_revision_ranks: NULL argument");
+  return GuardedStore("cairn_revision_ranks", s, [&]() -> int {
+    if (!ranks) return Invalid("cairn_revision_ranks: NULL argument");
     *ranks = 0;
     if (rev == 0) rev = s->store->revision();
     if (rev == 0) return CAIRN_OK;

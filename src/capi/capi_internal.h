@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cairn/cairn.h"
@@ -123,6 +124,20 @@ int Guarded(const char* fn, Body&& body) noexcept {
   } catch (...) {
     return Escaped(fn);
   }
+}
+
+// Guarded for an entry point whose first argument is the store handle: a
+// NULL handle is refused before `body` runs, with CAIRN_INVALID_ARGUMENT
+// and "<fn>: NULL store handle (not opened, or the store was closed)",
+// so that the message names the store rather than "NULL argument". A
+// closed handle reaches here as NULL from Fortran (cairn_close sets it to
+// c_null_ptr); in C cairn_close frees it and it cannot be told from a
+// live one (using it is undefined, as for free()).
+int NullStore(const char* fn);
+template <typename Body>
+int GuardedStore(const char* fn, const cairn_store_t* s, Body&& body) noexcept {
+  if (!s) return NullStore(fn);
+  return Guarded(fn, std::forward<Body>(body));
 }
 
 // Lays out one block: `head` bytes of fixed records, then byte payloads

@@ -122,14 +122,33 @@ bool Meets(const TagQuery& q, const TagRef& t) {
   return false;
 }
 
+}  // namespace
+
 Status ValidateQuery(const std::vector<TagQuery>& all_of) {
   for (const TagQuery& q : all_of) {
     if (q.name.empty()) return Status::InvalidArgument("query on an empty tag name");
     if (q.op == TagQuery::Op::kWildcard && q.value.bytes().find('\0') != std::string::npos)
       return Status::InvalidArgument("wildcard pattern contains a NUL byte");
+    // A condition no tag can meet is refused rather than matching nothing:
+    // a range's bounds are both numbers or both strings/bytes; a prefix or
+    // wildcard pattern is a string or bytes.
+    auto text = [](const TagValue& v) {
+      return !v.is_array() && (v.type() == TagType::kString || v.type() == TagType::kBytes);
+    };
+    if (q.op == TagQuery::Op::kRange && !((q.value.is_number() && q.upper.is_number()) ||
+                                          (text(q.value) && text(q.upper))))
+      return Status::InvalidArgument("range on tag '" + q.name + "' from " + q.value.ToString() + " to " +
+                                     q.upper.ToString() +
+                                     ": the bounds must be both numbers or both strings/bytes");
+    if ((q.op == TagQuery::Op::kPrefix || q.op == TagQuery::Op::kWildcard) && !text(q.value))
+      return Status::InvalidArgument(std::string(q.op == TagQuery::Op::kPrefix ? "prefix" : "wildcard") +
+                                     " on tag '" + q.name + "' given " + q.value.ToString() +
+                                     ": the pattern must be a string or bytes");
   }
   return Status::OK();
 }
+
+namespace {
 
 // Does the encoded entry `body` meet every term? An entry that cannot be
 // decoded sets *bad (its first such status is kept): Corruption, or

@@ -197,6 +197,9 @@ struct Store::Rep {
 RevisionInfo InfoOf(const RevisionRecord& r);
 // The keys (in key order) of table `t`'s entries that start with `prefix`
 // and meet every condition in `all_of` (query.cc).
+// OK, or InvalidArgument naming the first condition no tag can meet (an
+// empty name, a range of mixed kinds, ...; query.cc).
+Status ValidateQuery(const std::vector<TagQuery>& all_of);
 Status QueryTableKeys(const IndexTable& t, const std::vector<TagQuery>& all_of, std::string_view prefix,
                       std::vector<std::string>* keys);
 std::string DataFileName(uint32_t subfile);
