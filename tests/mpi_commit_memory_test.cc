@@ -130,6 +130,33 @@ TEST_F(CommitMemory, TableOfLastRank) { TableOutOfMemory(Size() - 1, false); }
 TEST_F(CommitMemory, TableOfLastRankAsync) { TableOutOfMemory(Size() - 1, true); }
 TEST_F(CommitMemory, TableOfRank0Async) { TableOutOfMemory(0, true); }
 
+// Rank 0 has memory for its own table but not for the tables it gathers:
+// the last rank's table (kTag, under compact_index_limit: gathered) does
+// not fit in rank 0's gather buffer (Comm::Gather's receive side, outside
+// PrepareCommit's guarded steps). Every rank must fail with an IOError, not
+// leave the others in the gather (before: rank 0 alone returned "no revision
+// was made" and its next collective met rank 1's gather: Open MPI crashed).
+// With one rank it is TableOfRank0 again.
+TEST_F(CommitMemory, GatherOfRank0) {
+  SKIP_UNDER_ASAN();
+  const int big = Size() - 1;
+  auto s = Prepare(big);
+  ASSERT_TRUE(s);
+  Status st;
+  uint64_t rev = 0;
+  {
+    std::unique_ptr<test::AddressLimit> limit;
+    if (Rank() == 0) {
+      limit = std::make_unique<test::AddressLimit>(kTag / 2);
+      EXPECT_TRUE(limit->ok());
+    }
+    st = RunCommit(s.get(), false, &rev);
+  }
+  EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  EXPECT_NE(st.message().find("out of memory"), std::string::npos) << st.ToString();
+  CommitsAfter(s.get(), big);
+}
+
 TEST_F(CommitMemory, ManifestAppendOfRank0) {
   auto s = Prepare(-1);
   ASSERT_TRUE(s);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <thread>
 
 #include <unistd.h>
@@ -187,13 +188,39 @@ class MpiComm final : public Comm {
     MPI_Igather(&n, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, root, comm_, &r);
     Complete(&r, comm_, timeout_s_, "gather (sizes)");
     uint64_t piece = std::max<uint64_t>(1, max_count_ / uint64_t(size_));
-    uint64_t most = Allreduce(n, MPI_MAX);  // the largest part sets the number of rounds
-    if (rank_ == root) {
-      all->assign(size_, std::string());
-      for (int i = 0; i < size_; i++) (*all)[i].reserve(counts[i]);
-    }
+    // The root takes every byte it will receive before the reduction below,
+    // and says in it whether it could (kNoRoom): without the memory, every
+    // rank skips the data and the root alone throws std::bad_alloc, so no
+    // rank is left in a collective the others have left (the caller turns
+    // it into an agreed failure: commit.cc).
+    constexpr uint64_t kNoRoom = ~uint64_t(0);
     std::vector<int> rc(rank_ == root ? size_ : 0), displs(rank_ == root ? size_ : 0);
     std::string flat;
+    bool room = true;
+    if (rank_ == root) {
+      try {
+        all->assign(size_, std::string());
+        uint64_t first = 0;  // the largest round's bytes: the first's
+        for (int i = 0; i < size_; i++) {
+          (*all)[i].reserve(counts[i]);
+          first += std::min(piece, counts[i]);
+        }
+        flat.reserve(first);
+      } catch (const std::bad_alloc&) {
+        room = false;
+      } catch (const std::length_error&) {
+        room = false;
+      }
+      if (!room) {
+        std::vector<std::string>().swap(*all);
+        std::string().swap(flat);
+      }
+    }
+    uint64_t most = Allreduce(room ? n : kNoRoom, MPI_MAX);  // the largest part sets the number of rounds
+    if (most == kNoRoom) {
+      if (rank_ == root) throw std::bad_alloc();
+      return;
+    }
     for (uint64_t off = 0; off == 0 || off < most; off += piece) {
       int send = int(off < n ? std::min(piece, n - off) : 0);
       if (rank_ == root) {

@@ -218,12 +218,17 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
   // 2. Rank 0 collects the small tables, writes them as one block, and
   //    builds the record; everyone receives it (or the first error).
   std::vector<std::string> reports;
-  c->Gather(my_report, &reports, 0);
+  // Rank 0 without room for the reports throws out of the gather after
+  // every rank has left it (Comm::Gather): its failure goes out below.
+  Status gathered = UnlessOutOfMemoryThen("commit of", path, then, [&] {
+    c->Gather(my_report, &reports, 0);
+    return Status::OK();
+  });
   my_report = std::string();
   NextTable next_shared;
   std::string plan_bytes;
   if (rank == 0) {
-    Status planned = UnlessOutOfMemoryThen("commit of", path, then, [&] {
+    Status planned = !gathered.ok() ? gathered : UnlessOutOfMemoryThen("commit of", path, then, [&] {
       PlanOnRoot(this, reports, rev, plan, &next_shared, &plan_bytes);
       return Status::OK();
     });
@@ -320,7 +325,10 @@ Status Store::Commit(uint64_t* revision) {
   } catch (const std::length_error&) {
   }
   // Every collective step guards its own allocations (each rank's failure
-  // is agreed); left are small ones (messages, requests). Before the
+  // is agreed), and the gather's receive buffers on rank 0; left are
+  // messages, requests, and a rank's receive buffers for the two
+  // broadcasts from rank 0 (the plan and the outcome, which grow with the
+  // ranks and free extents: doc/design.md "Errors"). Before the
   // outcome nothing changed; after it, this rank may have stopped half way
   // through taking the revision in: no more commits through this handle.
   if (!deciding) return OutOfMemoryError("Commit of", r->path, "; no revision was made");
