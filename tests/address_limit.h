@@ -62,4 +62,17 @@ inline void ExpectOutOfMemory(const Status& s, const std::string& key) {
   EXPECT_NE(s.message().find("memory"), std::string::npos) << s.ToString();
 }
 
+// What `call` returns; std::bad_alloc out of it (what these tests exist to
+// catch: it used to leave the API) sets *threw instead, and gives an
+// IOError saying so.
+template <class F>
+Status StatusUnlessThrown(F&& call, bool* threw) {
+  try {
+    return call();
+  } catch (const std::bad_alloc&) {
+    *threw = true;
+    return Status::IOError("threw std::bad_alloc");
+  }
+}
+
 }  // namespace cairn::test

@@ -196,11 +196,7 @@ TEST(ExhaustedMemory, PutMovesTheCommitInFlightOnWithoutThrowing) {
   {
     Exhausted none(16u << 20);
     ASSERT_TRUE(none.ok());
-    try {
-      put = s->Put("c", "c-value");
-    } catch (const std::bad_alloc&) {
-      threw = true;
-    }
+    put = StatusUnlessThrown([&] { return s->Put("c", "c-value"); }, &threw);
   }
   EXPECT_FALSE(threw) << "std::bad_alloc out of Store::Put";
   EXPECT_TRUE(put.IsIOError()) << put.ToString();  // the put itself had no memory either
@@ -236,24 +232,17 @@ TEST(ExhaustedMemory, DeleteArrayAndFlushesAndSeekReturnAStatus) {
   ASSERT_TRUE(closed->Close().ok());
   ASSERT_TRUE(s->Put("pending", bytes).ok());
   Status del, flush, flush_closed, seek_closed, store_flush;
-  int threw = 0;
+  bool threw = false;
   {
     Exhausted none(16u << 20);
     ASSERT_TRUE(none.ok());
-    auto call = [&](Status* st, auto&& f) {
-      try {
-        *st = f();
-      } catch (const std::bad_alloc&) {
-        threw++;
-      }
-    };
-    call(&del, [&] { return s->DeleteArray(name); });
-    call(&flush, [&] { return open->Flush(); });
-    call(&flush_closed, [&] { return closed->Flush(); });
-    call(&seek_closed, [&] { return closed->Seek(0); });
-    call(&store_flush, [&] { return s->Flush(); });  // queues an fsync job (Options::sync)
+    del = StatusUnlessThrown([&] { return s->DeleteArray(name); }, &threw);
+    flush = StatusUnlessThrown([&] { return open->Flush(); }, &threw);
+    flush_closed = StatusUnlessThrown([&] { return closed->Flush(); }, &threw);
+    seek_closed = StatusUnlessThrown([&] { return closed->Seek(0); }, &threw);
+    store_flush = StatusUnlessThrown([&] { return s->Flush(); }, &threw);  // queues an fsync job (Options::sync)
   }
-  EXPECT_EQ(threw, 0) << "std::bad_alloc out of DeleteArray, StreamWriter::Flush, StreamWriter::Seek or Store::Flush";
+  EXPECT_FALSE(threw) << "std::bad_alloc out of DeleteArray, StreamWriter::Flush, StreamWriter::Seek or Store::Flush";
   EXPECT_TRUE(del.IsIOError()) << del.ToString();
   EXPECT_NE(del.message().find("out of memory"), std::string::npos) << del.ToString();
   EXPECT_TRUE(flush.ok() || flush.IsIOError()) << flush.ToString();
@@ -504,11 +493,7 @@ TEST(ExhaustedMemory, CloseWithACommitInFlightReturnsAStatus) {
   {
     Exhausted none(16u << 20);
     ASSERT_TRUE(none.ok());
-    try {
-      closed = s->Close();
-    } catch (const std::bad_alloc&) {
-      threw = true;
-    }
+    closed = StatusUnlessThrown([&] { return s->Close(); }, &threw);
   }
   EXPECT_FALSE(threw) << "std::bad_alloc out of Store::Close";
   if (threw) return;  // (the store is still open: its destructor would close it)

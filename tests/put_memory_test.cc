@@ -486,11 +486,7 @@ TEST(PutMemory, StagedBufferHandOffWithoutMemory) {
         if (!p) break;
         hog.push_back(p);
       }
-    try {
-      st = w->Write(piece);
-    } catch (const std::bad_alloc&) {
-      threw = true;
-    }
+    st = StatusUnlessThrown([&] { return w->Write(piece); }, &threw);
   }
   for (void* p : hog) std::free(p);
   if (!threw) EXPECT_TRUE(st.IsIOError()) << st.ToString();
