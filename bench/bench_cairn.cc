@@ -8,7 +8,7 @@
 // of --read-batch bytes of values (default: one object) into one buffer
 // made before the timed phase, the same memory bench_posix reads into (its
 // one-object buffer; a larger buffer costs both systems cache misses in
-// the kernel's copy, see bench/README.md); the sparse read in one batch (--read-mode=get reads one Get per object
+// the kernel's copy, see bench/HISTORY.md); the sparse read in one batch (--read-mode=get reads one Get per object
 // into a std::string instead; --read-mode=strings uses the MultiGet that
 // returns std::strings). The bytes the MultiGets read and wanted are
 // reported as lib_fetch_read_bytes and lib_fetch_wanted_bytes.

@@ -15,7 +15,7 @@
 // page-aligned memory; writes as without it): the reads cairn makes of
 // cold, aligned requests (Options::direct_read_bytes), so that the limit
 // is the best of reading through the cache and past it, and no system
-// passes 1.0x merely by reading past the cache (bench/README.md).
+// passes 1.0x merely by reading past the cache (bench/HISTORY.md, "Direct reads").
 #include <fcntl.h>
 #include <unistd.h>
 

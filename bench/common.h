@@ -96,7 +96,7 @@ class System {
 // bench_cairn), so that neither reads into a placement the kernel copies
 // more slowly. On the VM of 2026-12-07 (AMD EPYC) the kernel's copy costs
 // 3x the CPU when the destination sits 1-31 bytes past the file offset
-// within a page (bench/README.md, "Reads into buffers from malloc"): a
+// within a page (bench/HISTORY.md, "Reads into buffers from malloc"): a
 // std::vector's data (page + 16) against a page-aligned value.
 class ReadBuffer {
  public:

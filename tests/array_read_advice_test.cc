@@ -1,6 +1,6 @@
 // Array reads tell the kernel (WILLNEED) about short streams ahead of the
 // requests and leave long ones to its own readahead (io/coalescing_reader.h,
-// ShortStreams; measured in bench/arrays/README.md): which streams are
+// ShortStreams; measured in bench/arrays/HISTORY.md): which streams are
 // advised, that a stream the next call continues keeps its kind, and that
 // the bytes read are the file's either way.
 #include <gtest/gtest.h>
@@ -185,7 +185,7 @@ TEST(ArrayReadAdvice, AStreamReachingTheEndOfAWindowThatMoreFollowIsLong) {
   // A box read in windows closed by a bound (cut grains: 1 MiB each): its
   // stream goes on window after window, and advising each piece just
   // before it is read replaced the kernel's readahead (1 -> 8 full reads
-  // 0.77x of main, bench/arrays/README.md).
+  // 0.77x of main, bench/arrays/HISTORY.md).
   Fixture fx;
   ShortStreams st;
   st.stream_bytes = 64 * kKiB;

@@ -233,7 +233,7 @@ TEST(Array, IrregularBlocksZeroFillAndEdges) {
 // here), so only the first read decodes them; a new revision decodes its
 // own (doc/design.md "Reads"). Before, every GetArray decoded every chunk
 // of every block it touched (6.4 million instructions for 4 KiB of a
-// 128 MiB block; bench/arrays/README.md "Planning cost").
+// 128 MiB block; bench/arrays/HISTORY.md "Results, in instructions").
 TEST(Array, ABlockReadAgainIsNotDecodedAgain) {
   TempDir dir;
   auto s = MustOpen(dir.sub("s"));
@@ -503,7 +503,7 @@ TEST(Array, CorruptGrainIsCorruptionOnEveryReadPath) {
 // a grain of the fourth block is Corruption naming its chunk, and the rest
 // reads. The grains are scattered in 1 KiB (4 KiB) pieces here; reading
 // the 1 KiB case contiguously through the side buffer instead was measured
-// and not kept (bench/arrays/README.md, "A bounce buffer for small
+// and not kept (bench/arrays/HISTORY.md, "A bounce buffer for small
 // pieces"): that variant passed this test, and failed it when the bounced
 // grains were not verified.
 TEST(Array, CorruptGrainInAFullReadOfManySmallRowsIsCorruption) {

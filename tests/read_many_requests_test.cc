@@ -5,7 +5,7 @@
 // MultiGets and a full GetArray, and the intact values and rows around it
 // read correctly. Written beside a pipeline that verified request k on a
 // second thread while request k+1 was read (measured, not kept: bench/
-// README.md, "A verify pipeline"); it guards whatever overlaps reads and
+// HISTORY.md, "A verify pipeline"); it guards whatever overlaps reads and
 // verification next.
 #include <gtest/gtest.h>
 

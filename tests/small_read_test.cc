@@ -1,5 +1,5 @@
 // What a restart of small values costs besides its reads (issue 11;
-// bench/README.md, "Small values"): the collective steps of a read-only
+// bench/HISTORY.md, "Small values"): the collective steps of a read-only
 // open, counted through MPI's profiling interface (each MPI call below is
 // the real one, PMPI_*, and is counted on its way), and the allocations of
 // a MultiGet of one value, counted by replacing operator new.

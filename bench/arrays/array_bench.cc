@@ -247,7 +247,7 @@ bool Check(const Vec& G, const Box& b, const double* p) {
 // Drops every file under `dir` from the page cache. With --prime=1 each
 // file is first read whole (uncounted): the virtual disk here keeps bytes
 // read recently below this machine's page cache, so a read's speed depends
-// on what the jobs before it read (bench/arrays/README.md, "Results: what
+// on what the jobs before it read (bench/arrays/HISTORY.md, "Results: what
 // the cold read measures"); primed, every timed read starts from the same
 // state: out of the page cache, just read at the device.
 void Evict(const std::string& dir) {

@@ -123,7 +123,7 @@ def main():
                 for m in readers:
                     # One job per HDF5 transfer mode: a job's second read of
                     # the same bytes is faster here whatever the mode
-                    # (README, "Results: what the cold read measures").
+                    # (HISTORY.md, "Results: what the cold read measures").
                     modes = ["coll", "ind"] if s.startswith("hdf5") else ["ind"]
                     rng.shuffle(modes)
                     for mode in modes:

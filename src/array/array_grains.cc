@@ -245,7 +245,7 @@ Status ReadGrainWindow(const GrainWindow& w, char* dst, const FileResolver& file
   // Only touching ranges join: the planner already chose the gaps worth
   // reading. No WILLNEED of the blocks ahead (measured slower here); the
   // short streams are advised instead (`streams`, kept by the caller across
-  // windows; bench/arrays/README.md, "Results: advice for short streams").
+  // windows; bench/arrays/HISTORY.md, "Results: advice for short streams").
   ReadPlanLimits limits;
   limits.gap_limit = 0;
   limits.max_block = UINT64_MAX;

@@ -20,11 +20,11 @@
 // through a bounce buffer and copied: the kernel's copy into such a
 // destination costs three times the CPU of any other placement on this
 // machine (AMD EPYC, `rep movsb`), and a buffer from malloc (page + 16)
-// meets it for every page-aligned value (bench/README.md, "Reads into
+// meets it for every page-aligned value (bench/HISTORY.md, "Reads into
 // buffers from malloc"). The bounce is one 1 MiB buffer per reading thread,
 // kept for the thread's life. A large read (kStreamingCopyBytes) copies out
 // of it with non-temporal stores, and hands `done` the bytes in the bounce,
-// still in the cache, to verify (bench/README.md, "Copying out of the
+// still in the cache, to verify (bench/HISTORY.md, "Copying out of the
 // bounce past the cache").
 #pragma once
 
@@ -65,12 +65,12 @@ struct ReadPlanLimits {
   double max_amplification = 2.0;
   // Requests of a block are cut at range boundaries near this size (a range
   // larger than it is one request of its own). Key-value reads use
-  // kValueRequestBytes, array reads kRequestBytes (bench/README.md, "Where
+  // kValueRequestBytes, array reads kRequestBytes (bench/HISTORY.md, "Where
   // issue 11 stands", sixth session: the request size measured both ways).
   uint64_t request_bytes = 1ull << 20;
   // Tell the kernel (WILLNEED) about the blocks ahead of the one being read
   // (see the top of this file). Array reads turn it off: their windows
-  // measured faster without it (bench/arrays/README.md).
+  // measured faster without it (bench/arrays/HISTORY.md).
   bool readahead = true;
   // Short streams (array reads; instead of `readahead`): if given, before
   // each request the kernel is told (WILLNEED) about every stream (a run
@@ -78,7 +78,7 @@ struct ReadPlanLimits {
   // within `ahead_bytes` of ranges past the request, so that short streams,
   // and those of several files, are in flight at once. Longer streams are
   // left to the kernel's own readahead, which follows a long sequential
-  // stream better than advice does (bench/arrays/README.md). The state
+  // stream better than advice does (bench/arrays/HISTORY.md). The state
   // carries from one call to the next, so a stream continued by the next
   // call is not a new one; and a stream that reaches the end of a call
   // that `more_follow` may go on in the next call, so it counts as long.
@@ -95,7 +95,7 @@ struct ShortStreams {
   // Streams up to this long are advised. Below the default extent (16
   // MiB): a block's run of a whole extent, or a reader's 16 MiB quarter of
   // a block, is left to the kernel's readahead (8 MiB here), which read it
-  // 1.4-1.8x faster than advice in 2 MiB pieces (bench/arrays/README.md,
+  // 1.4-1.8x faster than advice in 2 MiB pieces (bench/arrays/HISTORY.md,
   // "Short streams up to 8 MiB"); a 4 MiB slab is still advised.
   uint64_t stream_bytes = 8ull << 20;
   // A range after a hole of at most this many bytes, and at most as long
@@ -107,7 +107,7 @@ struct ShortStreams {
   // blocks read by one, left to the kernel's readahead, read 1.1x and
   // 2.2x faster than advised run by run; runs farther apart (a slab across
   // the fastest axis: 16 KiB every 256 KiB) read 3-9x slower if not
-  // advised, and stay short streams (bench/arrays/README.md, "Joining
+  // advised, and stay short streams (bench/arrays/HISTORY.md, "Joining
   // runs across small holes"). Only the ranges are advised, never the
   // holes. 0: only touching ranges make a stream.
   uint64_t join_hole = 1ull << 20;
@@ -176,7 +176,7 @@ bool ShortCopyDistance(const char* dest, uint64_t offset);
 // The plan's and the requests' bookkeeping, kept by a caller that reads
 // often (a store's MultiGets) so that a small read allocates nothing: a
 // MultiGet of one 4 KiB value made ten allocations, as much CPU as its
-// pread (bench/README.md, "Small values"). Only small vectors live here;
+// pread (bench/HISTORY.md, "Small values"). Only small vectors live here;
 // gap scratch and bounce buffers are still made per call, and only when
 // needed. One user at a time.
 struct ReadWorkspace {

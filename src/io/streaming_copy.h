@@ -5,7 +5,7 @@
 // read is large, the caller's bytes cannot stay in the cache anyway; an
 // ordinary copy first loads every destination line from memory to write
 // it (64 MiB: 12.6 ms here) where non-temporal stores only write it (4-8
-// ms; bench/README.md, "Copying out of the bounce past the cache").
+// ms; bench/HISTORY.md, "Copying out of the bounce past the cache").
 #pragma once
 
 #include <cstddef>

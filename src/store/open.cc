@@ -442,7 +442,7 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   //    agreement covers all of it (AgreeOpen). A read-only open makes four
   //    collective steps (the communicator's duplication, this broadcast, a
   //    scatter, the agreement) where it made fifteen at two ranks: each
-  //    costs a scheduling round trip when ranks share cores (bench/README.md,
+  //    costs a scheduling round trip when ranks share cores (bench/HISTORY.md,
   //    "Small values").
   Status local = ValidateOptions(options);
   if (local.ok()) local = DirectReadBytesFromEnv(&rep->direct_read_bytes);
