@@ -11,7 +11,9 @@
 // in 64^3 chunks; written with collective hyperslab transfers, read with
 // collective and then independent ones (--modes=coll,ind, in that order),
 // reported as hdf5-contig-coll, hdf5-contig-ind, ...; the four names are
-// also systems of their own). The writers form a 3-D process grid
+// also systems of their own); hdf5-f32 (the chunked layout with HDF5's own
+// checksum, the Fletcher-32 filter, checked on every read: HDF5 paying for
+// verification as cairn always does). The writers form a 3-D process grid
 // (1, 2x1x1, 2x2x1, 2x2x2), each putting one block of --mib MiB. A read
 // process runs, each from a cold open (files evicted from the page cache
 // first), the patterns: full (the M readers split the array on the same
@@ -408,7 +410,8 @@ class Cairn : public System {
 
 class Hdf5 : public System {
  public:
-  Hdf5(bool chunked, bool collective) : chunked_(chunked), collective_(collective) {}
+  Hdf5(bool chunked, bool collective, bool fletcher32 = false)
+      : chunked_(chunked || fletcher32), collective_(collective), fletcher32_(fletcher32) {}
 
   hid_t Fapl() {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -432,6 +435,7 @@ class Hdf5 : public System {
     if (chunked_) {
       hsize_t chunk[3] = {std::min<hsize_t>(64, G[0]), std::min<hsize_t>(64, G[1]), std::min<hsize_t>(64, G[2])};
       H5_OK(H5Pset_chunk(dcpl, 3, chunk));
+      if (fletcher32_) H5_OK(H5Pset_fletcher32(dcpl));
     } else {
       H5_OK(H5Pset_layout(dcpl, H5D_CONTIGUOUS));
     }
@@ -493,7 +497,7 @@ class Hdf5 : public System {
   }
 
  private:
-  bool chunked_, collective_;
+  bool chunked_, collective_, fletcher32_;
 };
 #endif
 
@@ -515,6 +519,8 @@ std::unique_ptr<System> MakeSystem(const std::string& name) {
   // Writes of the two layouts use collective transfers.
   if (name == "hdf5-contig") return std::make_unique<Hdf5>(false, true);
   if (name == "hdf5-chunk") return std::make_unique<Hdf5>(true, true);
+  if (name == "hdf5-f32-coll" || name == "hdf5-f32") return std::make_unique<Hdf5>(true, true, true);
+  if (name == "hdf5-f32-ind") return std::make_unique<Hdf5>(true, false, true);
 #endif
   Die("unknown (or not built) system '%s'", name.c_str());
 }
@@ -566,7 +572,7 @@ int PhaseRead(const std::string& sys_name, const std::string& dir) {
   // "hdf5-contig" and "hdf5-chunk" read the file with each transfer mode
   // of --modes in turn (default coll,ind), reported as hdf5-LAYOUT-MODE.
   std::vector<std::string> variants = {sys_name};
-  if (sys_name == "hdf5-contig" || sys_name == "hdf5-chunk") {
+  if (sys_name == "hdf5-contig" || sys_name == "hdf5-chunk" || sys_name == "hdf5-f32") {
     variants.clear();
     std::string modes = Arg("modes", "coll,ind") + ",";
     for (size_t p = 0, c; (c = modes.find(',', p)) != std::string::npos; p = c + 1)
@@ -598,7 +604,7 @@ int PhaseRead(const std::string& sys_name, const std::string& dir) {
     c.requests = g_requests;
     c.bytes = g_bytes;
     uint64_t pages_read = PagesRead();
-    Vec tile = variant.rfind("hdf5-chunk", 0) == 0 ? Vec{std::min<uint64_t>(64, G[0]), std::min<uint64_t>(64, G[1]),
+    Vec tile = variant.rfind("hdf5-chunk", 0) == 0 || variant.rfind("hdf5-f32", 0) == 0 ? Vec{std::min<uint64_t>(64, G[0]), std::min<uint64_t>(64, G[1]),
                                                           std::min<uint64_t>(64, G[2])}
                : variant.rfind("hdf5-contig", 0) == 0 ? G
                                                       : blk;

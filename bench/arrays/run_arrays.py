@@ -23,9 +23,10 @@ import subprocess
 import sys
 import time
 
-# What runs: cairn, and the two HDF5 layouts, each read collectively and
+# What runs: cairn, and the HDF5 layouts (contiguous, chunked, and chunked
+# with its Fletcher-32 checksum checked on read), each read collectively and
 # independently, by a read job per mode (columns hdf5-LAYOUT-coll, -ind).
-SYSTEMS = ["cairn", "cairn-g0", "hdf5-contig", "hdf5-chunk"]
+SYSTEMS = ["cairn", "cairn-g0", "hdf5-contig", "hdf5-chunk", "hdf5-f32"]
 PATTERNS = ["full", "slab0", "slab1", "slab2", "boxes"]
 
 
