@@ -41,6 +41,11 @@ done
 [[ -f $LIBDIR/cmake/cairn/cairnConfig.cmake && -f $LIBDIR/cmake/cairn/cairnConfigVersion.cmake ]] ||
   fail "cairnConfig.cmake / cairnConfigVersion.cmake not installed"
 [[ -f $LIBDIR/pkgconfig/cairn.pc ]] || fail "cairn.pc not installed"
+# Nothing beside bin/, include/ and lib*/: the Python extension is `pip
+# install .`'s (component python), not a plain install's (it once landed in
+# PREFIX/cairn/, a package without its Python half).
+stray=$(cd "$PREFIX" && find . -mindepth 1 -maxdepth 1 ! -name bin ! -name include ! -name 'lib*' -printf '%P ')
+[[ -z $stray ]] || fail "cmake --install put files outside bin/, include/, lib/: $stray"
 note "installed into $PREFIX ($(cd "$PREFIX" && find . -type f | wc -l) files)"
 
 # --- The version, three ways. ---
