@@ -3,7 +3,9 @@
 # and runs, against that prefix only, the little user projects of
 # tests/install/:
 #   c_cmake     a C99 program through find_package(cairn) (cairn::cairn)
-#   c_pkgconfig a C program built by `cc $(pkg-config --cflags --libs cairn)`
+#   c_pkgconfig a C program built by README's pkg-config line (`cc app.c
+#               $(pkg-config --cflags --libs cairn) ...`), and the Fortran
+#               program by README's `mpif90 app.f90 ...` line
 #   fortran     a Fortran program through the module `cairn` (cairn::fortran
 #               alone, which brings MPI's Fortran module), in a Fortran
 #               project and in one with C enabled too
@@ -113,13 +115,36 @@ cmake --build "$TMP/c_cmake" >"$TMP/c_cmake.build.log" 2>&1 || { cat "$TMP/c_cma
 run user_c 2 "$TMP/c_cmake/user_c"
 "$PREFIX/bin/cairn" ls "$TMP/store-user_c" | grep -q '^1 ' || fail "cairn ls does not show the C project's revision 1"
 
-# --- A C project through pkg-config, with the plain C compiler. ---
-# shellcheck disable=SC2046
-# shellcheck disable=SC2086
-cc -std=c99 $SAN -o "$TMP/user_pc" "$SRC/tests/install/c_pkgconfig/main.c" \
-  $(PKG_CONFIG_PATH=$LIBDIR/pkgconfig pkg-config --cflags --libs $( [[ -e $LIBDIR/libcairn.so ]] || echo --static) cairn) \
-  -Wl,-rpath,"$LIBDIR" || fail "building with pkg-config"
-run user_pc 2 "$TMP/user_pc"
+# --- README's pkg-config recipes, as written there, run as built. ---
+# Each is README.md's line starting with `cc app.c` / `mpif90 app.f90`,
+# /opt/cairn read as the prefix; the programs run without LD_LIBRARY_PATH
+# (the recipes once built programs that could not find libcairn.so).
+readme_cmd() {
+  local line
+  line=$(grep -m1 "^$1 " "$SRC/README.md" | sed 's/ \{2,\}#.*$//')
+  [[ -n $line ]] || fail "README.md has no line starting with '$1'"
+  echo "${line//\/opt\/cairn/$PREFIX}"
+}
+mkdir "$TMP/readme"
+cp "$SRC/tests/install/c_pkgconfig/main.c" "$TMP/readme/app.c"
+cp "$SRC/tests/install/fortran/main.f90" "$TMP/readme/app.f90"
+if [[ -e $LIBDIR/libcairn.so ]]; then
+  cmd=$(readme_cmd "cc app.c")
+  (cd "$TMP/readme" && unset LD_LIBRARY_PATH && PKG_CONFIG_PATH=$LIBDIR/pkgconfig eval "${cmd/#cc /cc $SAN } -o user_pc") ||
+    fail "building with README's '$cmd'"
+else
+  # shellcheck disable=SC2046
+  # shellcheck disable=SC2086
+  cc -std=c99 $SAN -o "$TMP/readme/user_pc" "$TMP/readme/app.c" \
+    $(PKG_CONFIG_PATH=$LIBDIR/pkgconfig pkg-config --cflags --libs --static cairn) || fail "building with pkg-config --static"
+fi
+(unset LD_LIBRARY_PATH; run user_pc 2 "$TMP/readme/user_pc")
+if [[ -e $PREFIX/include/cairn/fortran/cairn.mod && -e $LIBDIR/libcairn.so ]]; then
+  cmd=$(readme_cmd "mpif90 app.f90")
+  (cd "$TMP/readme" && unset LD_LIBRARY_PATH && PKG_CONFIG_PATH=$LIBDIR/pkgconfig eval "${cmd/#mpif90 /mpif90 $SAN } -o user_f_pc") ||
+    fail "building with README's '$cmd'"
+  (unset LD_LIBRARY_PATH; run user_f_pc 2 "$TMP/readme/user_f_pc")
+fi
 
 # --- A Fortran project through the module. ---
 if [[ -e $PREFIX/include/cairn/fortran/cairn.mod ]]; then
