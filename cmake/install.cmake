@@ -3,7 +3,7 @@
 # cairn::cairn and cairn::fortran) and a pkg-config file (cairn.pc).
 #
 #   cmake --install build --prefix P
-#   find_package(cairn 0.1 REQUIRED)   + target_link_libraries(app PRIVATE cairn::cairn)
+#   find_package(cairn 0.2 REQUIRED)   + target_link_libraries(app PRIVATE cairn::cairn)
 #   pkg-config --cflags --libs cairn   (PKG_CONFIG_PATH=P/lib/pkgconfig)
 include(CMakePackageConfigHelpers)
 
