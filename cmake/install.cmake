@@ -26,6 +26,11 @@ if(TARGET cairn_fortran)
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(FILES ${CAIRN_FORTRAN_MODDIR}/cairn.mod DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cairn/fortran)
 endif()
+# The module's source too, with or without a Fortran compiler here: a .mod
+# is read only by the compiler (often the version) that wrote it, so a user
+# of another Fortran compiler (ifx, nvfortran, flang, Cray) compiles
+# cairn.f90 into the program and links libcairn alone (README).
+install(FILES fortran/cairn.f90 DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cairn/fortran)
 
 install(EXPORT cairnTargets NAMESPACE cairn:: DESTINATION ${CAIRN_CMAKE_DIR})
 set(CAIRN_CONFIG_SHARED ${BUILD_SHARED_LIBS})

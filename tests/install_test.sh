@@ -5,7 +5,9 @@
 #   c_cmake     a C99 program through find_package(cairn) (cairn::cairn)
 #   c_pkgconfig a C program built by README's pkg-config line (`cc app.c
 #               $(pkg-config --cflags --libs cairn) ...`), and the Fortran
-#               program by README's `mpif90 app.f90 ...` line
+#               program by README's `mpif90 app.f90 ...` lines (with the
+#               installed cairn.mod, and with the module compiled from its
+#               installed source cairn.f90, as for another compiler)
 #   fortran     a Fortran program through the module `cairn` (cairn::fortran
 #               alone, which brings MPI's Fortran module), in a Fortran
 #               project and in one with C enabled too
@@ -140,7 +142,7 @@ run user_c 2 "$TMP/c_cmake/user_c"
 # (the recipes once built programs that could not find libcairn.so).
 readme_cmd() {
   local line
-  line=$(grep -m1 "^$1 " "$SRC/README.md" | sed 's/ \{2,\}#.*$//')
+  line=$(grep -m1 "^$1" "$SRC/README.md" | sed 's/ \{2,\}#.*$//')
   [[ -n $line ]] || fail "README.md has no line starting with '$1'"
   echo "${line//\/opt\/cairn/$PREFIX}"
 }
@@ -159,10 +161,28 @@ else
 fi
 (unset LD_LIBRARY_PATH; run user_pc 2 "$TMP/readme/user_pc")
 if [[ -e $PREFIX/include/cairn/fortran/cairn.mod && -e $LIBDIR/libcairn.so ]]; then
-  cmd=$(readme_cmd "mpif90 app.f90")
+  cmd=$(readme_cmd "mpif90 app.f90 -I")
   (cd "$TMP/readme" && unset LD_LIBRARY_PATH && PKG_CONFIG_PATH=$LIBDIR/pkgconfig eval "${cmd/#mpif90 /mpif90 $SAN } -o user_f_pc") ||
     fail "building with README's '$cmd'"
   (unset LD_LIBRARY_PATH; run user_f_pc 2 "$TMP/readme/user_f_pc")
+fi
+# The module compiled from its installed source, as a user of another
+# Fortran compiler does (README), in a directory of its own: the program
+# links libcairn alone, never libcairn_fortran or the installed cairn.mod.
+[[ -f $PREFIX/include/cairn/fortran/cairn.f90 ]] || fail "the Fortran module's source cairn.f90 was not installed"
+if command -v mpif90 >/dev/null && [[ -e $LIBDIR/libcairn.so ]]; then
+  mkdir "$TMP/readme_src"
+  cp "$TMP/readme/app.f90" "$TMP/readme_src/"
+  for prefix in "mpif90 -c" "mpif90 app.f90 cairn.o"; do
+    cmd=$(readme_cmd "$prefix")
+    out=""; [[ $prefix == *app.f90* ]] && out=" -o user_f_src"
+    (cd "$TMP/readme_src" && unset LD_LIBRARY_PATH && PKG_CONFIG_PATH=$LIBDIR/pkgconfig eval "${cmd/#mpif90 /mpif90 $SAN }$out") ||
+      fail "building with README's '$cmd'"
+  done
+  [[ -f $TMP/readme_src/cairn.mod ]] || fail "README's 'mpif90 -c .../cairn.f90' wrote no cairn.mod"
+  readelf -d "$TMP/readme_src/user_f_src" | grep -q 'NEEDED.*libcairn_fortran' &&
+    fail "the program built from cairn.f90 links libcairn_fortran"
+  (unset LD_LIBRARY_PATH; run user_f_src 2 "$TMP/readme_src/user_f_src")
 fi
 
 # --- A Fortran project through the module. ---
