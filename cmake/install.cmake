@@ -9,6 +9,16 @@ include(CMakePackageConfigHelpers)
 
 set(CAIRN_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/cairn)
 
+# The installed library, tool and Fortran library keep the directories
+# outside the project they were linked from (MPI's, when it is not in the
+# loader's default paths: an environment module's), as the build tree's
+# copies do; CMake drops them on install otherwise, and `cairn ls` then
+# needs the MPI module loaded. LD_LIBRARY_PATH still comes first.
+set_target_properties(cairn_lib cairn_tool PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+if(TARGET cairn_fortran)
+  set_target_properties(cairn_fortran PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+endif()
+
 install(TARGETS cairn_lib EXPORT cairnTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

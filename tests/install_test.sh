@@ -84,6 +84,32 @@ if [[ -e $LIBDIR/libcairn.so ]]; then
     grep -qF " $sym" <<<"$exported" || fail "libcairn.so does not export $sym"
   done
 fi
+# The installed libraries and tool find MPI's library where the build
+# linked it with no environment, as the build tree's do: an MPI outside the
+# loader's default directories (an environment module's) must be in their
+# RUNPATH, which CMake strips on install unless told to keep it (without
+# it, `cairn ls` where MPI is a module's fails with 'libmpi.so.40: cannot
+# open shared object file' unless that module is loaded).
+mpi_lib=$(sed -nE 's/^MPI_[A-Za-z0-9_]+_LIBRARY:FILEPATH=(.*\/lib(mpi|mpich)\.so)$/\1/p' "$BUILD/CMakeCache.txt" | head -n 1)
+[[ -n $mpi_lib ]] || fail "no MPI library (libmpi.so or libmpich.so) in $BUILD/CMakeCache.txt"
+mpi_dir=$(realpath "$(dirname "$mpi_lib")")
+default_dir=0
+while read -r d; do
+  [[ $(realpath "$d" 2>/dev/null) == "$mpi_dir" ]] && default_dir=1
+done < <(ldconfig -v -N -X 2>/dev/null | sed -n 's/^\([^\t][^:]*\):.*/\1/p')
+if (( default_dir )); then
+  note "MPI's library is in a default directory ($mpi_dir): no RUNPATH needed"
+else
+  for bin in "$LIBDIR"/libcairn.so "$LIBDIR"/libcairn_fortran.so "$PREFIX/bin/cairn"; do
+    [[ -e $bin ]] || continue
+    runpath=$(readelf -d "$bin" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p')
+    found=0
+    IFS=: read -ra dirs <<<"$runpath"
+    for d in "${dirs[@]}"; do [[ -n $d && $(realpath "$d" 2>/dev/null) == "$mpi_dir" ]] && found=1; done
+    (( found )) || fail "$bin does not record MPI's directory $mpi_dir (RUNPATH '$runpath')"
+  done
+  note "the installed library and tool record MPI's directory $mpi_dir"
+fi
 # Every function cairn.h declares is defined and exported (a declared one
 # missing links nowhere: cairn_options_init, say, which the header's macro
 # hides from C callers but programs built against 0.1 and other languages'
