@@ -30,24 +30,33 @@ install(FILES
   ${PROJECT_BINARY_DIR}/include/cairn/version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cairn)
 install(TARGETS cairn_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# cairn::fortran in an export set of its own: cairnConfig.cmake loads it
+# only for a project whose Fortran compiler wrote the installed cairn.mod
+# (else it compiles cairn.f90 in the project instead).
 if(TARGET cairn_fortran)
-  install(TARGETS cairn_fortran EXPORT cairnTargets
+  install(TARGETS cairn_fortran EXPORT cairnFortranTargets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(FILES ${CAIRN_FORTRAN_MODDIR}/cairn.mod DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cairn/fortran)
+  install(EXPORT cairnFortranTargets NAMESPACE cairn:: DESTINATION ${CAIRN_CMAKE_DIR})
 endif()
 # The module's source too, with or without a Fortran compiler here: a .mod
 # is read only by the compiler (often the version) that wrote it, so a user
 # of another Fortran compiler (ifx, nvfortran, flang, Cray) compiles
-# cairn.f90 into the program and links libcairn alone (README).
+# cairn.f90 into the program and links libcairn alone (README;
+# cairnConfig.cmake does it for CMake projects).
 install(FILES fortran/cairn.f90 DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cairn/fortran)
 
 install(EXPORT cairnTargets NAMESPACE cairn:: DESTINATION ${CAIRN_CMAKE_DIR})
 set(CAIRN_CONFIG_SHARED ${BUILD_SHARED_LIBS})
 if(TARGET cairn_fortran)
   set(CAIRN_CONFIG_FORTRAN ON)
+  set(CAIRN_CONFIG_Fortran_ID "${CMAKE_Fortran_COMPILER_ID}")
+  set(CAIRN_CONFIG_Fortran_VERSION "${CMAKE_Fortran_COMPILER_VERSION}")
 else()
   set(CAIRN_CONFIG_FORTRAN OFF)
+  set(CAIRN_CONFIG_Fortran_ID "")
+  set(CAIRN_CONFIG_Fortran_VERSION "")
 endif()
 configure_package_config_file(cmake/cairnConfig.cmake.in
   ${PROJECT_BINARY_DIR}/cairnConfig.cmake INSTALL_DESTINATION ${CAIRN_CMAKE_DIR})

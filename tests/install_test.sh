@@ -221,6 +221,33 @@ if [[ -e $PREFIX/include/cairn/fortran/cairn.mod ]]; then
   cmake --build "$TMP/fortran_c" >"$TMP/fortran_c.build.log" 2>&1 ||
     { cat "$TMP/fortran_c.build.log"; fail "building the Fortran project with C enabled (use mpi)"; }
   run user_f 2 "$TMP/fortran_c/user_f"
+  if [[ -e $LIBDIR/libcairn.so ]]; then
+    readelf -d "$TMP/fortran/user_f" | grep -q 'NEEDED.*libcairn_fortran' ||
+      fail "the Fortran project built with cairn's own compiler does not use the installed libcairn_fortran"
+  fi
+  # A compiler other than the one that wrote cairn.mod: cairn::fortran is
+  # the installed cairn.f90 compiled in the project. Asked for with
+  # cairn_FORTRAN_FROM_SOURCE, then chosen by cairnConfig.cmake itself when
+  # the compiler version it recorded is not this one's (edited here, last).
+  from_source() {
+    local name=$1
+    shift
+    cmake -S "$SRC/tests/install/fortran" -B "$TMP/$name" "${GEN[@]}" -DCMAKE_PREFIX_PATH="$PREFIX" "$@" \
+      >"$TMP/$name.cfg.log" 2>&1 || { cat "$TMP/$name.cfg.log"; fail "configuring the Fortran project ($name)"; }
+    grep -q 'the Fortran module compiled from cairn.f90' "$TMP/$name.cfg.log" ||
+      { cat "$TMP/$name.cfg.log"; fail "cairnConfig.cmake did not compile the module from cairn.f90 ($name)"; }
+    cmake --build "$TMP/$name" >"$TMP/$name.build.log" 2>&1 ||
+      { cat "$TMP/$name.build.log"; fail "building the Fortran project ($name)"; }
+    readelf -d "$TMP/$name/user_f" | grep -q 'NEEDED.*libcairn_fortran' &&
+      fail "the Fortran project ($name) links the installed libcairn_fortran"
+    run user_f 2 "$TMP/$name/user_f"
+  }
+  from_source fortran_src -Dcairn_FORTRAN_FROM_SOURCE=ON
+  sed -i 's/^set(cairn_Fortran_COMPILER_VERSION ".*")$/set(cairn_Fortran_COMPILER_VERSION "0.0.1")/' \
+    "$LIBDIR/cmake/cairn/cairnConfig.cmake"
+  grep -q '^set(cairn_Fortran_COMPILER_VERSION "0.0.1")$' "$LIBDIR/cmake/cairn/cairnConfig.cmake" ||
+    fail "cairnConfig.cmake does not record the Fortran compiler's version"
+  from_source fortran_other
 else
   fail "the Fortran module was not installed (is gfortran installed? scripts/install_deps.sh)"
 fi
