@@ -3,11 +3,21 @@
 # cairn::cairn and cairn::fortran) and a pkg-config file (cairn.pc).
 #
 #   cmake --install build --prefix P
-#   find_package(cairn 0.1 REQUIRED)   + target_link_libraries(app PRIVATE cairn::cairn)
+#   find_package(cairn 0.2 REQUIRED)   + target_link_libraries(app PRIVATE cairn::cairn)
 #   pkg-config --cflags --libs cairn   (PKG_CONFIG_PATH=P/lib/pkgconfig)
 include(CMakePackageConfigHelpers)
 
 set(CAIRN_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/cairn)
+
+# The installed library, tool and Fortran library keep the directories
+# outside the project they were linked from (MPI's, when it is not in the
+# loader's default paths: an environment module's), as the build tree's
+# copies do; CMake drops them on install otherwise, and `cairn ls` then
+# needs the MPI module loaded. LD_LIBRARY_PATH still comes first.
+set_target_properties(cairn_lib cairn_tool PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+if(TARGET cairn_fortran)
+  set_target_properties(cairn_fortran PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+endif()
 
 install(TARGETS cairn_lib EXPORT cairnTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -20,19 +30,33 @@ install(FILES
   ${PROJECT_BINARY_DIR}/include/cairn/version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cairn)
 install(TARGETS cairn_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# cairn::fortran in an export set of its own: cairnConfig.cmake loads it
+# only for a project whose Fortran compiler wrote the installed cairn.mod
+# (else it compiles cairn.f90 in the project instead).
 if(TARGET cairn_fortran)
-  install(TARGETS cairn_fortran EXPORT cairnTargets
+  install(TARGETS cairn_fortran EXPORT cairnFortranTargets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(FILES ${CAIRN_FORTRAN_MODDIR}/cairn.mod DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cairn/fortran)
+  install(EXPORT cairnFortranTargets NAMESPACE cairn:: DESTINATION ${CAIRN_CMAKE_DIR})
 endif()
+# The module's source too, with or without a Fortran compiler here: a .mod
+# is read only by the compiler (often the version) that wrote it, so a user
+# of another Fortran compiler (ifx, nvfortran, flang, Cray) compiles
+# cairn.f90 into the program and links libcairn alone (README;
+# cairnConfig.cmake does it for CMake projects).
+install(FILES fortran/cairn.f90 DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cairn/fortran)
 
 install(EXPORT cairnTargets NAMESPACE cairn:: DESTINATION ${CAIRN_CMAKE_DIR})
 set(CAIRN_CONFIG_SHARED ${BUILD_SHARED_LIBS})
 if(TARGET cairn_fortran)
   set(CAIRN_CONFIG_FORTRAN ON)
+  set(CAIRN_CONFIG_Fortran_ID "${CMAKE_Fortran_COMPILER_ID}")
+  set(CAIRN_CONFIG_Fortran_VERSION "${CMAKE_Fortran_COMPILER_VERSION}")
 else()
   set(CAIRN_CONFIG_FORTRAN OFF)
+  set(CAIRN_CONFIG_Fortran_ID "")
+  set(CAIRN_CONFIG_Fortran_VERSION "")
 endif()
 configure_package_config_file(cmake/cairnConfig.cmake.in
   ${PROJECT_BINARY_DIR}/cairnConfig.cmake INSTALL_DESTINATION ${CAIRN_CMAKE_DIR})

@@ -1786,13 +1786,22 @@ contains
     else if (t%type == 8 .and. t%i < 0) then
       call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_tag('" // key // "', '" // name // &
                 "'): the uint64 value does not fit integer(int64)", ierr)
-    else if (present(lo) .and. present(hi) .and. (t%i < lo .or. t%i > hi)) then
+    else if (out_of(t%i)) then
       call fail(CAIRN_INVALID_ARGUMENT, "cairn_get_tag('" // key // "', '" // name // "'): the value " // &
                 itoa(t%i) // " does not fit the integer kind given (" // itoa(lo) // " .. " // itoa(hi) // ")", ierr)
     else
       value = t%i
       if (present(ierr)) ierr = CAIRN_OK
     end if
+  contains
+    ! Whether v passes [lo, hi] when both are given. Its own function:
+    ! Fortran's .and. need not stop at a false present(lo), and gfortran
+    ! without optimization read the absent lo (SIGSEGV for int64 values).
+    logical function out_of(v)
+      integer(int64), intent(in) :: v
+      out_of = .false.
+      if (present(lo) .and. present(hi)) out_of = v < lo .or. v > hi
+    end function out_of
   end subroutine get_tag_int
 
   subroutine get_tag_i1(store, key, name, value, rank, ierr, array)

@@ -21,6 +21,21 @@ nice "$tmp/venv/bin/python" -m pip install -q --disable-pip-version-check \
     --config-settings=build-dir="$tmp/build" "$src" >"$tmp/pip.log" 2>&1 ||
   { tail -30 "$tmp/pip.log"; fail "pip install $src"; }
 cd "$tmp"
+# The installed extension records MPI's library directory (from the pip
+# build's CMake cache) unless the loader searches it by default, as
+# install_test checks for libcairn: CMake strips it on install otherwise,
+# and `import cairn` where MPI is a module's needs that module loaded.
+ext=$(ls "$tmp"/venv/lib/python3*/site-packages/cairn/_cairn*.so 2>/dev/null | head -n 1)
+[[ -n $ext ]] || fail "no cairn/_cairn*.so in the venv"
+mpi_lib=$(sed -nE 's/^MPI_[A-Za-z0-9_]+_LIBRARY:FILEPATH=(.*\/lib(mpi|mpich)\.so)$/\1/p' "$tmp/build/CMakeCache.txt" | head -n 1)
+[[ -n $mpi_lib ]] || fail "no MPI library in the pip build's CMakeCache.txt"
+mpi_dir=$(realpath "$(dirname "$mpi_lib")")
+if ! ldconfig -v -N -X 2>/dev/null | sed -n 's/^\([^\t][^:]*\):.*/\1/p' | xargs -r realpath 2>/dev/null | grep -qxF "$mpi_dir"; then
+  runpath=$(readelf -d "$ext" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p')
+  tr ':' '\n' <<<"$runpath" | xargs -r realpath 2>/dev/null | grep -qxF "$mpi_dir" ||
+    fail "$ext does not record MPI's directory $mpi_dir (RUNPATH '$runpath')"
+  echo "the extension records MPI's directory $mpi_dir"
+fi
 cat >"$tmp/mpi_store.py" <<'PY'
 import sys
 import numpy as np
