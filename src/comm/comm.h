@@ -32,7 +32,9 @@ class Comm {
 
   virtual void Barrier() = 0;
   // Root's *data is copied to every rank's *data (resized as needed).
-  virtual void Bcast(std::string* data, int root) = 0;
+  // `what` names the broadcast for tests (TestBadAllocPoint: the receive
+  // side's allocation, store/crash_point.h).
+  virtual void Bcast(std::string* data, int root, const char* what = "broadcast") = 0;
   // Root receives every rank's `mine`, in rank order.
   virtual void Gather(const std::string& mine, std::vector<std::string>* all, int root) = 0;
   // Root's parts[i] goes to rank i's *mine.

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "comm/comm.h"
+#include "store/crash_point.h"
 
 namespace cairn {
 namespace {
@@ -155,22 +156,27 @@ class MpiComm final : public Comm {
   // and the first bytes, and only what does not fit follows (an open makes
   // several broadcasts of a few hundred bytes, each of which was two steps;
   // each step costs a scheduling round trip when ranks share cores).
-  void Bcast(std::string* data, int root) override {
-    constexpr uint64_t kHead = 1024, kInHead = kHead - sizeof(uint64_t);
+  // (CAIRN_TEST_MPI_MAX_COUNT lowers the head and the pieces too, so that
+  // tests send small payloads in several steps.)
+  void Bcast(std::string* data, int root, const char* what) override {
+    constexpr uint64_t kHead = 1024;
+    const uint64_t head_bytes = std::min<uint64_t>(kHead, std::max<uint64_t>(max_count_, sizeof(uint64_t) + 1));
+    const uint64_t kInHead = head_bytes - sizeof(uint64_t), piece = std::min(kPiece, max_count_);
     char head[kHead];
     uint64_t n = data->size();
     if (rank_ == root) {
       std::memcpy(head, &n, sizeof n);
       std::memcpy(head + sizeof n, data->data(), std::min(n, kInHead));
     }
-    BcastBytes(head, int(kHead), root);
+    BcastBytes(head, int(head_bytes), root);
     if (rank_ != root) {
       std::memcpy(&n, head, sizeof n);
+      TestBadAllocPoint(what, rank_);
       data->resize(n);
       std::memcpy(data->data(), head + sizeof n, std::min(n, kInHead));
     }
-    for (uint64_t off = kInHead; off < n; off += kPiece)
-      BcastBytes(data->data() + off, int(std::min(kPiece, n - off)), root);
+    for (uint64_t off = kInHead; off < n; off += piece)
+      BcastBytes(data->data() + off, int(std::min(piece, n - off)), root);
   }
   void BcastBytes(void* p, int n, int root) {
     MPI_Request r;

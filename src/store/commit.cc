@@ -239,7 +239,7 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
     }
   }
   reports = std::vector<std::string>();
-  c->Bcast(&plan_bytes, 0);
+  c->Bcast(&plan_bytes, 0, "commit_plan");
   // Rank 0's status is the same on every rank that could decode it; a
   // rank that could not (out of memory) makes its own error, agreed below.
   Status root;
@@ -396,7 +396,7 @@ Status Store::Rep::CommitSync(uint64_t* revision, bool* deciding) {
       outcome.clear();
     }
   }
-  c->Bcast(&outcome, 0);
+  c->Bcast(&outcome, 0, "commit_outcome");
   if (outcome.empty()) {
     // Rank 0 could not say: the revision may be committed (its record is
     // durable) or not. No more commits through this handle (reopen).

@@ -728,7 +728,7 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     if (nranks > 1 && eager_shared && rec.shared().length > 0 && rec.shared().length <= kBroadcastSharedLimit) {
       std::string sb;
       if (rank == 0 && shared) sb = std::string(shared->bytes);
-      c->Bcast(&sb, 0);
+      c->Bcast(&sb, 0, "shared_table");
       // Rank 0 checked these bytes; a failure here (memory damage, or out
       // of memory) leaves the table to be read from the file on demand.
       if (rank != 0) AdoptSentSharedTable(rep.get(), std::move(sb));

@@ -322,7 +322,7 @@ Status Store::QueryAllAgreed(const std::vector<TagQuery>& all_of, std::vector<Qu
   std::string flat;
   if (c->rank() == 0)
     for (const std::string& part : all) flat += part;
-  c->Bcast(&flat, 0);
+  c->Bcast(&flat, 0, "query_union");
   Decoder d(flat);
   while (d.remaining() > 0 && !d.failed()) {
     int r = int(d.Varint32());
