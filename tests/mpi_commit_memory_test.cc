@@ -270,6 +270,26 @@ TEST_F(ReceiveMemory, QueryUnionOfLastRank) {
   CommitsAfter(s.get(), -1);
 }
 
+// The free extents rank 0 sends at a writable open (retention): every rank
+// fails the open with the last rank's error, and the store opens after.
+TEST_F(ReceiveMemory, FreeExtentsOfLastRank) {
+  ASSERT_TRUE(Prepare(-1)->Close().ok());
+  std::unique_ptr<Store> s;
+  setenv("CAIRN_TEST_MPI_MAX_COUNT", "9", 1);
+  Status st = FailingOnLastRank("free_extents", [&] {
+    return Collective("Open", [&] { return Store::Open(Opts(), Path(), MPI_COMM_WORLD, &s); });
+  });
+  unsetenv("CAIRN_TEST_MPI_MAX_COUNT");
+  ExpectLastRanksFailure(st);
+  EXPECT_EQ(s != nullptr, Size() == 1);
+  s.reset();
+  st = Store::Open(Opts(), Path(), MPI_COMM_WORLD, &s);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  std::string v;
+  EXPECT_TRUE(s->Get("first", &v).ok());
+  EXPECT_TRUE(s->Close().ok());
+}
+
 // The other collective calls that hold a rank's large allocation: a
 // rank whose own index table does not fit fails the open of every rank
 // (it read it alone: before, it threw while the others waited in the

@@ -41,7 +41,9 @@ void TestFsyncDelay(int rank);
 // anything is written); and on a rank that receives a broadcast from rank
 // 0, its allocation for the bytes (Comm::Bcast): "commit_plan",
 // "commit_outcome", "query_union" (QueryAll), "shared_table" (the shared
-// table at a writable open). One getenv per call otherwise.
+// table at a writable open), "free_extents" (at a writable open); and
+// "scatter" (Comm::ScatterSized: a read-only open's tables). One getenv
+// per call otherwise.
 void TestBadAllocPoint(const char* point, int rank);
 
 }  // namespace cairn
