@@ -39,9 +39,11 @@ class Comm {
   virtual int size() const = 0;  // local
 
   virtual void Barrier() = 0;
-  // Root's *data is copied to every rank's *data (resized as needed).
-  // `what` names the broadcast for tests (TestBadAllocPoint: the receive
-  // side's allocation, store/crash_point.h).
+  // Root's *data is copied to every rank's *data (resized as needed). A
+  // receiver that cannot hold it still takes part in every step and throws
+  // std::bad_alloc after the last, *data empty (its caller agrees the
+  // failure). `what` names the broadcast for tests (TestBadAllocPoint: the
+  // receive side's allocation, store/crash_point.h).
   virtual void Bcast(std::string* data, int root, const char* what = "broadcast") = 0;
   // Root receives every rank's `mine`, in rank order.
   virtual void Gather(const std::string& mine, std::vector<std::string>* all, int root) = 0;
