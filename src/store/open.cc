@@ -339,12 +339,13 @@ Status FinishReadOnlyOpen(Store::Rep* rep, Decoder* d, const std::string& root_o
     uint64_t most = 0;
     for (uint32_t r = 0; r < readers; r++)
       if (Scattered(rec.namespaces[r], limit)) most = std::max(most, rec.namespaces[r].length);
-    if (block == TableBlock::kScattered && late.ok())
-      late = UnlessOutOfMemoryThen("open of", rep->path, kNotOpened, [&] {
-        c->ScatterSized(*parts, have_part ? rec.namespaces[rank].length : 0, most,
-                        &my_bytes, 0);
+    if (block == TableBlock::kScattered) {
+      Status got = UnlessOutOfMemoryThen("open of", rep->path, kNotOpened, [&] {
+        c->ScatterSized(*parts, have_part ? rec.namespaces[rank].length : 0, most, &my_bytes, 0);
         return Status::OK();
       });
+      if (late.ok()) late = got;
+    }
     // (A rank whose own open failed, or was refused, reads nothing: the
     // agreement below fails every rank.)
     if (block == TableBlock::kScattered && late.ok() && local.ok() && uint32_t(rank) < readers)
