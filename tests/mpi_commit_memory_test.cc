@@ -290,6 +290,47 @@ TEST_F(ReceiveMemory, FreeExtentsOfLastRank) {
   EXPECT_TRUE(s->Close().ok());
 }
 
+// A commit's array step (CommitArrays, its own gather and broadcast): a
+// rank out of memory for its round (the hook "array_round"), or rank 0 for
+// combining the rounds into descriptors ("array_combine"). Every rank
+// fails with that rank's error and drops the round's array puts, as for
+// any failed array step; the other puts commit next time, and the array
+// put again commits (before: the failing rank threw out of the commit and
+// the others waited for it in the gather or the broadcast).
+class ArrayStepMemory : public CommitMemory {
+ protected:
+  void ArrayOutOfMemory(const char* point, int failing) {
+    auto s = Prepare(-1);
+    ASSERT_TRUE(s);
+    auto put = [&] {
+      std::vector<double> v(4, double(Rank()));
+      return s->PutArray("a", DType::kFloat64, {4 * uint64_t(Size())}, {4 * uint64_t(Rank())}, {4}, v.data());
+    };
+    ASSERT_TRUE(put().ok());
+    if (Rank() == failing) setenv("CAIRN_TEST_BAD_ALLOC_POINT", point, 1);
+    Status st = Collective("Commit", [&] { return s->Commit(); });
+    unsetenv("CAIRN_TEST_BAD_ALLOC_POINT");
+    EXPECT_TRUE(st.IsIOError()) << st.ToString();
+    EXPECT_EQ(st.message().rfind("rank " + std::to_string(failing) + ": ", 0), 0u) << st.ToString();
+    EXPECT_NE(st.message().find("out of memory"), std::string::npos) << st.ToString();
+    EXPECT_NE(st.message().find("put them again"), std::string::npos) << st.ToString();
+    ASSERT_TRUE(put().ok());
+    uint64_t rev = 0;
+    st = s->Commit(&rev);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    EXPECT_EQ(rev, 2u);
+    std::vector<double> all(4 * size_t(Size()));
+    ASSERT_TRUE(s->GetArray("a", {0}, {4 * uint64_t(Size())}, all.data()).ok());
+    for (int r = 0; r < Size(); r++) EXPECT_EQ(all[4 * size_t(r)], double(r));
+    std::string v;
+    ASSERT_TRUE(s->Get("next", &v).ok());
+    EXPECT_TRUE(s->Close().ok());
+  }
+};
+
+TEST_F(ArrayStepMemory, RoundOfLastRank) { ArrayOutOfMemory("array_round", Size() - 1); }
+TEST_F(ArrayStepMemory, CombineOfRank0) { ArrayOutOfMemory("array_combine", 0); }
+
 // The other collective calls that hold a rank's large allocation: a
 // rank whose own index table does not fit fails the open of every rank
 // (it read it alone: before, it threw while the others waited in the
