@@ -43,8 +43,10 @@ class Comm {
   // receiver that cannot hold it still takes part in every step and throws
   // std::bad_alloc after the last, *data empty (its caller agrees the
   // failure). `what` names the broadcast for tests (TestBadAllocPoint: the
-  // receive side's allocation, store/crash_point.h).
-  virtual void Bcast(std::string* data, int root, const char* what = "broadcast") = 0;
+  // receive side's allocation, store/crash_point.h). `reserved`: every
+  // receiver already holds room for the bytes (its caller agreed that), so
+  // they go in pieces of up to 1 GiB instead of 1 MiB.
+  virtual void Bcast(std::string* data, int root, const char* what = "broadcast", bool reserved = false) = 0;
   // Root receives every rank's `mine`, in rank order.
   virtual void Gather(const std::string& mine, std::vector<std::string>* all, int root) = 0;
   // Root's part i goes to rank i's *mine (parts: root's only).

@@ -16,6 +16,8 @@
 namespace cairn {
 namespace {
 
+// MPI counts are ints: large buffers travel in pieces of at most 1 GiB.
+constexpr uint64_t kPiece = 1ull << 30;
 // A receiver of a broadcast or scatter that cannot hold its bytes takes
 // them in pieces of at most this many into a buffer it took beforehand
 // (MpiComm::scratch_), and discards them; the data goes in such pieces.
@@ -158,7 +160,8 @@ class MpiComm final : public Comm {
   // and the first bytes, and only what does not fit follows (an open makes
   // several broadcasts of a few hundred bytes, each of which was two steps;
   // each step costs a scheduling round trip when ranks share cores). The
-  // rest goes in pieces of kScratch bytes (1 MiB).
+  // rest goes in pieces of kScratch bytes (1 MiB), or of kPiece when every
+  // receiver has reserved room (`reserved`: GetShared's value).
   //
   // A receiver that cannot hold the bytes (std::bad_alloc or
   // std::length_error from its resize) still takes every piece, into
@@ -167,10 +170,11 @@ class MpiComm final : public Comm {
   // this rank's failure at the agreement that follows (doc/design.md
   // "Errors"). (CAIRN_TEST_MPI_MAX_COUNT lowers the head and the pieces
   // too, so that tests send small payloads in several steps.)
-  void Bcast(std::string* data, int root, const char* what) override {
+  void Bcast(std::string* data, int root, const char* what, bool reserved) override {
     constexpr uint64_t kHead = 1024;
     const uint64_t head_bytes = std::min<uint64_t>(kHead, std::max<uint64_t>(max_count_, sizeof(uint64_t) + 1));
-    const uint64_t kInHead = head_bytes - sizeof(uint64_t), piece = std::min(kScratch, max_count_);
+    const uint64_t kInHead = head_bytes - sizeof(uint64_t);
+    const uint64_t piece = std::min(reserved ? kPiece : kScratch, max_count_);
     char head[kHead];
     uint64_t n = data->size();
     if (rank_ == root) {
@@ -183,7 +187,9 @@ class MpiComm final : public Comm {
       std::memcpy(&n, head, sizeof n);
       room = Resize(data, n, what);
       if (room) std::memcpy(data->data(), head + sizeof n, std::min(n, kInHead));
-      if (!room && n > kInHead && !scratch_) throw std::bad_alloc();  // (none taken at construction)
+      // (No scratch_ taken at construction, or pieces larger than it: a
+      // `reserved` broadcast whose receiver had no room after all.)
+      if (!room && n > kInHead && (!scratch_ || piece > kScratch)) throw std::bad_alloc();
     }
     for (uint64_t off = kInHead; off < n; off += piece)
       BcastBytes(room ? data->data() + off : scratch_.get(), int(std::min(piece, n - off)), root);
