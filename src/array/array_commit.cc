@@ -10,6 +10,8 @@
 
 #include "array/array_state.h"
 #include "format/coding.h"
+#include "store/crash_point.h"
+#include "store/out_of_memory.h"
 
 namespace cairn {
 
@@ -351,6 +353,12 @@ void ForEachCommittedBlock(Store::Rep* r, const std::string& name,
   }
 }
 
+// The end of the message of an array step that ran out of memory.
+constexpr char kArrayStepFailed[] = " (its array step); no revision was made";
+// Rank 0's whole reply when it could not even encode its failure: one
+// byte (an encoded status and its length take at least two).
+constexpr char kNoRoomForOutcome = '!';
+
 // The round failed: this rank's new block objects go back to what the
 // committed revision holds under their keys.
 void RevertRound(Store::Rep* r, ArrayState* a) {
@@ -370,52 +378,112 @@ void RevertRound(Store::Rep* r, ArrayState* a) {
   a->deletes.clear();
 }
 
-Status CommitArrays(Store::Rep* r, ArrayState* a) {
-  Comm* c = r->comm.get();
-  int rank = c->rank();
-  std::vector<std::string> rounds;
-  c->Gather(EncodeRound(*a), &rounds, 0);
-  std::string out;  // status, then the names of the arrays put or deleted
-  if (rank == 0) {
+// Rank 0's part of CommitArrays: the rounds combined into descriptors put
+// into the shared namespace's pending changes (or, on failure, none), and
+// the reply when they are (*out: ok, then the names of the arrays put or
+// deleted). *out_of_memory: it failed for want of memory.
+Status CombineOnRoot(Store::Rep* r, const std::vector<std::string>& rounds, std::string* out,
+                     bool* out_of_memory) {
+  Status s;
+  // The descriptors go into the shared namespace's pending changes; if
+  // one cannot be written, those already put are taken back.
+  std::vector<std::string> done;
+  try {
+    TestBadAllocPoint("array_combine", 0);
     std::vector<Desc> descs;
     std::vector<std::string> gone;
-    Status s = CombineRounds(r, rounds, &descs, &gone);
-    rounds.clear();
-    // The descriptors go into the shared namespace's pending changes; if
-    // one cannot be written, those already put are taken back.
-    std::vector<std::string> done;
+    s = CombineRounds(r, rounds, &descs, &gone);
+    if (s.ok()) {  // (the reply first: nothing is put if it cannot be made)
+      PutLengthPrefixed(out, EncodeStatus(s));
+      PutVarint64(out, descs.size());  // the names put, then those deleted
+      for (const Desc& d : descs) PutLengthPrefixed(out, d.name);
+      for (const std::string& n : gone) PutLengthPrefixed(out, n);
+    }
+    done.reserve(descs.size() + gone.size());  // (no key put and not listed)
     for (size_t i = 0; i < descs.size() && s.ok(); i++) {
       std::string key = ArrayDescKey(descs[i].name);
       s = r->PutInto(&r->shared, key, descs[i].bytes, descs[i].tags);
-      if (s.ok()) done.push_back(key);
+      if (s.ok()) done.push_back(std::move(key));
     }
     for (size_t i = 0; i < gone.size() && s.ok(); i++) {
       std::string key = ArrayDescKey(gone[i]);
       std::string_view old;
       if (r->shared.Lookup(key, &old)) {  // (not there: deleted by a failed earlier round)
         s = r->shared.Delete(key);
-        if (s.ok()) done.push_back(key);
+        if (s.ok()) done.push_back(std::move(key));
       }
     }
-    if (!s.ok()) {
-      std::shared_ptr<const IndexTable> t;
-      (void)r->Table(kSharedNamespace, &t);
-      for (const std::string& key : done) {  // pending (put or deleted above): cannot fail
-        ptrdiff_t i = t ? t->Find(key) : -1;
-        if (i >= 0) (void)r->shared.Put(key, t->entries[size_t(i)]);
-        else (void)r->shared.Delete(key);
-      }
-    }
-    PutLengthPrefixed(&out, EncodeStatus(s));
-    if (s.ok()) {
-      PutVarint64(&out, descs.size());  // the names put, then those deleted
-      for (const Desc& d : descs) PutLengthPrefixed(&out, d.name);
-      for (const std::string& n : gone) PutLengthPrefixed(&out, n);
+  } catch (const std::bad_alloc&) {
+    *out_of_memory = true;
+  } catch (const std::length_error&) {
+    *out_of_memory = true;
+  }
+  if (*out_of_memory) s = OutOfMemoryError("commit of", r->path, kArrayStepFailed);
+  if (!s.ok()) {
+    std::shared_ptr<const IndexTable> t;
+    (void)r->Table(kSharedNamespace, &t);
+    for (const std::string& key : done) {  // pending (put or deleted above): cannot fail
+      ptrdiff_t i = t ? t->Find(key) : -1;
+      if (i >= 0) (void)r->shared.Put(key, t->entries[size_t(i)]);
+      else (void)r->shared.Delete(key);
     }
   }
-  c->Bcast(&out, 0);
+  return s;
+}
+
+Status CommitArrays(Store::Rep* r, ArrayState* a) {
+  Comm* c = r->comm.get();
+  int rank = c->rank();
+  // Out of memory for a rank's round sends an empty one (an encoded round
+  // never is), and rank 0 out of memory for the rounds or their
+  // descriptors fails the round: either way rank 0's status below says
+  // so, every rank returns it, and no collective step is left or added.
+  auto guarded = [&](auto&& f) { return UnlessOutOfMemoryThen("commit of", r->path, kArrayStepFailed, f); };
+  std::string round;
+  Status mine = guarded([&] {
+    TestBadAllocPoint("array_round", rank);
+    round = EncodeRound(*a);
+    return Status::OK();
+  });
+  if (!mine.ok()) round = std::string();
+  std::vector<std::string> rounds;
+  // (Rank 0 without room for the rounds throws after every rank left the
+  // gather: Comm::Gather.)
+  Status gathered = guarded([&] {
+    c->Gather(round, &rounds, 0);
+    return Status::OK();
+  });
+  round = std::string();
+  std::string out;  // status, then the names of the arrays put or deleted
+  if (rank == 0) {
+    Status s = gathered;
+    int failed = s.ok() ? -1 : 0;  // the rank that ran out of memory
+    for (size_t i = 0; i < rounds.size() && s.ok(); i++)
+      if (rounds[i].empty()) {
+        failed = int(i);
+        s = OutOfMemoryError("commit of", r->path, kArrayStepFailed);
+      }
+    bool out_of_memory = false;
+    if (s.ok()) s = CombineOnRoot(r, rounds, &out, &out_of_memory);
+    if (out_of_memory) failed = 0;
+    rounds = std::vector<std::string>();
+    if (!s.ok()) {
+      out = std::string();
+      try {
+        if (failed >= 0) s = Status(s.code(), "rank " + std::to_string(failed) + ": " + s.message());
+        PutLengthPrefixed(&out, EncodeStatus(s));
+      } catch (const std::bad_alloc&) {
+        out = std::string(1, kNoRoomForOutcome);  // (short: no allocation)
+      } catch (const std::length_error&) {
+        out = std::string(1, kNoRoomForOutcome);
+      }
+    }
+  }
+  c->Bcast(&out, 0, "array_outcome");
   Decoder d(out);
-  Status s = DecodeStatus(std::string(d.LengthPrefixed()));
+  Status s = out.size() == 1 ? OutOfMemoryError("commit of", r->path, kArrayStepFailed)
+                             : DecodeStatus(std::string(d.LengthPrefixed()));
+  if (out.size() == 1) s = Status(s.code(), "rank 0: " + s.message());
   if (!s.ok()) {
     RevertRound(r, a);
     return Status(s.code(), s.message() + " (the array puts and deletes since revision " +

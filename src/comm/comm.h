@@ -24,6 +24,14 @@ class CommRequest {
   virtual void Wait() = 0;
 };
 
+// The root's parts of a scatter, end to end: rank i's part is the sizes[i]
+// bytes after those of the ranks before it (each below 2^31, 1 GiB in all).
+// The root reads them in place (no second copy to lay them end to end).
+struct ScatterParts {
+  std::string bytes;
+  std::vector<uint64_t> sizes;  // one per rank
+};
+
 class Comm {
  public:
   virtual ~Comm() = default;
@@ -31,15 +39,24 @@ class Comm {
   virtual int size() const = 0;  // local
 
   virtual void Barrier() = 0;
-  // Root's *data is copied to every rank's *data (resized as needed).
-  virtual void Bcast(std::string* data, int root) = 0;
+  // Root's *data is copied to every rank's *data (resized as needed). A
+  // receiver that cannot hold it still takes part in every step and throws
+  // std::bad_alloc after the last, *data empty (its caller agrees the
+  // failure). `what` names the broadcast for tests (TestBadAllocPoint: the
+  // receive side's allocation, store/crash_point.h). `reserved`: every
+  // receiver already holds room for the bytes (its caller agreed that), so
+  // they go in pieces of up to 1 GiB instead of 1 MiB.
+  virtual void Bcast(std::string* data, int root, const char* what = "broadcast", bool reserved = false) = 0;
   // Root receives every rank's `mine`, in rank order.
   virtual void Gather(const std::string& mine, std::vector<std::string>* all, int root) = 0;
-  // Root's parts[i] goes to rank i's *mine.
-  virtual void Scatter(const std::vector<std::string>& parts, std::string* mine, int root) = 0;
+  // Root's part i goes to rank i's *mine (parts: root's only).
+  virtual void Scatter(const ScatterParts& parts, std::string* mine, int root) = 0;
   // The same when every rank already knows the size of its part (`size`,
-  // which must equal root's parts[rank].size()): one step instead of two.
-  virtual void ScatterSized(const std::vector<std::string>& parts, uint64_t size, std::string* mine,
+  // which must equal root's parts.sizes[rank]) and the largest part
+  // (`most`): one step instead of two while `most` is at most 1 MiB. A
+  // receiver that cannot hold its part still takes part in every step and
+  // throws std::bad_alloc after the last (its caller agrees the failure).
+  virtual void ScatterSized(const ScatterParts& parts, uint64_t size, uint64_t most, std::string* mine,
                             int root) = 0;
   virtual uint64_t AllreduceMax(uint64_t v) = 0;
   virtual uint64_t AllreduceMin(uint64_t v) = 0;

@@ -11,12 +11,17 @@
 #include <unistd.h>
 
 #include "comm/comm.h"
+#include "store/crash_point.h"
 
 namespace cairn {
 namespace {
 
 // MPI counts are ints: large buffers travel in pieces of at most 1 GiB.
 constexpr uint64_t kPiece = 1ull << 30;
+// A receiver of a broadcast or scatter that cannot hold its bytes takes
+// them in pieces of at most this many into a buffer it took beforehand
+// (MpiComm::scratch_), and discards them; the data goes in such pieces.
+constexpr uint64_t kScratch = 1ull << 20;
 
 // Prints "cairn: rank R" (R: this process's rank in MPI_COMM_WORLD) and
 // then `fmt` to stderr, and ends the job through `comm`.
@@ -154,23 +159,54 @@ class MpiComm final : public Comm {
   // One step for a small payload: a head of fixed size carries the length
   // and the first bytes, and only what does not fit follows (an open makes
   // several broadcasts of a few hundred bytes, each of which was two steps;
-  // each step costs a scheduling round trip when ranks share cores).
-  void Bcast(std::string* data, int root) override {
-    constexpr uint64_t kHead = 1024, kInHead = kHead - sizeof(uint64_t);
+  // each step costs a scheduling round trip when ranks share cores). The
+  // rest goes in pieces of kScratch bytes (1 MiB), or of kPiece when every
+  // receiver has reserved room (`reserved`: GetShared's value).
+  //
+  // A receiver that cannot hold the bytes (std::bad_alloc or
+  // std::length_error from its resize) still takes every piece, into
+  // scratch_, and throws std::bad_alloc once the broadcast is over: no rank
+  // is left in a broadcast the others have left, and the caller makes it
+  // this rank's failure at the agreement that follows (doc/design.md
+  // "Errors"). (CAIRN_TEST_MPI_MAX_COUNT lowers the head and the pieces
+  // too, so that tests send small payloads in several steps.)
+  void Bcast(std::string* data, int root, const char* what, bool reserved) override {
+    constexpr uint64_t kHead = 1024;
+    const uint64_t head_bytes = std::min<uint64_t>(kHead, std::max<uint64_t>(max_count_, sizeof(uint64_t) + 1));
+    const uint64_t kInHead = head_bytes - sizeof(uint64_t);
+    const uint64_t piece = std::min(reserved ? kPiece : kScratch, max_count_);
     char head[kHead];
     uint64_t n = data->size();
     if (rank_ == root) {
       std::memcpy(head, &n, sizeof n);
       std::memcpy(head + sizeof n, data->data(), std::min(n, kInHead));
     }
-    BcastBytes(head, int(kHead), root);
+    BcastBytes(head, int(head_bytes), root);
+    bool room = true;
     if (rank_ != root) {
       std::memcpy(&n, head, sizeof n);
-      data->resize(n);
-      std::memcpy(data->data(), head + sizeof n, std::min(n, kInHead));
+      room = Resize(data, n, what);
+      if (room) std::memcpy(data->data(), head + sizeof n, std::min(n, kInHead));
+      // (No scratch_ taken at construction, or pieces larger than it: a
+      // `reserved` broadcast whose receiver had no room after all.)
+      if (!room && n > kInHead && (!scratch_ || piece > kScratch)) throw std::bad_alloc();
     }
-    for (uint64_t off = kInHead; off < n; off += kPiece)
-      BcastBytes(data->data() + off, int(std::min(kPiece, n - off)), root);
+    for (uint64_t off = kInHead; off < n; off += piece)
+      BcastBytes(room ? data->data() + off : scratch_.get(), int(std::min(piece, n - off)), root);
+    if (!room) throw std::bad_alloc();
+  }
+  // A receiver's buffer of n bytes: false, and *data empty, if this
+  // process cannot hold it.
+  bool Resize(std::string* data, uint64_t n, const char* what) {
+    try {
+      TestBadAllocPoint(what, rank_);
+      data->resize(n);
+      return true;
+    } catch (const std::bad_alloc&) {
+    } catch (const std::length_error&) {
+    }
+    std::string().swap(*data);
+    return false;
   }
   void BcastBytes(void* p, int n, int root) {
     MPI_Request r;
@@ -240,43 +276,61 @@ class MpiComm final : public Comm {
     }
   }
 
-  // The root's side of a scatter: the parts end to end in *flat, with each
-  // one's size and offset.
-  void Flatten(const std::vector<std::string>& parts, std::vector<int>* counts, std::vector<int>* displs,
-               std::string* flat) const {
-    counts->resize(size_);
+  // The root's counts and offsets of a scatter's parts (ScatterParts).
+  void Offsets(const ScatterParts& parts, std::vector<uint64_t>* displs) const {
     displs->resize(size_);
+    uint64_t at = 0;
     for (int i = 0; i < size_; i++) {
-      (*displs)[i] = int(flat->size());
-      (*counts)[i] = int(parts[i].size());
-      *flat += parts[i];
+      (*displs)[i] = at;
+      at += parts.sizes[i];
     }
   }
 
-  void Scatter(const std::vector<std::string>& parts, std::string* mine, int root) override {
+  void Scatter(const ScatterParts& parts, std::string* mine, int root) override {
     std::vector<int> counts, displs;
-    std::string flat;
-    if (rank_ == root) Flatten(parts, &counts, &displs, &flat);
+    if (rank_ == root) {
+      std::vector<uint64_t> at;
+      Offsets(parts, &at);
+      for (int i = 0; i < size_; i++) {
+        counts.push_back(int(parts.sizes[i]));
+        displs.push_back(int(at[i]));
+      }
+    }
     int n = 0;
     MPI_Request r;
     MPI_Iscatter(counts.data(), 1, MPI_INT, &n, 1, MPI_INT, root, comm_, &r);
     Complete(&r, comm_, timeout_s_, "scatter (sizes)");
     mine->resize(size_t(n));
-    MPI_Iscatterv(flat.data(), counts.data(), displs.data(), MPI_BYTE, mine->data(), n, MPI_BYTE,
+    MPI_Iscatterv(parts.bytes.data(), counts.data(), displs.data(), MPI_BYTE, mine->data(), n, MPI_BYTE,
                   root, comm_, &r);
     Complete(&r, comm_, timeout_s_, "scatter (data)");
   }
 
-  void ScatterSized(const std::vector<std::string>& parts, uint64_t size, std::string* mine,
+  // In rounds of kScratch bytes from each part, so that a receiver that
+  // cannot hold its part takes it into scratch_ (as Bcast's does) and
+  // throws std::bad_alloc after the last round; one round while every part
+  // is within kScratch (the default compact_index_limit is 64 KiB).
+  void ScatterSized(const ScatterParts& parts, uint64_t size, uint64_t most, std::string* mine,
                     int root) override {
-    std::vector<int> counts, displs;
-    std::string flat;
-    if (rank_ == root) Flatten(parts, &counts, &displs, &flat);
-    mine->resize(size_t(size));
-    MPI_Request r;
-    MPI_Iscatterv(flat.data(), counts.data(), displs.data(), MPI_BYTE, mine->data(), int(size), MPI_BYTE,
-                  root, comm_, &r);
-    Complete(&r, comm_, timeout_s_, "scatter (data)");
+    std::vector<uint64_t> at;
+    std::vector<int> counts(rank_ == root ? size_ : 0), displs(rank_ == root ? size_ : 0);
+    if (rank_ == root) Offsets(parts, &at);
+    const uint64_t piece = std::min(kScratch, max_count_);
+    const bool room = Resize(mine, size, "scatter");
+    if (!room && size > 0 && !scratch_) throw std::bad_alloc();  // (none taken at construction)
+    for (uint64_t off = 0; off == 0 || off < most; off += piece) {
+      if (rank_ == root)
+        for (int i = 0; i < size_; i++) {
+          counts[i] = int(off < parts.sizes[i] ? std::min(piece, parts.sizes[i] - off) : 0);
+          displs[i] = int(at[i] + std::min(off, parts.sizes[i]));
+        }
+      int n = int(off < size ? std::min(piece, size - off) : 0);
+      MPI_Request r;
+      MPI_Iscatterv(parts.bytes.data(), counts.data(), displs.data(), MPI_BYTE,
+                    room ? mine->data() + std::min(off, size) : scratch_.get(), n, MPI_BYTE, root, comm_, &r);
+      Complete(&r, comm_, timeout_s_, "scatter (data)");
+    }
+    if (!room) throw std::bad_alloc();
   }
 
   uint64_t AllreduceMax(uint64_t v) override { return Allreduce(v, MPI_MAX); }
@@ -361,6 +415,10 @@ class MpiComm final : public Comm {
   uint64_t max_count_ = INT_MAX;  // the largest count Gather passes to MPI
   MPI_Win win_ = MPI_WIN_NULL;
   bool have_win_ = false;
+  // kScratch bytes for a receiver that cannot hold what it receives (Bcast,
+  // ScatterSized), taken with the communicator (not touched: address space
+  // until such a receiver uses it); null if even they could not be had.
+  std::unique_ptr<char[]> scratch_{new (std::nothrow) char[kScratch]};
 };
 
 }  // namespace

@@ -16,15 +16,13 @@ class SelfComm final : public Comm {
   int rank() const override { return 0; }
   int size() const override { return 1; }
   void Barrier() override {}
-  void Bcast(std::string*, int) override {}
+  void Bcast(std::string*, int, const char*, bool) override {}
   void Gather(const std::string& mine, std::vector<std::string>* all, int) override {
     all->assign(1, mine);
   }
-  void Scatter(const std::vector<std::string>& parts, std::string* mine, int) override {
-    *mine = parts.at(0);
-  }
-  void ScatterSized(const std::vector<std::string>& parts, uint64_t, std::string* mine, int) override {
-    *mine = parts.at(0);
+  void Scatter(const ScatterParts& parts, std::string* mine, int) override { *mine = parts.bytes; }
+  void ScatterSized(const ScatterParts& parts, uint64_t, uint64_t, std::string* mine, int) override {
+    *mine = parts.bytes;
   }
   uint64_t AllreduceMax(uint64_t v) override { return v; }
   uint64_t AllreduceMin(uint64_t v) override { return v; }

@@ -239,11 +239,16 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
     }
   }
   reports = std::vector<std::string>();
-  c->Bcast(&plan_bytes, 0);
+  // A rank that cannot hold the plan still takes the whole broadcast
+  // (Comm::Bcast), then throws: its failure, agreed below.
+  Status s = UnlessOutOfMemoryThen("commit of", path, then, [&] {
+    c->Bcast(&plan_bytes, 0, "commit_plan");
+    return Status::OK();
+  });
   // Rank 0's status is the same on every rank that could decode it; a
   // rank that could not (out of memory) makes its own error, agreed below.
   Status root;
-  Status s = UnlessOutOfMemoryThen("commit of", path, then, [&] {
+  if (s.ok()) s = UnlessOutOfMemoryThen("commit of", path, then, [&] {
     Decoder d(plan_bytes);
     root = DecodeStatus(std::string(d.LengthPrefixed()));
     if (!root.ok()) return Status::OK();
@@ -256,7 +261,9 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
     return ds;
   });
   s = AgreeStatus(c, s);
-  return root.ok() ? s : root;
+  // (A rank that failed here never read rank 0's status: every rank then
+  // returns the agreed failure, whatever rank 0 said.)
+  return s.ok() ? root : s;
 }
 
 Status Store::Rep::SyncNewDirs() {
@@ -325,12 +332,13 @@ Status Store::Commit(uint64_t* revision) {
   } catch (const std::length_error&) {
   }
   // Every collective step guards its own allocations (each rank's failure
-  // is agreed), and the gather's receive buffers on rank 0; left are
-  // messages, requests, and a rank's receive buffers for the two
-  // broadcasts from rank 0 (the plan and the outcome, which grow with the
-  // ranks and free extents: doc/design.md "Errors"). Before the
-  // outcome nothing changed; after it, this rank may have stopped half way
-  // through taking the revision in: no more commits through this handle.
+  // is agreed), and the gather's receive buffers on rank 0 and the plan's
+  // on the others; left are messages, requests, and a rank's room for the
+  // outcome (it takes the whole broadcast, then throws: Comm::Bcast).
+  // Before the outcome nothing changed; after it, this rank may have
+  // stopped half way through taking the revision in, or not known it:
+  // no more commits through this handle (the others hear of it at their
+  // next commit, which agrees this poison: CheckCommittable).
   if (!deciding) return OutOfMemoryError("Commit of", r->path, "; no revision was made");
   r->poisoned = Status(Status::Code::kIOError, "out of memory");
   return OutOfMemoryError("Commit of", r->path, ": this handle takes no more commits (reopen the store)");
@@ -396,7 +404,7 @@ Status Store::Rep::CommitSync(uint64_t* revision, bool* deciding) {
       outcome.clear();
     }
   }
-  c->Bcast(&outcome, 0);
+  c->Bcast(&outcome, 0, "commit_outcome");
   if (outcome.empty()) {
     // Rank 0 could not say: the revision may be committed (its record is
     // durable) or not. No more commits through this handle (reopen).

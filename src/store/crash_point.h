@@ -38,7 +38,14 @@ void TestFsyncDelay(int rank);
 // names `point` (and CAIRN_TEST_BAD_ALLOC_RANK is unset or names `rank`),
 // throws std::bad_alloc there, as an allocation would. Points:
 // "manifest_append" (rank 0's append of a commit's revision record, before
-// anything is written). One getenv per call otherwise.
+// anything is written); and on a rank that receives a broadcast from rank
+// 0, its allocation for the bytes (Comm::Bcast): "commit_plan",
+// "commit_outcome", "query_union" (QueryAll), "shared_table" (the shared
+// table at a writable open), "free_extents" (at a writable open),
+// "array_outcome" (the array step's reply); "scatter" (Comm::ScatterSized:
+// a read-only open's tables); in a commit's array step, "array_round" (a
+// rank's round) and "array_combine" (rank 0's descriptors). One getenv per
+// call otherwise.
 void TestBadAllocPoint(const char* point, int rank);
 
 }  // namespace cairn

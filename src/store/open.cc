@@ -241,6 +241,33 @@ uint64_t ScatterLimit(const Options& o, int nranks) {
 }
 bool Scattered(const NamespaceDesc& d, uint64_t limit) { return d.length != 0 && d.length <= limit; }
 
+// Rank 0's read at open of the index tables it sends: those of namespaces
+// [0, readers) within `limit`, end to end in parts->bytes where they are
+// read (sent from there: no second copy to lay them end to end), and the
+// shared table into *shared_bytes if `shared` and it is within `limit`.
+Status ReadSentTables(Store::Rep* rep, const RevisionRecord& rec, uint32_t readers, uint64_t limit, bool shared,
+                      ScatterParts* parts, std::string* shared_bytes) {
+  parts->sizes.assign(size_t(rep->comm->size()), 0);
+  uint64_t total = 0;
+  for (uint32_t r = 0; r < readers; r++)
+    if (Scattered(rec.namespaces[r], limit)) total += parts->sizes[r] = rec.namespaces[r].length;
+  parts->bytes.resize(total);
+  std::vector<ReadRange> ranges;
+  uint64_t at = 0;
+  for (uint32_t r = 0; r < readers; r++) {
+    const NamespaceDesc& d = rec.namespaces[r];
+    if (parts->sizes[r] == 0) continue;
+    ranges.push_back(ReadRange{d.subfile, d.offset, d.length, parts->bytes.data() + at});
+    at += d.length;
+  }
+  if (shared && Scattered(rec.shared(), limit)) {
+    const NamespaceDesc& d = rec.shared();
+    shared_bytes->resize(d.length);
+    ranges.push_back(ReadRange{d.subfile, d.offset, d.length, shared_bytes->data()});
+  }
+  return ReadCoalesced(ranges, ReadPlanLimits(), [&](uint32_t id, File** f) { return rep->DataFile(id, f); });
+}
+
 // What happened to rank 0's read of the small tables at a read-only open.
 enum class TableBlock : uint8_t { kNone = 0, kScattered = 1, kFailed = 2 };
 
@@ -285,7 +312,7 @@ void AdoptSentSharedTable(Store::Rep* rep, std::string sb) {
 // `d` holds the rest of that message. One scatter of the small tables and
 // one agreement; no other collective step.
 Status FinishReadOnlyOpen(Store::Rep* rep, Decoder* d, const std::string& root_opts, bool differs,
-                          const Status& local, std::vector<std::string>* parts, Status rank0_tables,
+                          const Status& local, ScatterParts* parts, Status rank0_tables,
                           std::shared_ptr<const IndexTable> rank0_shared, const Status& refused) {
   Comm* c = rep->comm.get();
   const Options& options = rep->opt;
@@ -307,9 +334,18 @@ Status FinishReadOnlyOpen(Store::Rep* rep, Decoder* d, const std::string& root_o
   if (found.ok() && rec.revision != 0 && block != TableBlock::kNone) {
     std::string my_bytes;
     bool have_part = uint32_t(rank) < readers && Scattered(rec.namespaces[rank], limit);
-    if (block == TableBlock::kScattered)
-      c->ScatterSized(rank == 0 ? *parts : std::vector<std::string>(), have_part ? rec.namespaces[rank].length : 0,
-                      &my_bytes, 0);
+    // A rank that cannot hold its part still takes every step of the
+    // scatter (Comm::ScatterSized) and fails in the agreement below.
+    uint64_t most = 0;
+    for (uint32_t r = 0; r < readers; r++)
+      if (Scattered(rec.namespaces[r], limit)) most = std::max(most, rec.namespaces[r].length);
+    if (block == TableBlock::kScattered) {
+      Status got = UnlessOutOfMemoryThen("open of", rep->path, kNotOpened, [&] {
+        c->ScatterSized(*parts, have_part ? rec.namespaces[rank].length : 0, most, &my_bytes, 0);
+        return Status::OK();
+      });
+      if (late.ok()) late = got;
+    }
     // (A rank whose own open failed, or was refused, reads nothing: the
     // agreement below fails every rank.)
     if (block == TableBlock::kScattered && late.ok() && local.ok() && uint32_t(rank) < readers)
@@ -334,14 +370,14 @@ Status FinishReadOnlyOpen(Store::Rep* rep, Decoder* d, const std::string& root_o
 }
 
 void ReadForReadOnlyOpen(Store::Rep* rep, const Status& local, uint64_t limit, OpenInfo* info_out,
-                         TableBlock* block_out, std::string* send_out, std::vector<std::string>* parts,
+                         TableBlock* block_out, std::string* send_out, ScatterParts* parts,
                          Status* tables, std::shared_ptr<const IndexTable>* shared_out);
 
 // Rank 0 of a read-only open, before its first message: reads the manifest
 // and, in one coalesced request, the small index tables of every rank (and
 // a compact shared table), which it appends to `hello` (see OpenWith).
 void StartReadOnlyOpen(Store::Rep* rep, const Status& local, std::string* hello,
-                       std::vector<std::string>* parts, Status* tables,
+                       ScatterParts* parts, Status* tables,
                        std::shared_ptr<const IndexTable>* shared_out) {
   const Options& options = rep->opt;
   int nranks = rep->comm->size();
@@ -360,7 +396,7 @@ void StartReadOnlyOpen(Store::Rep* rep, const Status& local, std::string* hello,
     info.status = read;
     block = TableBlock::kNone;
     shared_send = std::string();
-    *parts = std::vector<std::string>();
+    *parts = ScatterParts();
     shared_out->reset();
   }
   PutLengthPrefixed(hello, EncodeOpenInfo(info));
@@ -372,7 +408,7 @@ void StartReadOnlyOpen(Store::Rep* rep, const Status& local, std::string* hello,
 // StartReadOnlyOpen's reads: the manifest into *info, the small tables
 // into *parts (*block says how that went) and the compact shared table.
 void ReadForReadOnlyOpen(Store::Rep* rep, const Status& local, uint64_t limit, OpenInfo* info_out,
-                         TableBlock* block_out, std::string* send_out, std::vector<std::string>* parts,
+                         TableBlock* block_out, std::string* send_out, ScatterParts* parts,
                          Status* tables, std::shared_ptr<const IndexTable>* shared_out) {
   const Options& options = rep->opt;
   int nranks = rep->comm->size();
@@ -384,26 +420,16 @@ void ReadForReadOnlyOpen(Store::Rep* rep, const Status& local, uint64_t limit, O
   RevisionRecord rec;
   if (info.status.ok() && !info.record.empty() && DecodeRevisionPayload(info.record, &rec).ok() &&
       rec.revision != 0) {
-    parts->assign(nranks, std::string());
     uint32_t readers = std::min<uint32_t>(rec.nranks, uint32_t(nranks));
     std::string shared_bytes;
-    std::vector<ReadRange> ranges;
-    auto want = [&](const NamespaceDesc& d, std::string* dst) {
-      if (!Scattered(d, limit)) return;
-      dst->resize(d.length);
-      ranges.push_back(ReadRange{d.subfile, d.offset, d.length, dst->data()});
-    };
-    for (uint32_t r = 0; r < readers; r++) want(rec.namespaces[r], &(*parts)[r]);
     // A read-only open reads the shared table only when it is compact.
     const bool eager_shared = rec.shared().length <= options.compact_index_limit;
-    if (eager_shared) want(rec.shared(), &shared_bytes);
     // (The planner reads through a gap between tables only while a block
     // stays within 2x of the table bytes it wants: history_test.)
-    Status rs = ReadCoalesced(ranges, ReadPlanLimits(),
-                              [&](uint32_t id, File** f) { return rep->DataFile(id, f); });
+    Status rs = ReadSentTables(rep, rec, readers, limit, eager_shared, parts, &shared_bytes);
     block = rs.ok() ? TableBlock::kScattered : TableBlock::kFailed;
     if (!rs.ok()) {
-      parts->assign(nranks, std::string());
+      *parts = ScatterParts{std::string(), std::vector<uint64_t>(size_t(nranks), 0)};
       *tables = rs;
     }
     if (rs.ok() && eager_shared && rec.shared().length > 0) {
@@ -450,7 +476,7 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   if (!refused.ok()) local = refused;
   const std::string my_opts = nranks > 1 ? EncodeCollectiveOptions(options, path) : std::string();
   std::string hello;
-  std::vector<std::string> parts;
+  ScatterParts parts;
   Status rank0_tables;
   std::shared_ptr<const IndexTable> rank0_shared;
   if (rank == 0) {
@@ -533,10 +559,10 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
         std::vector<uint64_t> uniq = ids;
         std::sort(uniq.begin(), uniq.end());
         uniq.erase(std::unique(uniq.begin(), uniq.end()), uniq.end());
-        std::vector<std::string> parts(nranks);
+        ScatterParts parts{std::string(), std::vector<uint64_t>(size_t(nranks), 4)};
         for (int i = 0; i < nranks; i++) {
           uint32_t sub = uint32_t(std::lower_bound(uniq.begin(), uniq.end(), ids[i]) - uniq.begin());
-          parts[i].assign(reinterpret_cast<char*>(&sub), 4);
+          parts.bytes.append(reinterpret_cast<char*>(&sub), 4);
         }
         c->Scatter(parts, &all, 0);
       } else {
@@ -670,30 +696,20 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   if (rec.revision != 0) {
     Status rs;
     if (rank == 0) {
-      std::vector<std::string> parts;
+      ScatterParts parts;
       std::string shared_bytes;
       // Out of memory for the tables: the open fails (agreed below), and
       // the others still get their (empty) parts.
+      // Tables reused from older revisions (commit_tables.h) lie apart
+      // from the newest block: the planner reads through a gap only while
+      // a block stays within max_amplification (2x) of the table bytes it
+      // wants, so the open reads at most about twice their bytes, however
+      // far back an unchanged table lies (history_test).
       rs = UnlessOutOfMemoryThen("open of", path, kNotOpened, [&] {
-        parts.resize(nranks);
-        std::vector<ReadRange> ranges;
-        auto want = [&](const NamespaceDesc& d, std::string* dst) {
-          if (!sent(d)) return;
-          dst->resize(d.length);
-          ranges.push_back(ReadRange{d.subfile, d.offset, d.length, dst->data()});
-        };
-        for (uint32_t r = 0; r < readers; r++) want(rec.namespaces[r], &parts[r]);
-        if (eager_shared) want(rec.shared(), &shared_bytes);
-        // Tables reused from older revisions (commit_tables.h) lie apart
-        // from the newest block: the planner reads through a gap only while
-        // a block stays within max_amplification (2x) of the table bytes it
-        // wants, so the open reads at most about twice their bytes, however
-        // far back an unchanged table lies (history_test).
-        return ReadCoalesced(ranges, ReadPlanLimits(),
-                             [&](uint32_t id, File** f) { return rep->DataFile(id, f); });
+        return ReadSentTables(rep.get(), rec, readers, scatter_limit, eager_shared, &parts, &shared_bytes);
       });
       if (!rs.ok()) {
-        parts = std::vector<std::string>(nranks);
+        parts = ScatterParts{std::string(), std::vector<uint64_t>(size_t(nranks), 0)};
         shared_bytes = std::string();
       }
       c->Scatter(parts, &my_bytes, 0);
@@ -726,9 +742,18 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     // compact), and rank 0 sends nothing if it found it damaged.
     const uint64_t kBroadcastSharedLimit = 64ull << 20;
     if (nranks > 1 && eager_shared && rec.shared().length > 0 && rec.shared().length <= kBroadcastSharedLimit) {
+      // A rank that cannot hold it takes the broadcast without it
+      // (Comm::Bcast) and reads the table when it needs it; so does every
+      // rank if rank 0 cannot copy it (it sends nothing).
       std::string sb;
-      if (rank == 0 && shared) sb = std::string(shared->bytes);
-      c->Bcast(&sb, 0);
+      try {
+        if (rank == 0 && shared) sb = std::string(shared->bytes);
+      } catch (const std::bad_alloc&) {
+      }
+      try {
+        c->Bcast(&sb, 0, "shared_table");
+      } catch (const std::bad_alloc&) {
+      }
       // Rank 0 checked these bytes; a failure here (memory damage, or out
       // of memory) leaves the table to be read from the file on demand.
       if (rank != 0) AdoptSentSharedTable(rep.get(), std::move(sb));

@@ -317,19 +317,42 @@ Status Store::QueryAllAgreed(const std::vector<TagQuery>& all_of, std::vector<Qu
   });
   s = AgreeStatus(c, s);
   if (!s.ok()) return s;
+  // Out of memory from here on (rank 0's room for the parts, or for the
+  // union; a rank's room for the union, which it then takes in pieces and
+  // discards, or for the hits) is that rank's error: every rank still
+  // takes every step, and one more agreement (a reduction) makes every
+  // rank return it.
+  auto guarded = [&](auto&& f) { return UnlessOutOfMemoryThen("QueryAll of", rp->path, kNothingChanged, f); };
   std::vector<std::string> all;
-  c->Gather(mine, &all, 0);
   std::string flat;
-  if (c->rank() == 0)
-    for (const std::string& part : all) flat += part;
-  c->Bcast(&flat, 0);
-  Decoder d(flat);
-  while (d.remaining() > 0 && !d.failed()) {
-    int r = int(d.Varint32());
-    Decoder inner(d.LengthPrefixed());
-    while (inner.remaining() > 0 && !inner.failed()) hits->push_back(QueryHit{r, std::string(inner.LengthPrefixed())});
+  s = guarded([&] {
+    c->Gather(mine, &all, 0);  // (rank 0 without room: every rank skips the data, rank 0 throws)
+    if (c->rank() == 0)
+      for (const std::string& part : all) flat += part;
+    return Status::OK();
+  });
+  if (!s.ok()) flat = std::string();
+  all = std::vector<std::string>();
+  Status received = guarded([&] {
+    c->Bcast(&flat, 0, "query_union");
+    return Status::OK();
+  });
+  if (s.ok()) s = received;
+  if (s.ok()) s = guarded([&] {
+    Decoder d(flat);
+    while (d.remaining() > 0 && !d.failed()) {
+      int r = int(d.Varint32());
+      Decoder inner(d.LengthPrefixed());
+      while (inner.remaining() > 0 && !inner.failed())
+        hits->push_back(QueryHit{r, std::string(inner.LengthPrefixed())});
+    }
+    return d.failed() ? Status::Corruption("QueryAll: malformed gathered result (internal error)") : Status::OK();
+  });
+  s = AgreeStatus(c, s);
+  if (!s.ok()) {
+    std::vector<QueryHit>().swap(*hits);
+    return s;
   }
-  if (d.failed()) return Status::Corruption("QueryAll: malformed gathered result (internal error)");
   // By namespace, then key (each namespace's keys arrive in key order).
   std::stable_sort(hits->begin(), hits->end(), [](const QueryHit& a, const QueryHit& b) { return a.rank < b.rank; });
   return Status::OK();

@@ -405,8 +405,14 @@ Status InitSpaceAtOpen(Store::Rep* r) {
     return Status::OK();
   });
   if (!s.ok()) bytes.clear();
-  r->comm->Bcast(&bytes, 0);
+  // A rank that cannot hold the list takes the whole broadcast, then
+  // throws (Comm::Bcast): its failure, agreed by the caller.
+  Status got = guarded([&] {
+    r->comm->Bcast(&bytes, 0, "free_extents");
+    return Status::OK();
+  });
   if (!s.ok()) return s;
+  if (!got.ok()) return got;
   return guarded([&] {
     Decoder d(bytes);
     std::vector<ExtentRange> all = GetRanges(&d);

@@ -497,7 +497,7 @@ Status Store::GetShared(std::string_view key, std::string* value) {
     value->clear();
     return !mine.ok() ? mine : !root.ok() ? root : agreed;
   }
-  r->comm->Bcast(value, 0);
+  r->comm->Bcast(value, 0, "shared_value", /*reserved=*/true);  // (room taken before the agreement)
   if (!mine.ok()) value->clear();
   return mine;
 }
