@@ -270,6 +270,48 @@ TEST_F(ReceiveMemory, QueryUnionOfLastRank) {
   CommitsAfter(s.get(), -1);
 }
 
+// QueryAll's conditions, which rank 0 broadcasts first to check every rank
+// asks the same: a rank that cannot hold them, or rank 0 that cannot
+// encode them, fails QueryAll on every rank, and the next one answers
+// (before: the failing rank returned alone and its next collective call
+// met the others' agreement).
+TEST_F(ReceiveMemory, QueryConditionsOfLastRank) {
+  auto s = PrepareSmallPieces();
+  ASSERT_TRUE(s);
+  std::vector<QueryHit> hits;
+  Status st = FailingOnLastRank("query_conditions", [&] {
+    setenv("CAIRN_TEST_MPI_MAX_COUNT", "9", 1);  // (the others still sending when it fails)
+    Status q = Collective("QueryAll", [&] { return s->QueryAll({}, &hits); });
+    unsetenv("CAIRN_TEST_MPI_MAX_COUNT");
+    return q;
+  });
+  ExpectLastRanksFailure(st);
+  st = s->QueryAll({}, &hits);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(hits.size(), 2u * size_t(Size()));
+  CommitsAfter(s.get(), -1);
+}
+
+TEST_F(ReceiveMemory, QueryConditionsOfRank0) {
+  auto s = Prepare(-1);
+  ASSERT_TRUE(s);
+  std::vector<QueryHit> hits;
+  if (Rank() == 0) setenv("CAIRN_TEST_BAD_ALLOC_POINT", "query_conditions_encode", 1);
+  Status st = Collective("QueryAll", [&] { return s->QueryAll({}, &hits); });
+  unsetenv("CAIRN_TEST_BAD_ALLOC_POINT");
+  if (Size() == 1) {  // (one rank checks nothing against itself)
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  } else {
+    EXPECT_TRUE(st.IsIOError()) << st.ToString();
+    EXPECT_EQ(st.message().rfind("rank 0: ", 0), 0u) << st.ToString();
+    EXPECT_NE(st.message().find("out of memory"), std::string::npos) << st.ToString();
+  }
+  st = s->QueryAll({}, &hits);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(hits.size(), 2u * size_t(Size()));
+  CommitsAfter(s.get(), -1);
+}
+
 // The free extents rank 0 sends at a writable open (retention): every rank
 // fails the open with the last rank's error, and the store opens after.
 TEST_F(ReceiveMemory, FreeExtentsOfLastRank) {
@@ -330,6 +372,41 @@ class ArrayStepMemory : public CommitMemory {
 
 TEST_F(ArrayStepMemory, RoundOfLastRank) { ArrayOutOfMemory("array_round", Size() - 1); }
 TEST_F(ArrayStepMemory, CombineOfRank0) { ArrayOutOfMemory("array_combine", 0); }
+
+// Rank 0 out of memory after it put one descriptor of the round, and again
+// while taking it back: the reply still goes out (every rank fails the
+// commit with rank 0's error, none waits), and rank 0's handle, whose
+// shared namespace may keep a descriptor of discarded blocks, takes no
+// more commits; nor, agreed, does any other rank's. Reopened, the store
+// has revision 1, without the array (before: std::bad_alloc left the
+// commit on rank 0 while the others waited in the array step's reply).
+TEST_F(ArrayStepMemory, RollbackOfRank0) {
+  auto s = Prepare(-1);
+  ASSERT_TRUE(s);
+  std::vector<double> v(4, double(Rank()));
+  ASSERT_TRUE(s->PutArray("a", DType::kFloat64, {4 * uint64_t(Size())}, {4 * uint64_t(Rank())}, {4}, v.data()).ok());
+  if (Rank() == 0) setenv("CAIRN_TEST_BAD_ALLOC_POINT", "array_rollback", 1);
+  Status st = Collective("Commit", [&] { return s->Commit(); });
+  unsetenv("CAIRN_TEST_BAD_ALLOC_POINT");
+  EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  EXPECT_EQ(st.message().rfind("rank 0: ", 0), 0u) << st.ToString();
+  EXPECT_NE(st.message().find("out of memory"), std::string::npos) << st.ToString();
+  st = Collective("Commit", [&] { return s->Commit(); });
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("close and reopen"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("ran out of memory"), std::string::npos) << st.ToString();
+  EXPECT_EQ(st.message().find("durable"), std::string::npos) << st.ToString();
+  s->Close();
+  s.reset();
+  ASSERT_TRUE(Store::Open(Opts(), Path(), MPI_COMM_WORLD, &s).ok());
+  EXPECT_EQ(s->revision(), 1u);
+  std::string got;
+  ASSERT_TRUE(s->Get("first", &got).ok());
+  EXPECT_EQ(got, "r" + std::to_string(Rank()));
+  ArrayInfo info;
+  EXPECT_TRUE(s->GetArrayInfo("a", &info).IsNotFound());
+  EXPECT_TRUE(s->Close().ok());
+}
 
 // The other collective calls that hold a rank's large allocation: a
 // rank whose own index table does not fit fails the open of every rank

@@ -404,6 +404,7 @@ Status CombineOnRoot(Store::Rep* r, const std::vector<std::string>& rounds, std:
       std::string key = ArrayDescKey(descs[i].name);
       s = r->PutInto(&r->shared, key, descs[i].bytes, descs[i].tags);
       if (s.ok()) done.push_back(std::move(key));
+      if (s.ok() && i == 0) TestBadAllocPoint("array_rollback", 0);  // tests: the next put ran out
     }
     for (size_t i = 0; i < gone.size() && s.ok(); i++) {
       std::string key = ArrayDescKey(gone[i]);
@@ -420,12 +421,24 @@ Status CombineOnRoot(Store::Rep* r, const std::vector<std::string>& rounds, std:
   }
   if (*out_of_memory) s = OutOfMemoryError("commit of", r->path, kArrayStepFailed);
   if (!s.ok()) {
-    std::shared_ptr<const IndexTable> t;
-    (void)r->Table(kSharedNamespace, &t);
-    for (const std::string& key : done) {  // pending (put or deleted above): cannot fail
-      ptrdiff_t i = t ? t->Find(key) : -1;
-      if (i >= 0) (void)r->shared.Put(key, t->entries[size_t(i)]);
-      else (void)r->shared.Delete(key);
+    // Taking them back can itself need memory (a base entry larger than
+    // the pending slot, the arena's compaction). If it cannot, the shared
+    // namespace may keep a descriptor of blocks the round is about to
+    // discard, which a later commit would save: the handle takes no more
+    // commits (reopen), and the reply still goes out, so no rank waits.
+    try {
+      std::shared_ptr<const IndexTable> t;
+      (void)r->Table(kSharedNamespace, &t);
+      TestBadAllocPoint("array_rollback", 0);
+      for (const std::string& key : done) {
+        ptrdiff_t i = t ? t->Find(key) : -1;
+        Status u = i >= 0 ? r->shared.Put(key, t->entries[size_t(i)]) : r->shared.Delete(key);
+        if (!u.ok()) throw std::bad_alloc();
+      }
+    } catch (const std::bad_alloc&) {
+      r->poisoned = Status(Status::Code::kIOError, "out of memory taking back a failed array step");
+    } catch (const std::length_error&) {
+      r->poisoned = Status(Status::Code::kIOError, "out of memory taking back a failed array step");
     }
   }
   return s;

@@ -289,7 +289,7 @@ Status Store::QueryAllAgreed(const std::vector<TagQuery>& all_of, std::vector<Qu
   std::string mine;
   // Rank 0's conditions everywhere: a rank that passed others would answer
   // its own, and the union would come back as OK.
-  Status same = CheckConditionsMatchRank0(c, all_of);
+  Status same = CheckConditionsMatchRank0(c, all_of, rp->path);
   Status s = !refused.ok() ? refused : same;
   // This rank's part; out of memory, its error (agreed below: every rank
   // fails with it rather than wait for its part).

@@ -5,6 +5,8 @@
 #include "format/coding.h"
 #include "format/tag_codec.h"
 #include "store/key_text.h"
+#include "store/crash_point.h"
+#include "store/out_of_memory.h"
 
 namespace cairn {
 namespace {
@@ -63,16 +65,40 @@ std::string Text(const std::vector<TagQuery>& all_of, bool typed = false) {
 
 }  // namespace
 
-Status CheckConditionsMatchRank0(Comm* comm, const std::vector<TagQuery>& all_of) {
+Status CheckConditionsMatchRank0(Comm* comm, const std::vector<TagQuery>& all_of, const std::string& path) {
   if (comm->size() == 1) return Status::OK();
-  std::string mine = Encode(all_of);
+  // Out of memory on any rank, every rank still takes the broadcast (rank
+  // 0 sends one byte, kNoRoom, if it could not make its message; a
+  // receiver that cannot hold the message takes it in pieces and throws
+  // after: Comm::Bcast) and returns the failure, which the caller's
+  // agreement makes every rank's.
+  constexpr char kNoRoom = 0;
+  std::string mine;
   std::string bytes;  // rank 0's encoding, then its text, plain and typed
-  if (comm->rank() == 0) {
-    PutLengthPrefixed(&bytes, mine);
-    PutLengthPrefixed(&bytes, Text(all_of));
-    PutLengthPrefixed(&bytes, Text(all_of, true));
+  bool room = true;
+  try {
+    TestBadAllocPoint("query_conditions_encode", comm->rank());  // tests: as if the encoding ran out
+    mine = Encode(all_of);
+    if (comm->rank() == 0) {
+      PutLengthPrefixed(&bytes, mine);
+      PutLengthPrefixed(&bytes, Text(all_of));
+      PutLengthPrefixed(&bytes, Text(all_of, true));
+    }
+  } catch (const std::bad_alloc&) {
+    room = false;
+  } catch (const std::length_error&) {
+    room = false;
   }
-  comm->Bcast(&bytes, 0);
+  if (!room && comm->rank() == 0) bytes = std::string(1, kNoRoom);  // (short: no allocation)
+  try {
+    comm->Bcast(&bytes, 0, "query_conditions");
+  } catch (const std::bad_alloc&) {
+    room = false;
+  }
+  // (Rank 0's own failure reaches the others as the one byte; the
+  // caller's agreement names the lowest failing rank.)
+  if (!room || (bytes.size() == 1 && bytes[0] == kNoRoom))
+    return OutOfMemoryError("QueryAll of", path, kNothingChanged);
   Decoder d(bytes);
   std::string_view theirs = d.LengthPrefixed();
   std::string_view text = d.LengthPrefixed();

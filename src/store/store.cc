@@ -67,10 +67,18 @@ std::string Store::Rep::Where(uint32_t ns) const {
 Status Store::Rep::CheckWritable() const {
   if (closed) return Status::InvalidArgument("store is closed");
   if (opt.read_only) return Status::InvalidArgument("store " + path + " is open read-only");
-  if (!poisoned.ok())
-    return Status(poisoned.code(), "an earlier commit failed to make its data durable (" + poisoned.message() +
-                  "); the operating system may have dropped the unwritten pages, so this handle takes no "
-                  "more commits: close and reopen the store (the last committed revision is intact)");
+  if (!poisoned.ok()) {
+    // Out of memory where the handle's state could not be kept or taken
+    // back, or a failed fsync (whose unwritten pages the system may drop).
+    const bool memory = poisoned.message().find("out of memory") != std::string::npos;
+    return Status(poisoned.code(), std::string(memory ? "an earlier call ran out of memory where this handle's "
+                                                        "state could not be kept whole ("
+                                                      : "an earlier commit failed to make its data durable (") +
+                                       poisoned.message() +
+                                       (memory ? ")" : "); the operating system may have dropped the unwritten pages") +
+                                       ", so this handle takes no more commits: close and reopen the store (the "
+                                       "last committed revision is intact)");
+  }
   return Status::OK();
 }
 
