@@ -426,20 +426,18 @@ Status CombineOnRoot(Store::Rep* r, const std::vector<std::string>& rounds, std:
     // namespace may keep a descriptor of blocks the round is about to
     // discard, which a later commit would save: the handle takes no more
     // commits (reopen), and the reply still goes out, so no rank waits.
-    try {
+    Status back = UnlessOutOfMemoryThen("commit of", r->path, kArrayStepFailed, [&] {
       std::shared_ptr<const IndexTable> t;
       (void)r->Table(kSharedNamespace, &t);
       TestBadAllocPoint("array_rollback", 0);
       for (const std::string& key : done) {
         ptrdiff_t i = t ? t->Find(key) : -1;
         Status u = i >= 0 ? r->shared.Put(key, t->entries[size_t(i)]) : r->shared.Delete(key);
-        if (!u.ok()) throw std::bad_alloc();
+        if (!u.ok()) return u;
       }
-    } catch (const std::bad_alloc&) {
-      r->poisoned = Status(Status::Code::kIOError, "out of memory taking back a failed array step");
-    } catch (const std::length_error&) {
-      r->poisoned = Status(Status::Code::kIOError, "out of memory taking back a failed array step");
-    }
+      return Status::OK();
+    });
+    if (!back.ok()) r->poisoned = std::move(back);  // (moved: no allocation)
   }
   return s;
 }

@@ -73,10 +73,10 @@ Status CheckConditionsMatchRank0(Comm* comm, const std::vector<TagQuery>& all_of
   // after: Comm::Bcast) and returns the failure, which the caller's
   // agreement makes every rank's.
   constexpr char kNoRoom = 0;
+  auto guarded = [&](auto&& f) { return UnlessOutOfMemoryThen("QueryAll of", path, kNothingChanged, f); };
   std::string mine;
   std::string bytes;  // rank 0's encoding, then its text, plain and typed
-  bool room = true;
-  try {
+  Status room = guarded([&] {
     TestBadAllocPoint("query_conditions_encode", comm->rank());  // tests: as if the encoding ran out
     mine = Encode(all_of);
     if (comm->rank() == 0) {
@@ -84,21 +84,19 @@ Status CheckConditionsMatchRank0(Comm* comm, const std::vector<TagQuery>& all_of
       PutLengthPrefixed(&bytes, Text(all_of));
       PutLengthPrefixed(&bytes, Text(all_of, true));
     }
-  } catch (const std::bad_alloc&) {
-    room = false;
-  } catch (const std::length_error&) {
-    room = false;
-  }
-  if (!room && comm->rank() == 0) bytes = std::string(1, kNoRoom);  // (short: no allocation)
-  try {
+    return Status::OK();
+  });
+  if (!room.ok() && comm->rank() == 0) bytes = std::string(1, kNoRoom);  // (short: no allocation)
+  Status got = guarded([&] {
     comm->Bcast(&bytes, 0, "query_conditions");
-  } catch (const std::bad_alloc&) {
-    room = false;
-  }
+    return Status::OK();
+  });
+  if (room.ok()) room = got;
   // (Rank 0's own failure reaches the others as the one byte; the
   // caller's agreement names the lowest failing rank.)
-  if (!room || (bytes.size() == 1 && bytes[0] == kNoRoom))
-    return OutOfMemoryError("QueryAll of", path, kNothingChanged);
+  if (room.ok() && bytes.size() == 1 && bytes[0] == kNoRoom)
+    room = OutOfMemoryError("QueryAll of", path, kNothingChanged);
+  if (!room.ok()) return room;
   Decoder d(bytes);
   std::string_view theirs = d.LengthPrefixed();
   std::string_view text = d.LengthPrefixed();
