@@ -597,6 +597,49 @@ TEST_F(CollectiveMemory, SharedTableOfLastRank) {
   EXPECT_TRUE(s->Close().ok());
 }
 
+// A read-only open sends the compact shared table (here 40 MiB: a shared
+// key's tag) with rank 0's first message. The last rank has room for that
+// message and not for a second copy of the table: it keeps the table
+// where it arrived (or, without room to parse it, reads it on demand), and
+// the open succeeds on every rank (before: it copied the table out of the
+// message, unguarded, threw out of the open, and the others waited for it
+// in the table scatter; an outside review).
+TEST_F(CollectiveMemory, ReadOnlySharedCopyOfLastRank) {
+  SKIP_UNDER_ASAN();
+  const int failing = Size() - 1;
+  const size_t kShared = 40u << 20;
+  {
+    std::unique_ptr<Store> s;
+    ASSERT_TRUE(Store::Open(Opts(), Path(), MPI_COMM_WORLD, &s).ok());
+    EXPECT_TRUE(s->Put("first", "r" + std::to_string(Rank())).ok());
+    if (Rank() == 0) {
+      EXPECT_TRUE(s->PutShared("shared", "v", {{"t", TagValue::Bytes(std::string(kShared, 's'))}}).ok());
+    }
+    ASSERT_TRUE(s->Commit().ok());
+    ASSERT_TRUE(s->Close().ok());
+  }
+  std::unique_ptr<Store> s;
+  Status st;
+  {
+    std::unique_ptr<test::AddressLimit> limit;
+    if (Rank() == failing && failing != 0) {
+      limit = std::make_unique<test::AddressLimit>(kShared + kShared / 2);  // one copy, not two
+      EXPECT_TRUE(limit->ok());
+    }
+    Options o = Opts();
+    o.read_only = true;
+    st = Collective("Open", [&] { return Store::Open(o, Path(), MPI_COMM_WORLD, &s); });
+  }
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  std::string v;
+  EXPECT_TRUE(s->Get("first", &v).ok());
+  EXPECT_EQ(v, "r" + std::to_string(Rank()));
+  st = s->GetShared("shared", &v);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(v, "v");
+  EXPECT_TRUE(s->Close().ok());
+}
+
 TEST_F(CollectiveMemory, GetSharedOfLastRank) {
   SKIP_UNDER_ASAN();
   const int failing = Size() - 1;
