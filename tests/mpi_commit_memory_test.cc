@@ -16,12 +16,17 @@
 #include <mpi.h>
 #include <stdlib.h>
 
+#include <fstream>
+#include <iterator>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "address_limit.h"
 #include "cairn/store.h"
+#include "format/manifest_format.h"
+#include "store/retention.h"
 #include "mpi_main.h"
 #include "test_util.h"
 
@@ -314,21 +319,53 @@ TEST_F(ReceiveMemory, QueryConditionsOfRank0) {
 
 // The free extents rank 0 sends at a writable open (retention): every rank
 // fails the open with the last rank's error, and the store opens after.
+// The list spans several of the broadcast's pieces (with
+// CAIRN_TEST_MPI_MAX_COUNT=9: 1 byte in the head, then pieces of 9), so
+// that the failing rank takes pieces after the head into its 1 MiB: an
+// outside review found the list of this test empty (one byte, all in the
+// head), where a receiver that left after the head passed too.
 TEST_F(ReceiveMemory, FreeExtentsOfLastRank) {
-  ASSERT_TRUE(Prepare(-1)->Close().ok());
+  Options o = Opts();
+  o.keep_revisions = 1;
+  {
+    // Revision 1: ten values of two extents each per rank; revision 2
+    // deletes every other one, and revision 1 expires: the extents of the
+    // deleted values are free, between those of the values kept.
+    std::unique_ptr<Store> s;
+    ASSERT_TRUE(Store::Open(o, Path(), MPI_COMM_WORLD, &s).ok());
+    for (int i = 0; i < 10; i++)
+      ASSERT_TRUE(s->Put("v" + std::to_string(i), std::string(2 * o.extent_size, char('a' + i))).ok());
+    ASSERT_TRUE(s->Commit().ok());
+    for (int i = 0; i < 10; i += 2) ASSERT_TRUE(s->Delete("v" + std::to_string(i)).ok());
+    ASSERT_TRUE(s->Commit().ok());
+    ASSERT_TRUE(s->Close().ok());
+  }
+  {
+    // What rank 0 will send (InitSpaceAtOpen): each range is three
+    // varints, offset and length at least 64 KiB (three bytes each), so
+    // two ranges make at least 15 bytes: past the head and a first piece.
+    std::ifstream in(Path() + "/MANIFEST", std::ios::binary);
+    std::string man((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ParsedManifest pm;
+    ASSERT_TRUE(ParseManifest(man, &pm).ok());
+    std::vector<ExtentRange> free = FreeExtents(pm, RetainedExtents(pm), o.extent_size);
+    ASSERT_GE(free.size(), 2u);
+  }
   std::unique_ptr<Store> s;
   setenv("CAIRN_TEST_MPI_MAX_COUNT", "9", 1);
   Status st = FailingOnLastRank("free_extents", [&] {
-    return Collective("Open", [&] { return Store::Open(Opts(), Path(), MPI_COMM_WORLD, &s); });
+    return Collective("Open", [&] { return Store::Open(o, Path(), MPI_COMM_WORLD, &s); });
   });
   unsetenv("CAIRN_TEST_MPI_MAX_COUNT");
   ExpectLastRanksFailure(st);
   EXPECT_EQ(s != nullptr, Size() == 1);
   s.reset();
-  st = Store::Open(Opts(), Path(), MPI_COMM_WORLD, &s);
+  st = Store::Open(o, Path(), MPI_COMM_WORLD, &s);
   ASSERT_TRUE(st.ok()) << st.ToString();
   std::string v;
-  EXPECT_TRUE(s->Get("first", &v).ok());
+  EXPECT_TRUE(s->Get("v1", &v).ok());
+  EXPECT_EQ(v, std::string(2 * o.extent_size, 'b'));
+  EXPECT_TRUE(s->Get("v0", &v).IsNotFound());
   EXPECT_TRUE(s->Close().ok());
 }
 
@@ -501,6 +538,9 @@ class CollectiveMemory : public test::MpiDirTest {
     }
     EXPECT_TRUE(st.IsIOError()) << st.ToString();
     EXPECT_NE(st.message().find("out of memory"), std::string::npos) << st.ToString();
+    if (Size() > 1) {  // (the failing rank named, as every agreed failure is)
+      EXPECT_EQ(st.message().rfind("rank " + std::to_string(failing) + ": ", 0), 0u) << st.ToString();
+    }
     EXPECT_FALSE(s);
     st = Store::Open(Opts(), Path(), MPI_COMM_WORLD, &s);
     ASSERT_TRUE(st.ok()) << st.ToString();
