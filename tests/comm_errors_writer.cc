@@ -11,6 +11,14 @@
 //                                 while the others commit: the job must end with
 //                                 cairn's message (an MPI error, or at 3 ranks the
 //                                 5 s collective timeout), not a crash or a hang.
+//   comm_errors_writer DIR commit|open  (tests/comm_scratch_test.sh) a commit,
+//                                 or a commit then a read-only open: under the
+//                                 test hooks the script sets, one rank can hold
+//                                 neither the commit's plan (or its table at the
+//                                 read-only open) nor the 1 MiB a receiver without
+//                                 room discards the pieces into; the job must end
+//                                 with cairn's message naming that rank, not hang.
+//                                 Prints "<mode> returned" per rank that got past.
 #include <mpi.h>
 
 #include <cstdio>
@@ -23,7 +31,7 @@
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   if (argc != 3) {
-    std::fprintf(stderr, "usage: comm_errors_writer DIR null|leave\n");
+    std::fprintf(stderr, "usage: comm_errors_writer DIR null|leave|commit|open\n");
     return 2;
   }
   std::string dir = argv[1], mode = argv[2];
@@ -49,6 +57,22 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     MPI_Finalize();
     return ok ? 0 : 1;
+  }
+  if (mode == "commit" || mode == "open") {
+    std::unique_ptr<cairn::Store> s;
+    cairn::Status st = cairn::Store::Open(o, dir + "/s", MPI_COMM_WORLD, &s);
+    if (st.ok()) st = s->Put("k" + std::to_string(rank), std::string(100, 'v'));
+    if (st.ok()) st = s->Commit();
+    if (st.ok()) st = s->Close();
+    if (st.ok() && mode == "open") {
+      o.read_only = true;
+      st = cairn::Store::Open(o, dir + "/s", MPI_COMM_WORLD, &s);
+      if (st.ok()) st = s->Close();
+    }
+    std::printf("rank %d: %s returned %s\n", rank, mode.c_str(), st.ToString().c_str());
+    std::fflush(stdout);
+    MPI_Finalize();
+    return 0;
   }
   o.collective_timeout_s = 5;
   MPI_Comm c;

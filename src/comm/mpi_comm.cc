@@ -141,6 +141,7 @@ class MpiComm final : public Comm {
     MPI_Comm_size(comm_, &size_);
     // Tests lower the largest count passed to MPI to exercise the rounds.
     if (const char* e = std::getenv("CAIRN_TEST_MPI_MAX_COUNT")) max_count_ = std::max(1ull, std::strtoull(e, nullptr, 10));
+    scratch_ = TakeScratch();
   }
   ~MpiComm() override {
     FreeCounters();
@@ -170,7 +171,7 @@ class MpiComm final : public Comm {
   // this rank's failure at the agreement that follows (doc/design.md
   // "Errors"). (CAIRN_TEST_MPI_MAX_COUNT lowers the head and the pieces
   // too, so that tests send small payloads in several steps.)
-  void Bcast(std::string* data, int root, const char* what, bool reserved) override {
+  void Bcast(std::string* data, int root, const char* what, bool reserved, char* first) override {
     constexpr uint64_t kHead = 1024;
     const uint64_t head_bytes = std::min<uint64_t>(kHead, std::max<uint64_t>(max_count_, sizeof(uint64_t) + 1));
     const uint64_t kInHead = head_bytes - sizeof(uint64_t);
@@ -183,17 +184,53 @@ class MpiComm final : public Comm {
     }
     BcastBytes(head, int(head_bytes), root);
     bool room = true;
+    if (rank_ != root) std::memcpy(&n, head, sizeof n);
+    if (first) *first = n > 0 ? head[sizeof n] : '\0';  // (the head holds at least one byte of data)
     if (rank_ != root) {
-      std::memcpy(&n, head, sizeof n);
       room = Resize(data, n, what);
       if (room) std::memcpy(data->data(), head + sizeof n, std::min(n, kInHead));
-      // (No scratch_ taken at construction, or pieces larger than it: a
-      // `reserved` broadcast whose receiver had no room after all.)
-      if (!room && n > kInHead && (!scratch_ || piece > kScratch)) throw std::bad_alloc();
+      // A `reserved` broadcast whose receiver had no room after all (it
+      // took room before the agreement: only a test hook gets here) goes
+      // in pieces larger than scratch_: nowhere to discard them.
+      if (!room && n > kInHead && piece > kScratch)
+        AbortJob(comm_,
+                 ": no room for the %llu bytes of the broadcast '%s' from rank %d, for which it had taken room "
+                 "before (pieces of up to 1 GiB, larger than the 1 MiB it can discard them into): its peers "
+                 "would wait for it in the broadcast. Aborting the job.\n",
+                 static_cast<unsigned long long>(n), what, root);
+      if (!room && n > kInHead) NeedScratch(what, n, root);
     }
     for (uint64_t off = kInHead; off < n; off += piece)
       BcastBytes(room ? data->data() + off : scratch_.get(), int(std::min(piece, n - off)), root);
     if (!room) throw std::bad_alloc();
+  }
+  // scratch_ for a receiver without room for `n` bytes of `what` from
+  // `root`: taken at construction, or now (memory may have come back); if
+  // neither, the job is aborted with a message naming this rank and what it
+  // was receiving. Why abort and not throw: this rank would leave the
+  // collective with pieces still to come, and the others would wait for it
+  // in the next piece for ever (or meet its next collective: a truncation
+  // error); a broadcast or scatter piece can only be taken into a buffer
+  // of its size (MPI's counts must match), so a process that cannot have
+  // 1 MiB has no way to take part. A failure on every rank at once instead
+  // would need one more agreement in every broadcast. (Only a process with
+  // almost no memory left at all gets here.)
+  void NeedScratch(const char* what, uint64_t n, int root) {
+    if (!scratch_) scratch_ = TakeScratch();
+    if (scratch_) return;
+    AbortJob(comm_,
+             ": out of memory receiving '%s' (%llu bytes) from rank %d: no room for it, nor for the 1 MiB "
+             "buffer a receiver without room takes the pieces into (its peers would wait for it in the "
+             "collective). Aborting the job.\n",
+             what, static_cast<unsigned long long>(n), root);
+  }
+  // kScratch bytes, or null if this process has not that much (or the
+  // test hook CAIRN_TEST_NO_COMM_SCRATCH names this rank of the
+  // communicator: as if it had not).
+  std::unique_ptr<char[]> TakeScratch() const {
+    const char* e = std::getenv("CAIRN_TEST_NO_COMM_SCRATCH");
+    if (e && *e && std::atoi(e) == rank_) return nullptr;
+    return std::unique_ptr<char[]>(new (std::nothrow) char[kScratch]);
   }
   // A receiver's buffer of n bytes: false, and *data empty, if this
   // process cannot hold it.
@@ -317,7 +354,7 @@ class MpiComm final : public Comm {
     if (rank_ == root) Offsets(parts, &at);
     const uint64_t piece = std::min(kScratch, max_count_);
     const bool room = Resize(mine, size, "scatter");
-    if (!room && size > 0 && !scratch_) throw std::bad_alloc();  // (none taken at construction)
+    if (!room && size > 0) NeedScratch("scatter", size, root);
     for (uint64_t off = 0; off == 0 || off < most; off += piece) {
       if (rank_ == root)
         for (int i = 0; i < size_; i++) {
@@ -417,8 +454,9 @@ class MpiComm final : public Comm {
   bool have_win_ = false;
   // kScratch bytes for a receiver that cannot hold what it receives (Bcast,
   // ScatterSized), taken with the communicator (not touched: address space
-  // until such a receiver uses it); null if even they could not be had.
-  std::unique_ptr<char[]> scratch_{new (std::nothrow) char[kScratch]};
+  // until such a receiver uses it); null if even they could not be had
+  // (then taken again when needed: NeedScratch).
+  std::unique_ptr<char[]> scratch_;
 };
 
 }  // namespace

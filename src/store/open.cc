@@ -308,11 +308,22 @@ void AdoptSentSharedTable(Store::Rep* rep, std::string sb) {
   }
 }
 
+// The shared table's bytes, the last field of rank 0's first message
+// (`hello`, at `bytes` in it), as a string of their own: `hello` itself,
+// cut to them in place (no allocation). `hello` is left holding them.
+std::string TakeLastField(std::string* hello, std::string_view bytes) {
+  if (bytes.empty()) return std::string();
+  size_t at = size_t(bytes.data() - hello->data()), n = bytes.size();
+  hello->erase(0, at);  // (both shorten in place)
+  hello->resize(n);
+  return std::move(*hello);
+}
+
 // The read-only open's part after rank 0's first message (see OpenWith):
-// `d` holds the rest of that message. One scatter of the small tables and
-// one agreement; no other collective step.
-Status FinishReadOnlyOpen(Store::Rep* rep, Decoder* d, const std::string& root_opts, bool differs,
-                          const Status& local, ScatterParts* parts, Status rank0_tables,
+// `d` holds the rest of that message, `hello`. One scatter of the small
+// tables and one agreement; no other collective step.
+Status FinishReadOnlyOpen(Store::Rep* rep, std::string* hello, Decoder* d, const std::string& root_opts,
+                          bool differs, const Status& local, ScatterParts* parts, Status rank0_tables,
                           std::shared_ptr<const IndexTable> rank0_shared, const Status& refused) {
   Comm* c = rep->comm.get();
   const Options& options = rep->opt;
@@ -320,7 +331,12 @@ Status FinishReadOnlyOpen(Store::Rep* rep, Decoder* d, const std::string& root_o
   OpenInfo info = DecodeOpenInfo(std::string(d->LengthPrefixed()));
   TableBlock block = TableBlock(d->U8());
   uint64_t limit = d->U64();
-  std::string shared_bytes(d->LengthPrefixed());
+  // The compact shared table (up to 64 MiB) stays where it arrived: a copy
+  // here, unguarded, threw out of the open on a rank with room for the
+  // message and not for a second copy, while the others waited for it in
+  // the scatter below (an outside review; CollectiveMemory.
+  // ReadOnlySharedCopyOfLastRank).
+  const std::string_view shared_bytes = d->LengthPrefixed();
   Status found = info.status;
   if (found.ok() && !info.record.empty()) {
     RevisionRecord r;
@@ -354,7 +370,7 @@ Status FinishReadOnlyOpen(Store::Rep* rep, Decoder* d, const std::string& root_o
     // message; a copy damaged on the way (memory), or one that does not
     // fit in this rank's memory, is left to be read from the file on
     // demand, which reports it.
-    if (rank != 0) AdoptSentSharedTable(rep, std::move(shared_bytes));
+    if (rank != 0) AdoptSentSharedTable(rep, TakeLastField(hello, shared_bytes));
   }
   Status s = AgreeOpen(c, options, rep->path, root_opts, differs, local, found, late, refused);
   if (!s.ok()) return s;
@@ -490,7 +506,7 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
   const bool read_only_open = hd.U8() != 0;
   const bool differs = root_opts != my_opts;
   if (read_only_open) {
-    Status s = FinishReadOnlyOpen(rep.get(), &hd, root_opts, differs, local, &parts, rank0_tables,
+    Status s = FinishReadOnlyOpen(rep.get(), &hello, &hd, root_opts, differs, local, &parts, rank0_tables,
                                   std::move(rank0_shared), refused);
     if (s.ok()) *out = std::move(rep);
     return s;
