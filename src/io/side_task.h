@@ -3,7 +3,7 @@
 // (ext4, XFS) makes each fsync a journal commit; fsyncs issued together
 // share one, where the same fsyncs in sequence pay one each (a file and its
 // two directories: 14.5 ms in sequence against 6.5 ms together on this
-// project's test machine, doc/design.md "Fsyncs per checkpoint").
+// project's test machine, doc/design.md "Which fsyncs run together").
 #pragma once
 
 #include <exception>
