@@ -14,10 +14,12 @@
 //   space    rank 0's retention section: expired revisions, free extents
 //            (Ibcast, when there is one)
 #include <cstring>
+#include <optional>
 #include <new>
 #include <stdexcept>
 
 #include "array/array_commit.h"
+#include "io/side_task.h"
 #include "store/crash_point.h"
 #include "store/out_of_memory.h"
 #include "store/store_rep.h"
@@ -49,6 +51,7 @@ struct AsyncCommit::State {
   Status local;               // this rank's status so far
   bool sync_failed = false;   // set by the fsync job
   Status record_status;       // set by rank 0's manifest job
+  Status dirs_status;         // rank 0: its directory fsyncs, run beside its data fsync
   // Rank 0's manifest job began / ran to its end. A job that did not end
   // was skipped behind a failed one or threw (out of memory): then
   // record_status is still ok and must not be taken for the outcome.
@@ -139,14 +142,25 @@ bool AsyncCommit::State::Step1(bool block) {
     q->Wait(ticket);
     return true;
   };
-  // The fsync of this rank's data file, behind every queued write.
+  // The fsync of this rank's data file, behind every queued write. Rank 0's
+  // directory fsyncs (the first commit of an open) run beside it on their
+  // own thread, as in CommitSync; the record job waits for this one.
   auto queue_sync = [&] {
     File* f = r->my_file.get();
-    ticket = q->Submit([this, f, rank] {
+    ticket = q->Submit([this, r, f, rank] {
+      std::optional<SideTask> dirs;
+      if (rank == 0 && r->NeedsDirSync()) dirs.emplace([r] { return r->SyncNewDirs(); });
       TestFsyncDelay(rank);
       sync_failed = true;  // until it returns ok (if it throws: not known to be durable)
       Status st = f->Sync();
       sync_failed = !st.ok();
+      if (dirs) {
+        try {
+          dirs_status = dirs->Join();
+        } catch (...) {
+          dirs_status = Status(Status::Code::kIOError, "out of memory");
+        }
+      }
       return st;
     });
   };
@@ -199,7 +213,8 @@ bool AsyncCommit::State::Step1(bool block) {
         const RevisionRecord* rec = &plan.rec;
         ticket = q->Submit([this, r, rec] {
           record_started = true;
-          Status st = r->SyncNewDirs();
+          Status st = dirs_status;  // (ok, and nothing left to sync, if the sync job did it)
+          if (st.ok()) st = r->SyncNewDirs();
           if (st.ok()) st = r->manifest->AppendRevision(*rec, r->opt.sync);
           if (st.ok()) CrashPoint("after_manifest", 0);
           record_status = std::move(st);

@@ -3,10 +3,12 @@
 // commit is in async_commit.cc. Protocol: doc/design.md, "Commit".
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "array/array_commit.h"
 #include "format/checksum.h"
 #include "format/coding.h"
+#include "io/side_task.h"
 #include "store/commit_tables.h"
 #include "store/crash_point.h"
 #include "store/out_of_memory.h"
@@ -361,6 +363,11 @@ Status Store::Rep::CommitSync(uint64_t* revision, bool* deciding) {
   CrashPoint("before_flush", rank);
   Status local = UnlessOutOfMemoryThen("commit of", r->path, "; no revision was made", [&] { return r->DrainWrites(); });
   CrashPoint("after_flush", rank);
+  // Rank 0's directory fsyncs (the first commit of an open) run beside the
+  // data fsyncs, not after them: nothing orders them but the record, which
+  // waits for both, and fsyncs issued together share a journal commit.
+  std::optional<SideTask> dirs;
+  if (rank == 0 && local.ok() && r->NeedsDirSync()) dirs.emplace([r] { return r->SyncNewDirs(); });
   bool sync_failed = false;
   if (r->opt.sync) {
     if (r->subfile_on_one_node) {
@@ -393,7 +400,9 @@ Status Store::Rep::CommitSync(uint64_t* revision, bool* deciding) {
   *deciding = true;
   if (rank == 0) {
     CrashPoint("before_manifest", rank);
-    if (s.ok()) s = UnlessOutOfMemoryThen("commit of", r->path, "; no revision was made", [&] { return r->SyncNewDirs(); });
+    if (s.ok())
+      s = UnlessOutOfMemoryThen("commit of", r->path, "; no revision was made",
+                                [&] { return dirs ? dirs->Join() : r->SyncNewDirs(); });
     if (s.ok()) {
       s = AppendRecord(r, plan.rec);
       CrashPoint("after_manifest", rank);

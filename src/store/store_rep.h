@@ -182,6 +182,8 @@ struct Store::Rep {
   // Rank 0: syncs the directory entries made at open (before the first
   // record that depends on them).
   Status SyncNewDirs();
+  // Whether SyncNewDirs has directories to sync.
+  bool NeedsDirSync() const { return opt.sync && (sync_store_dir || sync_parent_dir); }
   // The revision of `plan` is committed: it becomes this view; `space` is
   // rank 0's retention section of the outcome (expired revisions, free
   // extents), applied here.
