@@ -6,6 +6,10 @@
 // fails the test. (The C API's streams: capi_test.c.)
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "cairn/iostream.h"
 #include "cairn/stream.h"
 #include "store_test_util.h"
@@ -127,6 +131,8 @@ TEST_P(StreamLifetimeTest, IostreamsAfterStoreEnds) {
   std::string rest(data.size() - 100, '\0');
   in->read(rest.data(), std::streamsize(rest.size()));
   EXPECT_FALSE(in->good());
+  // An error, not an end of stream: iostream.h promises badbit.
+  EXPECT_TRUE(in->bad());
   EXPECT_LT(size_t(in->gcount()), rest.size());
   ExpectClosed(in->status(), "in");
   out.reset();
@@ -153,6 +159,81 @@ TEST_P(StreamLifetimeTest, StoreReopenedAfterAnOrphanedWriter) {
   ASSERT_TRUE(s->Get("k", &v).ok());
   EXPECT_EQ(v, data);
   w.reset();
+}
+
+// A chunk that fails its checksum, read through cairn::istream, is an error
+// (badbit, as std::ifstream's read error), not an end of stream: the usual
+// loops (read until it fails, getline, istreambuf_iterator) must not take
+// the part before the damage for the whole object.
+TEST(IstreamDamage, ACorruptChunkSetsBadbitNotEndOfStream) {
+  test::TempDir dir;
+  std::string path = dir.sub("store");
+  Options o = test::SmallOptions();
+  o.chunk_size = 4096;
+  std::string data = test::Pattern(7, 300000);
+  {
+    auto s = test::MustOpen(path, o);
+    ASSERT_TRUE(s->Put("v", data).ok());
+    ASSERT_TRUE(s->Commit().ok());
+    ASSERT_TRUE(s->Close().ok());
+  }
+  // Flip one byte of the value at offset 200000, in whichever data file holds it.
+  std::string needle = data.substr(200000, 64);
+  int flipped = 0;
+  for (const auto& e : std::filesystem::directory_iterator(path)) {
+    if (e.path().filename().string().rfind("data.", 0) != 0) continue;
+    std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    size_t at = bytes.find(needle);
+    if (at == std::string::npos) continue;
+    f.clear();
+    f.seekp(std::streamoff(at));
+    char c = char(bytes[at] ^ 1);
+    f.write(&c, 1);
+    flipped++;
+  }
+  ASSERT_EQ(flipped, 1);
+  o.read_only = true;
+  auto s = test::MustOpen(path, o);
+  {
+    cairn::istream in(*s, "v");
+    std::string buf(4096, '\0');
+    size_t total = 0;
+    while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0) total += size_t(in.gcount());
+    EXPECT_LT(total, data.size());
+    EXPECT_TRUE(in.bad()) << "a read loop ended at " << total << " of " << data.size()
+                          << " bytes as if the object ended there";
+    EXPECT_EQ(in.status().code(), Status::Code::kCorruption) << in.status().ToString();
+  }
+  {
+    cairn::istream in(*s, "v");
+    std::string line;
+    while (std::getline(in, line)) {
+    }
+    EXPECT_TRUE(in.bad());
+    EXPECT_EQ(in.status().code(), Status::Code::kCorruption) << in.status().ToString();
+  }
+  {
+    // No sentry here: the error can only be thrown (std::ios_base::failure,
+    // as std::filebuf's read error), never turned into a short object.
+    cairn::istream in(*s, "v");
+    std::string got;
+    bool threw = false;
+    try {
+      got.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } catch (const std::ios_base::failure& e) {
+      threw = true;
+      EXPECT_NE(std::string(e.what()).find("checksum"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(threw) << "istreambuf_iterator returned " << got.size() << " of " << data.size() << " bytes";
+  }
+  {
+    // The bytes before the damage still read back exactly.
+    cairn::istream in(*s, "v");
+    std::string head(100000, '\0');
+    ASSERT_TRUE(in.read(head.data(), std::streamsize(head.size())));
+    EXPECT_EQ(head, data.substr(0, head.size()));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(CloseOrDestroy, StreamLifetimeTest, ::testing::Values(End::kClose, End::kDestroy),

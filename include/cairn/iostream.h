@@ -5,9 +5,14 @@
 //   cairn::ostream out(*store, "state.bin");             // after
 //
 // Formatted and unformatted output, seekp/tellp, seekg/tellg and flush work
-// as with files. Errors set badbit; status() says what went wrong. The
-// object becomes part of the next commit once the ostream is closed
-// (close() or destruction). Streams open across commits, and streams that
+// as with files. Errors set badbit; status() says what went wrong. A read
+// that fails (a chunk whose checksum does not match, the store closed) is
+// never an end of stream: as std::filebuf does for a read error, the
+// streambuf throws std::ios_base::failure, which the istream's input
+// functions turn into badbit (rethrown only if exceptions() includes
+// badbit); code reading the streambuf directly (istreambuf_iterator) gets
+// the exception. The object becomes part of the next commit once the
+// ostream is closed (close() or destruction). Streams open across commits, and streams that
 // outlive their store, behave as in cairn/stream.h: after the store is
 // closed, reads and writes fail (badbit; status() says "store ... is
 // closed") and destruction is harmless.

@@ -147,6 +147,13 @@ struct IoStats {
 // appends and syncs the manifest record. The agreement uses nonblocking
 // MPI collectives, which advance only while the ranks are inside MPI: each
 // rank's Test, Wait, or any later call on the store moves them on.
+// Only calls on that store (or this handle) move its commit on: a rank
+// blocked in Wait of one store's commit does not move another store's. With
+// commits in flight on several stores at once, every rank must Wait for
+// them in the same order (or Test each in turn until all have finished): a
+// rank that waits for store A's commit while another waits for store B's,
+// or only Tests B's, hangs both, since each commit's next step needs the
+// other rank.
 class AsyncCommit {
  public:
   AsyncCommit() = default;

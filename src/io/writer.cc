@@ -19,8 +19,20 @@ Writer::~Writer() {
 }
 
 void Writer::SetFreeRuns(std::vector<std::pair<uint64_t, uint64_t>> runs) {
-  free_ = std::move(runs);
-  std::sort(free_.begin(), free_.end());
+  // Adjacent runs are joined: an asynchronous commit gives the rank its new
+  // share beside what is left of its old list (ApplyCommitSpace's
+  // keep_free), and without joining them the list fell apart into
+  // one-extent pieces, commit after commit, that no value needing a longer
+  // run could take.
+  std::sort(runs.begin(), runs.end());
+  free_.clear();
+  for (const auto& r : runs) {
+    if (r.second == 0) continue;
+    if (!free_.empty() && free_.back().first + free_.back().second == r.first)
+      free_.back().second += r.second;
+    else
+      free_.push_back(r);
+  }
 }
 
 uint64_t Writer::free_bytes() const {
@@ -221,7 +233,10 @@ Status Writer::AppendPiece(std::string_view data, OpenChunk* oc, std::vector<Chu
     if (!follows || oc->ref.length == chunk_size_ || pos_ == run_end_) {
       CloseChunk(oc, done);
       if (pos_ == run_end_) {
-        Status s = NewRun(left);
+        // As for a put: no free run long enough for the rest of this piece,
+        // then the largest one (the chunk ends at the run's end), rather
+        // than new space at the end of the file while free runs wait.
+        Status s = NewRun(left, /*split_ok=*/true);
         if (!s.ok()) return s;
       }
       oc->open = true;

@@ -3,12 +3,23 @@
 
 #include <algorithm>
 #include <cstring>
+#include <ios>
 
 namespace cairn {
 
 namespace {
 constexpr size_t kBufferBytes = 64 * 1024;
-}
+
+// A read that failed (a damaged chunk, the store closed, an I/O error) must
+// not look like the end of the object: underflow returning eof gives the
+// istream eofbit and failbit only, and the usual loops (read until it
+// fails, getline, istreambuf_iterator) would take the bytes before the
+// failure for the whole object. So, as std::filebuf does for a read error,
+// the streambuf throws: the istream's input functions turn that into
+// badbit (rethrowing only if exceptions() asks for badbit), and code that
+// reads the streambuf directly sees the exception.
+[[noreturn]] void ThrowReadError(const Status& s) { throw std::ios_base::failure(s.ToString()); }
+}  // namespace
 
 StoreStreambuf::StoreStreambuf(std::unique_ptr<StreamWriter> w) : w_(std::move(w)), buf_(kBufferBytes, '\0') {
   setp(buf_.data(), buf_.data() + buf_.size());
@@ -80,7 +91,8 @@ StoreStreambuf::int_type StoreStreambuf::underflow() {
   Status s = r_->Read(buf_.data(), buf_.size(), &got);
   if (!s.ok()) {
     Fail(s);
-    got = 0;
+    setg(buf_.data(), buf_.data(), buf_.data());
+    ThrowReadError(s);
   }
   setg(buf_.data(), buf_.data(), buf_.data() + got);
   return got == 0 ? traits_type::eof() : traits_type::to_int_type(*gptr());
@@ -96,9 +108,12 @@ std::streamsize StoreStreambuf::xsgetn(char* s, std::streamsize n) {
     // Large: straight from the reader into the caller's memory.
     size_t got = 0;
     Status st = r_->Read(s + done, size_t(n - done), &got);
-    if (!st.ok()) Fail(st);
     get_base_ = r_->Tell();
     setg(buf_.data(), buf_.data(), buf_.data());
+    if (!st.ok()) {
+      Fail(st);
+      ThrowReadError(st);
+    }
     return done + std::streamsize(got);
   }
   while (done < n && !traits_type::eq_int_type(underflow(), traits_type::eof())) {

@@ -246,13 +246,18 @@ std::string RankSpaceReport(Store::Rep* r, const NextTable& table, bool hold_fre
   r->space_taken_mark = taken;
   PutRanges(&o, chunks);
   std::vector<ExtentRange> held;
+  uint64_t kept = 0;
   if (hold_free)
-    for (const auto& f : r->writer->free_runs()) held.push_back(ExtentRange{r->my_subfile, f.first, f.second});
+    for (const auto& f : r->writer->free_runs()) {
+      held.push_back(ExtentRange{r->my_subfile, f.first, f.second});
+      kept += f.second;
+    }
   // Open streams: a writer's chunks are in no revision until it is closed
   // and committed, a reader's may be in one this commit expires.
   if (r->streams) r->streams->AddHeldExtents(r->opt.extent_size, &held);
   NormalizeRanges(&held);
   PutRanges(&o, held);
+  PutVarint64(&o, kept);
   return o;
 }
 
@@ -262,6 +267,7 @@ Status PlanRevisionSpace(Store::Rep* r, const std::vector<std::string>& reports,
   std::vector<ExtentRange> live;
   plan->subfile.assign(reports.size(), 0);
   plan->weight.assign(reports.size(), 0);
+  plan->kept.assign(reports.size(), 0);
   plan->held.clear();
   r->space_need.resize(reports.size(), 0);
   for (size_t i = 0; i < reports.size(); i++) {
@@ -272,8 +278,9 @@ Status PlanRevisionSpace(Store::Rep* r, const std::vector<std::string>& reports,
     uint64_t rs = d.Varint64(), re = d.Varint64();
     plan->weight[i] = d.Varint64();
     std::vector<ExtentRange> chunks = GetRanges(&d);
-    std::vector<ExtentRange> kept = GetRanges(&d);  // free runs the rank keeps (async)
+    std::vector<ExtentRange> kept = GetRanges(&d);  // free runs the rank keeps (async), open streams
     plan->held.insert(plan->held.end(), kept.begin(), kept.end());
+    plan->kept[i] = d.Varint64();  // bytes of those that are its free list
     if (d.failed()) return Status::Corruption("rank " + std::to_string(i) + ": malformed space report");
     if (i == 0) {
       // Rank 0 wrote the index block after its report: its run now.
@@ -341,7 +348,15 @@ std::string FinishCommitSpace(Store::Rep* r, const RevisionRecord& rec, const Sp
     if (who[f].empty()) continue;
     std::vector<ExtentRange> mine(free.begin() + std::ptrdiff_t(fi), free.begin() + std::ptrdiff_t(fe));
     std::vector<uint64_t> w;
-    for (size_t i : who[f]) w.push_back(plan.weight[i] + 1);  // +1: a rank that wrote nothing still gets a little
+    // A rank's share follows its need less what it keeps of its free list
+    // through an asynchronous commit (ApplyCommitSpace adds that back):
+    // otherwise, on a data file several ranks write, a rank that needed less
+    // than its share kept the rest and got a new share on top, commit after
+    // commit, while the others ran short and extended the file.
+    for (size_t i : who[f]) {
+      uint64_t need = plan.weight[i] > plan.kept[i] ? plan.weight[i] - plan.kept[i] : 0;
+      w.push_back(need + 1);  // +1: a rank that wrote nothing still gets a little
+    }
     auto parts = Split(mine, w, ext);
     for (size_t k = 0; k < who[f].size(); k++) share[who[f][k]] = std::move(parts[k]);
     fi = fe;

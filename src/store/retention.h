@@ -70,6 +70,9 @@ struct SpacePlan {
   std::vector<uint32_t> subfile;   // per rank: its data file
   std::vector<uint64_t> weight;    // per rank: bytes of runs it took since the last commit
   std::vector<ExtentRange> held;   // runs the writers are filling
+  // per rank: bytes of its free list it keeps through an asynchronous
+  // commit (hold_free), counted against its share of the new free list
+  std::vector<uint64_t> kept;
 };
 // Rank 0, before the record is appended: decodes the ranks' reports and
 // sets rec->live (their chunks, every table of rec and the shared
