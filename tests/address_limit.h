@@ -5,6 +5,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <cstdint>
@@ -21,6 +22,17 @@
 #endif
 
 namespace cairn::test {
+
+// One malloc arena for every test process that bounds its memory, set
+// before any thread runs. When the main arena cannot grow, glibc's malloc
+// retries in another thread's arena, whose 64 MiB of reserved address
+// space is already inside a limit set after it was made: every thread that
+// freed memory has one (the library's I/O thread, the thread a first
+// commit runs its directory fsyncs on), and an allocation below 64 MiB
+// that the limit should refuse then succeeds there (an outside review,
+// fifteenth session: read_memory_test at 48 MiB). With one arena the limit
+// means what it says.
+inline const bool kOneMallocArena = mallopt(M_ARENA_MAX, 1) == 1;
 
 // This process's virtual size in bytes (/proc/self/status VmSize); 0 if
 // it cannot be read.

@@ -9,7 +9,6 @@
 // The memory is bounded with RLIMIT_AS (soft limit, raised back after),
 // not mocked, as in read_memory_test.
 #include <gtest/gtest.h>
-#include <malloc.h>
 #include <sys/mman.h>
 
 #include <cstdlib>
@@ -25,16 +24,6 @@
 #include "cairn/stream.h"
 #include "store_test_util.h"
 #include "test_util.h"
-
-// One malloc arena for this test process, set before any thread runs.
-// When the main arena cannot grow, glibc's malloc retries in another
-// thread's arena, whose 64 MiB of reserved address space is already inside
-// a limit set after it was made: every thread that freed memory has one
-// (the library's I/O thread, the thread a store's first commit runs its
-// directory fsyncs on), and an index of 8 MiB that AddressLimit should
-// refuse was then made there (DeleteWithoutMemoryForTheIndexIsAnError).
-// With one arena the limit means what it says.
-static const bool kOneMallocArena = mallopt(M_ARENA_MAX, 1) == 1;
 
 namespace cairn {
 namespace {

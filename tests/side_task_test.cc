@@ -40,6 +40,17 @@ TEST(SideTask, JoinThrowsWhatTheJobThrew) {
   EXPECT_THROW(t.Join(), std::bad_alloc);
 }
 
+TEST(SideTask, ASecondJoinDoesNotRunTheJobAgain) {
+  std::atomic<int> runs{0};
+  SideTask t([&] {
+    runs++;
+    return Status::OK();
+  });
+  EXPECT_TRUE(t.Join().ok());
+  t.Join();
+  EXPECT_EQ(runs.load(), 1);
+}
+
 TEST(SideTask, DestructorWaitsForTheJob) {
   std::atomic<bool> done{false};
   {

@@ -26,6 +26,7 @@ SideTask::~SideTask() {
 Status SideTask::Join() {
   if (thread_.joinable()) {
     thread_.join();
+    job_ = nullptr;  // (ran: a second Join returns what is left, never runs it again)
   } else if (job_) {
     std::function<Status()> job = std::move(job_);
     job_ = nullptr;
