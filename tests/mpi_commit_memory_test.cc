@@ -410,6 +410,54 @@ class ArrayStepMemory : public CommitMemory {
 TEST_F(ArrayStepMemory, RoundOfLastRank) { ArrayOutOfMemory("array_round", Size() - 1); }
 TEST_F(ArrayStepMemory, CombineOfRank0) { ArrayOutOfMemory("array_combine", 0); }
 
+// The last rank cannot take in rank 0's reply ("array_outcome": its room
+// for it; the reply in 9-byte pieces, so that the others are still
+// sending), or runs out applying it ("array_apply"), when the reply says
+// the step succeeded: it reads that from the reply's first byte and fails
+// the commit's next step, so every rank returns its error; the round stays
+// pending (rank 0's descriptors list every rank's blocks) and the next
+// commit, with nothing put again, commits the array (before: the rank threw
+// out of the commit while the others waited for it in the commit's gather).
+// With one rank nobody receives the reply: "array_outcome" fails nothing.
+class ArrayReplyMemory : public ArrayStepMemory {
+ protected:
+  void ReplyOutOfMemory(const char* point) {
+    setenv("CAIRN_TEST_MPI_MAX_COUNT", "9", 1);
+    auto s = Prepare(-1);
+    unsetenv("CAIRN_TEST_MPI_MAX_COUNT");
+    ASSERT_TRUE(s);
+    std::vector<double> v(4, double(Rank()));
+    ASSERT_TRUE(s->PutArray("a", DType::kFloat64, {4 * uint64_t(Size())}, {4 * uint64_t(Rank())}, {4}, v.data()).ok());
+    const int failing = Size() - 1;
+    const bool fails = Size() > 1 || std::string(point) != "array_outcome";
+    if (Rank() == failing) setenv("CAIRN_TEST_BAD_ALLOC_POINT", point, 1);
+    uint64_t rev = 0;
+    Status st = Collective("Commit", [&] { return s->Commit(&rev); });
+    unsetenv("CAIRN_TEST_BAD_ALLOC_POINT");
+    if (fails) {
+      EXPECT_TRUE(st.IsIOError()) << st.ToString();
+      EXPECT_NE(st.message().find("out of memory"), std::string::npos) << st.ToString();
+      EXPECT_NE(st.message().find("reply to its array step"), std::string::npos) << st.ToString();
+      if (Size() > 1) {
+        EXPECT_EQ(st.message().rfind("rank " + std::to_string(failing) + ": ", 0), 0u) << st.ToString();
+      }
+      EXPECT_EQ(s->revision(), 1u);
+      st = s->Commit(&rev);  // nothing put again
+    }
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    EXPECT_EQ(rev, 2u);
+    std::vector<double> all(4 * size_t(Size()));
+    ASSERT_TRUE(s->GetArray("a", {0}, {4 * uint64_t(Size())}, all.data()).ok());
+    for (int r = 0; r < Size(); r++) EXPECT_EQ(all[4 * size_t(r)], double(r));
+    std::string got;
+    ASSERT_TRUE(s->Get("next", &got).ok());
+    EXPECT_TRUE(s->Close().ok());
+  }
+};
+
+TEST_F(ArrayReplyMemory, ReplyOfLastRank) { ReplyOutOfMemory("array_outcome"); }
+TEST_F(ArrayReplyMemory, ApplyOfLastRank) { ReplyOutOfMemory("array_apply"); }
+
 // Rank 0 out of memory after it put one descriptor of the round, and again
 // while taking it back: the reply still goes out (every rank fails the
 // commit with rank 0's error, none waits), and rank 0's handle, whose

@@ -355,9 +355,26 @@ void ForEachCommittedBlock(Store::Rep* r, const std::string& name,
 
 // The end of the message of an array step that ran out of memory.
 constexpr char kArrayStepFailed[] = " (its array step); no revision was made";
-// Rank 0's whole reply when it could not even encode its failure: one
-// byte (an encoded status and its length take at least two).
+// The first byte of rank 0's reply, which every rank reads even without
+// room for the rest (Comm::Bcast's `first`): the step succeeded (then the
+// names of the arrays put and deleted follow) or failed (then its status;
+// or nothing: kNoRoomForOutcome, rank 0 could not even encode it).
+constexpr char kStepOk = '+';
+constexpr char kStepFailed = '-';
 constexpr char kNoRoomForOutcome = '!';
+// The end of the message of a rank that could not take in or apply a reply
+// that said the step succeeded: the arrays stay pending (rank 0's
+// descriptors list this rank's blocks too) and the next commit commits them.
+constexpr char kReplyLost[] = " (rank 0's reply to its array step); no revision was made";
+
+// "rank R: " + s, or s alone if there is no memory for the longer message.
+Status OfRank(int rank, Status s) noexcept {
+  try {
+    return Status(s.code(), "rank " + std::to_string(rank) + ": " + s.message());
+  } catch (...) {
+    return s;
+  }
+}
 
 // The round failed: this rank's new block objects go back to what the
 // committed revision holds under their keys.
@@ -394,7 +411,7 @@ Status CombineOnRoot(Store::Rep* r, const std::vector<std::string>& rounds, std:
     std::vector<std::string> gone;
     s = CombineRounds(r, rounds, &descs, &gone);
     if (s.ok()) {  // (the reply first: nothing is put if it cannot be made)
-      PutLengthPrefixed(out, EncodeStatus(s));
+      out->push_back(kStepOk);
       PutVarint64(out, descs.size());  // the names put, then those deleted
       for (const Desc& d : descs) PutLengthPrefixed(out, d.name);
       for (const std::string& n : gone) PutLengthPrefixed(out, n);
@@ -442,6 +459,8 @@ Status CombineOnRoot(Store::Rep* r, const std::vector<std::string>& rounds, std:
   return s;
 }
 
+void ApplyReply(Store::Rep* r, ArrayState* a, std::string_view reply);
+
 Status CommitArrays(Store::Rep* r, ArrayState* a) {
   Comm* c = r->comm.get();
   int rank = c->rank();
@@ -465,7 +484,7 @@ Status CommitArrays(Store::Rep* r, ArrayState* a) {
     return Status::OK();
   });
   round = std::string();
-  std::string out;  // status, then the names of the arrays put or deleted
+  std::string out;  // kStepOk and the names of the arrays put or deleted, or kStepFailed and a status
   if (rank == 0) {
     Status s = gathered;
     int failed = s.ok() ? -1 : 0;  // the rank that ran out of memory
@@ -482,6 +501,7 @@ Status CommitArrays(Store::Rep* r, ArrayState* a) {
       out = std::string();
       try {
         if (failed >= 0) s = Status(s.code(), "rank " + std::to_string(failed) + ": " + s.message());
+        out.push_back(kStepFailed);
         PutLengthPrefixed(&out, EncodeStatus(s));
       } catch (const std::bad_alloc&) {
         out = std::string(1, kNoRoomForOutcome);  // (short: no allocation)
@@ -490,20 +510,55 @@ Status CommitArrays(Store::Rep* r, ArrayState* a) {
       }
     }
   }
-  c->Bcast(&out, 0, "array_outcome");
-  Decoder d(out);
-  Status s = out.size() == 1 ? OutOfMemoryError("commit of", r->path, kArrayStepFailed)
-                             : DecodeStatus(std::string(d.LengthPrefixed()));
-  if (out.size() == 1) s = Status(s.code(), "rank 0: " + s.message());
-  if (!s.ok()) {
+  // A rank without room for the reply still has its first byte, which
+  // says whether the step failed on rank 0: every rank takes the same way
+  // (before, such a rank threw out of the commit, and when the step had
+  // succeeded the others waited for it in the commit's gather).
+  char lead = 0;
+  Status took = UnlessOutOfMemoryThen("commit of", r->path, kReplyLost, [&] {
+    c->Bcast(&out, 0, "array_outcome", false, &lead);
+    return Status::OK();
+  });
+  if (lead != kStepOk) {
+    // Rank 0's failure; a rank that cannot read it fails with its own.
+    Status s = !took.ok() ? OfRank(rank, std::move(took)) : guarded([&] {
+      if (out.size() <= 1) return OfRank(0, OutOfMemoryError("commit of", r->path, kArrayStepFailed));
+      Decoder d(std::string_view(out).substr(1));
+      return DecodeStatus(std::string(d.LengthPrefixed()));
+    });
+    if (s.ok()) s = Status::IOError("commit of '" + r->path + "': rank 0's array step failed without a status");  // (cannot be)
     RevertRound(r, a);
     return Status(s.code(), s.message() + " (the array puts and deletes since revision " +
                                 std::to_string(r->current.revision) + " were discarded: put them again)");
   }
   // Every array put or deleted: this rank's block objects the new
   // revision does not list are deleted (retention then frees their space).
+  // Out of memory here, or for the reply, fails this rank's next step of
+  // the commit (TakeArrayStepFailure); the round is rank 0's descriptors
+  // now, and stays pending, as after any commit that fails after its
+  // array step (a block key deleted here stays deleted: the descriptors do
+  // not list it).
   a->committing_puts.clear();
   a->committing_deletes.clear();
+  Status applied = !took.ok() ? std::move(took) : UnlessOutOfMemoryThen("commit of", r->path, kReplyLost, [&] {
+    ApplyReply(r, a, std::string_view(out).substr(1));
+    return Status::OK();
+  });
+  a->puts.clear();
+  a->deletes.clear();
+  if (!applied.ok()) {
+    a->committing_puts.clear();
+    a->committing_deletes.clear();
+    a->lost_reply = std::move(applied);
+  }
+  return Status::OK();
+}
+
+// Rank 0's reply to a step that succeeded (after kStepOk: the number of
+// names put, then the names put and deleted), applied to this rank.
+void ApplyReply(Store::Rep* r, ArrayState* a, std::string_view reply) {
+  Decoder d(reply);
+  TestBadAllocPoint("array_apply", r->comm->rank());
   uint64_t put_names = d.Varint64();
   for (uint64_t i = 0; d.remaining() > 0 && !d.failed(); i++) {
     std::string name(d.LengthPrefixed());
@@ -526,9 +581,6 @@ Status CommitArrays(Store::Rep* r, ArrayState* a) {
       else o->second = keep;
     }
   }
-  a->puts.clear();
-  a->deletes.clear();
-  return Status::OK();
 }
 
 }  // namespace
@@ -554,6 +606,13 @@ Status AgreeCommittableWithArrays(Store::Rep* r, const Status& local) {
   bool shrunk = r->current.revision != 0 && r->current.nranks > uint32_t(c->size());
   if (!any && !shrunk) return Status::OK();
   return CommitArrays(r, a);
+}
+
+Status TakeArrayStepFailure(Store::Rep* r) {
+  if (!r->arrays) return Status::OK();
+  Status s = std::move(r->arrays->lost_reply);
+  r->arrays->lost_reply = Status::OK();
+  return s;
 }
 
 void DiscardPendingArrays(Store::Rep* r) {

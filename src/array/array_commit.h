@@ -18,6 +18,13 @@ namespace cairn {
 // round are dropped (nothing else is).
 Status AgreeCommittableWithArrays(Store::Rep* r, const Status& local);
 
+// This rank's failure in the array step of the commit under way that
+// rank 0's reply did not carry (out of memory taking the reply in, or
+// applying it, when it said the step succeeded; OK if none), cleared.
+// PrepareCommit makes it this rank's failure at its first step, which
+// every rank then returns (no collective step added).
+Status TakeArrayStepFailure(Store::Rep* r);
+
 // After the pending changes were discarded (a failed commit with staging,
 // or a failed asynchronous commit): the array puts go with them.
 void DiscardPendingArrays(Store::Rep* r);

@@ -66,6 +66,10 @@ struct ArrayState {
   // while that commit is in flight (Rep::inflight), DeleteArray finds the
   // first and not the second, as the revision it makes will hold them.
   std::set<std::string, std::less<>> committing_puts, committing_deletes;
+  // This rank's failure to take in or apply rank 0's reply to a commit's
+  // array step that said it succeeded: the others go on to the commit's
+  // next steps, where this rank fails the commit (TakeArrayStepFailure).
+  Status lost_reply;
   bool touched() const { return !puts.empty() || !deletes.empty(); }
   ArrayReadStats read_stats;  // Store::array_read_stats
 

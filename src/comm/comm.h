@@ -45,8 +45,13 @@ class Comm {
   // failure). `what` names the broadcast for tests (TestBadAllocPoint: the
   // receive side's allocation, store/crash_point.h). `reserved`: every
   // receiver already holds room for the bytes (its caller agreed that), so
-  // they go in pieces of up to 1 GiB instead of 1 MiB.
-  virtual void Bcast(std::string* data, int root, const char* what = "broadcast", bool reserved = false) = 0;
+  // they go in pieces of up to 1 GiB instead of 1 MiB. `first`, if given:
+  // set on every rank to the first byte of root's data (0 if it is empty),
+  // even on a receiver without room, before it throws (it comes with the
+  // broadcast's head, which takes no allocation): a reply can say in it
+  // whether it is a failure (CommitArrays).
+  virtual void Bcast(std::string* data, int root, const char* what = "broadcast", bool reserved = false,
+                     char* first = nullptr) = 0;
   // Root receives every rank's `mine`, in rank order.
   virtual void Gather(const std::string& mine, std::vector<std::string>* all, int root) = 0;
   // Root's part i goes to rank i's *mine (parts: root's only).

@@ -171,7 +171,7 @@ class MpiComm final : public Comm {
   // this rank's failure at the agreement that follows (doc/design.md
   // "Errors"). (CAIRN_TEST_MPI_MAX_COUNT lowers the head and the pieces
   // too, so that tests send small payloads in several steps.)
-  void Bcast(std::string* data, int root, const char* what, bool reserved) override {
+  void Bcast(std::string* data, int root, const char* what, bool reserved, char* first) override {
     constexpr uint64_t kHead = 1024;
     const uint64_t head_bytes = std::min<uint64_t>(kHead, std::max<uint64_t>(max_count_, sizeof(uint64_t) + 1));
     const uint64_t kInHead = head_bytes - sizeof(uint64_t);
@@ -184,8 +184,9 @@ class MpiComm final : public Comm {
     }
     BcastBytes(head, int(head_bytes), root);
     bool room = true;
+    if (rank_ != root) std::memcpy(&n, head, sizeof n);
+    if (first) *first = n > 0 ? head[sizeof n] : '\0';  // (the head holds at least one byte of data)
     if (rank_ != root) {
-      std::memcpy(&n, head, sizeof n);
       room = Resize(data, n, what);
       if (room) std::memcpy(data->data(), head + sizeof n, std::min(n, kInHead));
       // A `reserved` broadcast whose receiver had no room after all (it

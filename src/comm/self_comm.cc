@@ -16,7 +16,9 @@ class SelfComm final : public Comm {
   int rank() const override { return 0; }
   int size() const override { return 1; }
   void Barrier() override {}
-  void Bcast(std::string*, int, const char*, bool) override {}
+  void Bcast(std::string* data, int, const char*, bool, char* first) override {
+    if (first) *first = data->empty() ? '\0' : (*data)[0];
+  }
   void Gather(const std::string& mine, std::vector<std::string>* all, int) override {
     all->assign(1, mine);
   }

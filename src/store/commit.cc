@@ -177,7 +177,10 @@ Status Store::Rep::PrepareCommit(CommitPlan* plan) {
   //    changed: commit_tables.h); a large one goes to its own extent.
   NextTable next;
   std::string my_report;
-  Status built = UnlessOutOfMemoryThen("commit of", path, then, [&] {
+  // (A rank that could not take in or apply the array step's reply, which
+  // said the step succeeded, fails here: array_commit.h.)
+  Status lost = TakeArrayStepFailure(this);
+  Status built = !lost.ok() ? std::move(lost) : UnlessOutOfMemoryThen("commit of", path, then, [&] {
     CommitReport me;
     me.subfile = my_subfile;
     const NamespaceDesc* prev_own =
