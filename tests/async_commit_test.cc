@@ -215,9 +215,7 @@ TEST_F(AsyncCommitTest, RetentionReusesSpaceSafelyWithCommitsInFlight) {
   // ~250 KB per rank per revision: 40 revisions without reuse would need
   // ~10 MB per rank; with reuse the file stays near (K + 1) revisions.
   if (Rank() == 0) {
-    uint64_t bytes = 0;
-    for (auto& e : std::filesystem::directory_iterator(dir_ + "/store"))
-      if (e.path().filename().string().rfind("data.", 0) == 0) bytes += e.file_size();
+    uint64_t bytes = test::DataFileBytes(dir_ + "/store");
     int n;
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     EXPECT_LT(bytes, uint64_t(n) * 4 * 1024 * 1024) << "data files grow: space is not reused";
@@ -239,12 +237,7 @@ TEST_F(AsyncCommitTest, SharedDataFileStopsGrowingWithCommitsInFlight) {
   o.keep_revisions = 2;
   o.sync = false;
   auto s = Open(o);
-  auto data_bytes = [&] {
-    uint64_t n = 0;
-    for (auto& e : std::filesystem::directory_iterator(Path()))
-      if (e.path().filename().string().rfind("data.", 0) == 0) n += e.file_size();
-    return n;
-  };
+  auto data_bytes = [&] { return test::DataFileBytes(Path()); };
   const int kCommits = 400;
   uint64_t at_200 = 0;
   std::string last;

@@ -42,12 +42,7 @@ class MpiRetention : public ::testing::Test {
     EXPECT_TRUE(st.ok()) << st.ToString();
     return s;
   }
-  uint64_t DataBytes() {
-    uint64_t n = 0;
-    for (const auto& e : std::filesystem::directory_iterator(Path()))
-      if (e.path().filename().string().rfind("data.", 0) == 0) n += std::filesystem::file_size(e.path());
-    return n;
-  }
+  uint64_t DataBytes() { return test::DataFileBytes(Path()); }
   std::string dir_;
 };
 

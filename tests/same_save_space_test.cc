@@ -33,12 +33,7 @@ TagList Tags(int rank, int i) { return {{"i", TagValue::Int(i)}, {"rank", TagVal
 
 class SameSaveSpaceTest : public MpiDirTest {
  protected:
-  uint64_t DataBytes() {
-    uint64_t n = 0;
-    for (const auto& e : std::filesystem::directory_iterator(Path()))
-      if (e.path().filename().string().rfind("data.", 0) == 0) n += std::filesystem::file_size(e.path());
-    return n;
-  }
+  uint64_t DataBytes() { return test::DataFileBytes(Path()); }
   void Run(Options o, bool async);
 };
 

@@ -401,12 +401,7 @@ TEST_F(StreamCommitTest, AsynchronouslyCommittedStreamsReuseExpiredSpace) {
   Options o = Small(2);
   o.sync = false;
   auto s = Open(o);
-  auto data_bytes = [&] {
-    uint64_t n = 0;
-    for (const auto& e : std::filesystem::directory_iterator(Path()))
-      if (e.path().filename().string().rfind("data.", 0) == 0) n += std::filesystem::file_size(e.path());
-    return n;
-  };
+  auto data_bytes = [&] { return test::DataFileBytes(Path()); };
   const int kCommits = 300;
   uint64_t at_100 = 0;
   std::string last;

@@ -54,4 +54,13 @@ inline void FlipByte(const std::string& path, uint64_t offset, uint8_t mask = 0x
 
 inline uint64_t FileSize(const std::string& path) { return std::filesystem::file_size(path); }
 
+// The bytes of a store's data files ("data.*" in its directory): what a
+// test of space reuse watches grow or not.
+inline uint64_t DataFileBytes(const std::string& store_dir) {
+  uint64_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(store_dir))
+    if (e.path().filename().string().rfind("data.", 0) == 0) n += std::filesystem::file_size(e.path());
+  return n;
+}
+
 }  // namespace cairn::test
