@@ -489,7 +489,9 @@ TEST(PutMemory, StagedBufferHandOffWithoutMemory) {
     st = StatusUnlessThrown([&] { return w->Write(piece); }, &threw);
   }
   for (void* p : hog) std::free(p);
-  if (!threw) EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  if (!threw) {
+    EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  }
   EXPECT_FALSE(w->Close().ok());
   w.reset();
   Status c = s->Commit();

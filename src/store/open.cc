@@ -1,9 +1,11 @@
 // Store::Open: rank 0 reads the manifest and tells everyone what it found;
 // the ranks agree on options and paths, open their data files and index
 // tables (scattered by rank 0 when small), and the space of retained
-// revisions is set up. The collective steps are described in
-// doc/design.md ("Open (restart), step by step"); what they read in
-// doc/format.md.
+// revisions is set up. This file holds the writable open and what both
+// kinds of open share; rank 0's manifest step is open_manifest.cc, the
+// read-only open open_read_only.cc (open_steps.h). The collective steps are
+// described in doc/design.md ("Open (restart), step by step"); what they
+// read in doc/format.md.
 #include "cairn/store.h"
 
 #include <sys/stat.h>
@@ -20,6 +22,7 @@
 #include "io/coalescing_reader.h"
 #include "store/crash_point.h"
 #include "store/finalize_hook.h"
+#include "store/open_steps.h"
 #include "store/options_check.h"
 #include "store/out_of_memory.h"
 #include "store/retention.h"
@@ -31,178 +34,10 @@
 
 namespace cairn {
 
-namespace {
+namespace open_steps {
 
-uint64_t RoundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+const char kNotOpened[] = "; the store was not opened";
 
-// What rank 0 learns at open and broadcasts to everyone.
-struct OpenInfo {
-  Status status;
-  std::string store_id;
-  uint64_t newest_revision = 0;
-  std::vector<uint64_t> newest_high_water;
-  std::string record;  // payload of the opened revision ("" if none)
-  std::vector<RevisionInfo> revisions;
-  bool per_rank = false;  // subfiles 0: a data file per rank (io/fs_layout.h)
-};
-
-void PutInfo(std::string* o, const RevisionInfo& r) {
-  PutFixed64(o, r.revision);
-  PutFixed64(o, r.parent);
-  PutFixed64(o, r.time_ns);
-  PutFixed32(o, r.ranks);
-  PutFixed64(o, r.objects);
-  PutFixed64(o, r.value_bytes);
-  PutFixed64(o, r.index_bytes);
-  o->push_back(r.pinned ? 1 : 0);
-}
-RevisionInfo GetInfo(Decoder* d) {
-  RevisionInfo r;
-  r.revision = d->U64();
-  r.parent = d->U64();
-  r.time_ns = d->U64();
-  r.ranks = d->U32();
-  r.objects = d->U64();
-  r.value_bytes = d->U64();
-  r.index_bytes = d->U64();
-  r.pinned = d->U8() != 0;
-  return r;
-}
-
-std::string EncodeOpenInfo(const OpenInfo& i) {
-  std::string o;
-  PutLengthPrefixed(&o, EncodeStatus(i.status));
-  PutLengthPrefixed(&o, i.store_id);
-  PutFixed64(&o, i.newest_revision);
-  PutVarint64(&o, i.newest_high_water.size());
-  for (uint64_t h : i.newest_high_water) PutFixed64(&o, h);
-  PutLengthPrefixed(&o, i.record);
-  PutVarint64(&o, i.revisions.size());
-  for (const auto& r : i.revisions) PutInfo(&o, r);
-  o.push_back(i.per_rank ? 1 : 0);
-  return o;
-}
-OpenInfo DecodeOpenInfo(const std::string& bytes) {
-  OpenInfo i;
-  Decoder d(bytes);
-  i.status = DecodeStatus(std::string(d.LengthPrefixed()));
-  i.store_id = std::string(d.LengthPrefixed());
-  i.newest_revision = d.U64();
-  i.newest_high_water.resize(d.Varint64());
-  for (auto& h : i.newest_high_water) h = d.U64();
-  i.record = std::string(d.LengthPrefixed());
-  i.revisions.resize(d.Varint64());
-  for (auto& r : i.revisions) r = GetInfo(&d);
-  i.per_rank = d.U8() != 0;
-  return i;
-}
-
-// Rank 0's part of open: directory, manifest, choice of revision.
-OpenInfo OpenManifest(Store::Rep* rep) {
-  OpenInfo info;
-  const Options& o = rep->opt;
-  bool is_dir = false;
-  bool exists = PathExists(rep->path, &rep->stats, &is_dir);
-  if (exists && !is_dir) {
-    info.status = Status::InvalidArgument(rep->path + " exists and is not a directory");
-    return info;
-  }
-  if (!exists) {
-    if (!o.create_if_missing || o.read_only) {
-      info.status = Status::NotFound("no cairn store at " + rep->path);
-      return info;
-    }
-    bool created;
-    info.status = MakeDir(rep->path, &rep->stats, &created);
-    if (!info.status.ok()) return info;
-    // The new directory's own entry must survive a crash too: synced with
-    // the first commit, before its manifest record.
-    rep->sync_parent_dir = created;
-  }
-  if (!o.read_only) {
-    // Writable: never into a directory that is not a store, and never
-    // beside another writer (doc/design.md "The writer lock").
-    if (exists) info.status = CheckStoreDirectory(rep->path, &rep->stats);
-    if (info.status.ok() && !o.create_if_missing && !PathExists(rep->path + "/" + kManifestName, &rep->stats, nullptr))
-      info.status = Status::NotFound("no cairn store at " + rep->path + " (no MANIFEST)");
-    if (info.status.ok())
-      info.status = WriterLock::Acquire(rep->path, o.require_writer_lock, &rep->stats, &rep->writer_lock);
-    if (!info.status.ok()) return info;
-    // Whoever created the directory, MANIFEST and data files (an earlier
-    // open that died before committing, perhaps), their entries may not be
-    // durable: the first commit of every writable open syncs the directory
-    // and its parent before its record (two fsyncs per open).
-    rep->sync_store_dir = rep->sync_parent_dir = true;
-  }
-  bool created = false;
-  info.status = Manifest::Open(rep->path, o.create_if_missing && !o.read_only, !o.read_only,
-                               &rep->stats, &rep->manifest, &created);
-  if (!info.status.ok()) return info;
-  if (created) rep->sync_store_dir = true;
-  if (!created && o.error_if_exists) {
-    info.status = Status::InvalidArgument("store " + rep->path + " already exists (error_if_exists)");
-    return info;
-  }
-  const ParsedManifest& pm = rep->manifest->parsed();
-  info.store_id = pm.header.store_id;
-  const RevisionRecord* chosen = nullptr;
-  const RevisionRecord* newest_retained = nullptr;
-  if (o.revision != 0 && pm.dropped.count(o.revision)) {
-    info.status = Status::NotFound("revision " + std::to_string(o.revision) + " of store " + rep->path +
-                                   " was dropped (expired by keep_revisions, or dropped) and can no "
-                                   "longer be opened");
-    return info;
-  }
-  for (const RevisionRecord& r : pm.revisions) {  // retained only
-    info.revisions.push_back(InfoOf(r));
-    info.revisions.back().pinned = pm.pinned.count(r.revision) != 0;
-    newest_retained = &r;
-    if (o.revision == r.revision) chosen = &r;
-  }
-  if (pm.last_revision != 0) {
-    info.newest_revision = pm.last_revision;
-    // A rollback may have left higher water in an older record: the
-    // highest of the whole log.
-    info.newest_high_water = pm.high_water;
-    if (o.revision == 0) chosen = newest_retained;
-  }
-  if (o.revision != 0 && !chosen) {
-    info.status = Status::NotFound("revision " + std::to_string(o.revision) + " is not in store " + rep->path);
-    // Newer than every intact record, with a damaged record after them: it
-    // may be the one asked for, so say so rather than "not found".
-    if (pm.damaged_tail && o.revision > info.newest_revision)
-      info.status = Status::Corruption(
-          "revision " + std::to_string(o.revision) + " of store " + rep->path + " is not readable: the last " +
-          "MANIFEST record (offset " + std::to_string(pm.valid_end) + ") is complete but damaged, and may be it");
-    // Likewise for a damaged record between intact ones whose neighbours'
-    // numbers leave room for it.
-    for (const DamagedRange& d : pm.damaged)
-      if (o.revision > d.prev_revision && (d.next_revision == 0 || o.revision < d.next_revision))
-        info.status = Status::Corruption(
-            "revision " + std::to_string(o.revision) + " of store " + rep->path + " is not readable: the " +
-            "MANIFEST record at offset " + std::to_string(d.offset) + " is damaged, and may be it");
-    return info;
-  }
-  // Any rank count may open any revision, read-only or not: a writer on M
-  // ranks starts rank r from namespace r (doc/design.md "Rank counts").
-  if (chosen) info.record = EncodeRevisionPayload(*chosen);
-  return info;
-}
-
-}  // namespace
-
-namespace {
-
-// One agreement for every check of an open (one collective step): whether
-// some rank's path or collective options differ from rank 0's, the lowest
-// rank whose own options are invalid, and the lowest rank that failed
-// later (`late`: its index table). Every rank returns the same status, in
-// this order: the difference (CheckSameOptions' message), the invalid
-// options ("rank N: ..."), rank 0's `found` (what it found in the
-// manifest, the same bytes on every rank), the late failure ("rank N: ...").
-// The shared namespace's table: from `bytes` when rank 0 sent it with its
-// block (compact tables; checked against the manifest's checksum and
-// parsed), else read from the data file.
 Status SharedTable(Store::Rep* rep, const NamespaceDesc& d, std::string bytes,
                    std::shared_ptr<const IndexTable>* shared) {
   if (bytes.empty()) return rep->ReadTable(kSharedNamespace, d, shared);
@@ -216,9 +51,6 @@ Status SharedTable(Store::Rep* rep, const NamespaceDesc& d, std::string bytes,
   return s;
 }
 
-// `refused`: this rank's own arguments were refused before the open
-// (Store::RefuseOpen); it comes first, since such a rank's options
-// are stand-ins and would only "differ".
 Status AgreeOpen(Comm* c, const Options& o, const std::string& path, const std::string& root_opts,
                  bool differs, const Status& local, const Status& found, const Status& late,
                  const Status& refused) {
@@ -234,12 +66,18 @@ Status AgreeOpen(Comm* c, const Options& o, const std::string& path, const std::
   return Status::OK();
 }
 
-// Index tables rank 0 reads for every rank at a read-only open: those of at
-// most this many bytes (compact_index_limit, and 1 GiB over all ranks).
-uint64_t ScatterLimit(const Options& o, int nranks) {
-  return std::min<uint64_t>(o.compact_index_limit, (1ull << 30) / uint64_t(nranks));
+void AdoptSentSharedTable(Store::Rep* rep, std::string sb) {
+  try {
+    const NamespaceDesc& d = rep->current.shared();
+    std::shared_ptr<IndexTable> t;
+    if (!sb.empty() && Checksum(sb) == d.checksum &&
+        ParseIndexTable(std::move(sb), rep->Where(kSharedNamespace) + " index", &t).ok() &&
+        t->ns == kSharedNamespace)
+      rep->tables[kSharedNamespace] = t;  // (rep->shared, the pending puts, stays rank 0's)
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
 }
-bool Scattered(const NamespaceDesc& d, uint64_t limit) { return d.length != 0 && d.length <= limit; }
 
 // Rank 0's read at open of the index tables it sends: those of namespaces
 // [0, readers) within `limit`, end to end in parts->bytes where they are
@@ -268,11 +106,6 @@ Status ReadSentTables(Store::Rep* rep, const RevisionRecord& rec, uint32_t reade
   return ReadCoalesced(ranges, ReadPlanLimits(), [&](uint32_t id, File** f) { return rep->DataFile(id, f); });
 }
 
-// What happened to rank 0's read of the small tables at a read-only open.
-enum class TableBlock : uint8_t { kNone = 0, kScattered = 1, kFailed = 2 };
-
-const char kNotOpened[] = "; the store was not opened";
-
 // This rank's table at open (namespace `rank` of the opened revision):
 // parsed from `bytes` rank 0 sent (`sent`), else read from the file. Out
 // of memory is this rank's error, agreed by the caller.
@@ -292,176 +125,13 @@ Status OwnTableAtOpen(Store::Rep* rep, std::string bytes, bool sent, std::shared
   });
 }
 
-// Another rank than 0, at open: rank 0's checked copy of the shared table
-// (`sb`, empty if none was sent) becomes this view's, unless it arrived
-// damaged or does not fit in memory (then it is read on demand).
-void AdoptSentSharedTable(Store::Rep* rep, std::string sb) {
-  try {
-    const NamespaceDesc& d = rep->current.shared();
-    std::shared_ptr<IndexTable> t;
-    if (!sb.empty() && Checksum(sb) == d.checksum &&
-        ParseIndexTable(std::move(sb), rep->Where(kSharedNamespace) + " index", &t).ok() &&
-        t->ns == kSharedNamespace)
-      rep->tables[kSharedNamespace] = t;  // (rep->shared, the pending puts, stays rank 0's)
-  } catch (const std::bad_alloc&) {
-  } catch (const std::length_error&) {
-  }
-}
+}  // namespace open_steps
 
-// The shared table's bytes, the last field of rank 0's first message
-// (`hello`, at `bytes` in it), as a string of their own: `hello` itself,
-// cut to them in place (no allocation). `hello` is left holding them.
-std::string TakeLastField(std::string* hello, std::string_view bytes) {
-  if (bytes.empty()) return std::string();
-  size_t at = size_t(bytes.data() - hello->data()), n = bytes.size();
-  hello->erase(0, at);  // (both shorten in place)
-  hello->resize(n);
-  return std::move(*hello);
-}
+using namespace open_steps;
 
-// The read-only open's part after rank 0's first message (see OpenWith):
-// `d` holds the rest of that message, `hello`. One scatter of the small
-// tables and one agreement; no other collective step.
-Status FinishReadOnlyOpen(Store::Rep* rep, std::string* hello, Decoder* d, const std::string& root_opts,
-                          bool differs, const Status& local, ScatterParts* parts, Status rank0_tables,
-                          std::shared_ptr<const IndexTable> rank0_shared, const Status& refused) {
-  Comm* c = rep->comm.get();
-  const Options& options = rep->opt;
-  int rank = c->rank(), nranks = c->size();
-  OpenInfo info = DecodeOpenInfo(std::string(d->LengthPrefixed()));
-  TableBlock block = TableBlock(d->U8());
-  uint64_t limit = d->U64();
-  // The compact shared table (up to 64 MiB) stays where it arrived: a copy
-  // here, unguarded, threw out of the open on a rank with room for the
-  // message and not for a second copy, while the others waited for it in
-  // the scatter below (an outside review; CollectiveMemory.
-  // ReadOnlySharedCopyOfLastRank).
-  const std::string_view shared_bytes = d->LengthPrefixed();
-  Status found = info.status;
-  if (found.ok() && !info.record.empty()) {
-    RevisionRecord r;
-    found = DecodeRevisionPayload(info.record, &r);
-    if (found.ok()) rep->current = std::move(r);
-  }
-  const RevisionRecord& rec = rep->current;
-  uint32_t readers = std::min<uint32_t>(rec.nranks, uint32_t(nranks));
-  std::shared_ptr<const IndexTable> mine;
-  Status late = rank == 0 ? rank0_tables : Status::OK();
-  if (found.ok() && rec.revision != 0 && block != TableBlock::kNone) {
-    std::string my_bytes;
-    bool have_part = uint32_t(rank) < readers && Scattered(rec.namespaces[rank], limit);
-    // A rank that cannot hold its part still takes every step of the
-    // scatter (Comm::ScatterSized) and fails in the agreement below.
-    uint64_t most = 0;
-    for (uint32_t r = 0; r < readers; r++)
-      if (Scattered(rec.namespaces[r], limit)) most = std::max(most, rec.namespaces[r].length);
-    if (block == TableBlock::kScattered) {
-      Status got = UnlessOutOfMemoryThen("open of", rep->path, kNotOpened, [&] {
-        c->ScatterSized(*parts, have_part ? rec.namespaces[rank].length : 0, most, &my_bytes, 0);
-        return Status::OK();
-      });
-      if (late.ok()) late = got;
-    }
-    // (A rank whose own open failed, or was refused, reads nothing: the
-    // agreement below fails every rank.)
-    if (block == TableBlock::kScattered && late.ok() && local.ok() && uint32_t(rank) < readers)
-      late = OwnTableAtOpen(rep, std::move(my_bytes), have_part, &mine);
-    // The shared table, when rank 0 read and checked it, came with its
-    // message; a copy damaged on the way (memory), or one that does not
-    // fit in this rank's memory, is left to be read from the file on
-    // demand, which reports it.
-    if (rank != 0) AdoptSentSharedTable(rep, TakeLastField(hello, shared_bytes));
-  }
-  Status s = AgreeOpen(c, options, rep->path, root_opts, differs, local, found, late, refused);
-  if (!s.ok()) return s;
-  rep->store_id = info.store_id;
-  rep->newest_revision = info.newest_revision;
-  rep->newest_high_water = info.newest_high_water;
-  rep->revisions = info.revisions;
-  if (mine) rep->tables[uint32_t(rank)] = mine;
-  if (rank0_shared) rep->tables[kSharedNamespace] = rank0_shared;
-  rep->own.Reset(mine);
-  rep->shared.Reset(rank0_shared);
-  return Status::OK();
-}
+namespace {
 
-void ReadForReadOnlyOpen(Store::Rep* rep, const Status& local, uint64_t limit, OpenInfo* info_out,
-                         TableBlock* block_out, std::string* send_out, ScatterParts* parts,
-                         Status* tables, std::shared_ptr<const IndexTable>* shared_out);
-
-// Rank 0 of a read-only open, before its first message: reads the manifest
-// and, in one coalesced request, the small index tables of every rank (and
-// a compact shared table), which it appends to `hello` (see OpenWith).
-void StartReadOnlyOpen(Store::Rep* rep, const Status& local, std::string* hello,
-                       ScatterParts* parts, Status* tables,
-                       std::shared_ptr<const IndexTable>* shared_out) {
-  const Options& options = rep->opt;
-  int nranks = rep->comm->size();
-  OpenInfo info;
-  uint64_t limit = ScatterLimit(options, nranks);
-  TableBlock block = TableBlock::kNone;
-  std::string shared_send;
-  // Out of memory (the manifest, the tables) fails the open on every rank
-  // through the status this message carries.
-  Status read = UnlessOutOfMemoryThen("open of", rep->path, kNotOpened, [&] {
-    ReadForReadOnlyOpen(rep, local, limit, &info, &block, &shared_send, parts, tables, shared_out);
-    return Status::OK();
-  });
-  if (!read.ok()) {
-    info = OpenInfo();
-    info.status = read;
-    block = TableBlock::kNone;
-    shared_send = std::string();
-    *parts = ScatterParts();
-    shared_out->reset();
-  }
-  PutLengthPrefixed(hello, EncodeOpenInfo(info));
-  hello->push_back(char(block));
-  PutFixed64(hello, limit);
-  PutLengthPrefixed(hello, shared_send);
-}
-
-// StartReadOnlyOpen's reads: the manifest into *info, the small tables
-// into *parts (*block says how that went) and the compact shared table.
-void ReadForReadOnlyOpen(Store::Rep* rep, const Status& local, uint64_t limit, OpenInfo* info_out,
-                         TableBlock* block_out, std::string* send_out, ScatterParts* parts,
-                         Status* tables, std::shared_ptr<const IndexTable>* shared_out) {
-  const Options& options = rep->opt;
-  int nranks = rep->comm->size();
-  OpenInfo& info = *info_out;
-  TableBlock& block = *block_out;
-  std::string& shared_send = *send_out;
-  if (local.ok()) info = OpenManifest(rep);
-  else info.status = local;
-  RevisionRecord rec;
-  if (info.status.ok() && !info.record.empty() && DecodeRevisionPayload(info.record, &rec).ok() &&
-      rec.revision != 0) {
-    uint32_t readers = std::min<uint32_t>(rec.nranks, uint32_t(nranks));
-    std::string shared_bytes;
-    // A read-only open reads the shared table only when it is compact.
-    const bool eager_shared = rec.shared().length <= options.compact_index_limit;
-    // (The planner reads through a gap between tables only while a block
-    // stays within 2x of the table bytes it wants: history_test.)
-    Status rs = ReadSentTables(rep, rec, readers, limit, eager_shared, parts, &shared_bytes);
-    block = rs.ok() ? TableBlock::kScattered : TableBlock::kFailed;
-    if (!rs.ok()) {
-      *parts = ScatterParts{std::string(), std::vector<uint64_t>(size_t(nranks), 0)};
-      *tables = rs;
-    }
-    if (rs.ok() && eager_shared && rec.shared().length > 0) {
-      const NamespaceDesc& d = rec.shared();
-      rep->current = rec;  // (Where names the revision)
-      std::shared_ptr<const IndexTable> shared;
-      Status ss = SharedTable(rep, d, std::move(shared_bytes), &shared);
-      // A damaged shared table is left to its first use, which reports it
-      // (lazy_open_test). Every other rank gets rank 0's checked copy.
-      if (!ss.ok()) shared.reset();
-      const uint64_t kSendSharedLimit = 64ull << 20;
-      if (shared && nranks > 1 && d.length <= kSendSharedLimit) shared_send = std::string(shared->bytes);
-      *shared_out = shared;
-    }
-  }
-}
+uint64_t RoundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace
 
