@@ -80,6 +80,10 @@ writeback was journaled.
 --first-open-dies: the case of issue 10 item 8 instead, labelled as such: a
 first job creates a store and is killed (-9, no power loss) before its first
 commit; a second job commits; then the power is cut.
+--first-commit-entries: a new store's first commit cut at each call between
+a data file's fsync and the first revision record, the unsynced writes
+undone and every directory entry not made durable kept but MANIFEST's
+(first_commit_entries): the restart must open the store.
 
 Journal layout (little-endian; written by src/io/fault_journal.cc): header
 "CAIRNFJ1", u64 calls so far, u64 cut mark; then records: u32 kind, u32 pid,
@@ -163,8 +167,12 @@ def undo(fd, rec, pages=None):
             os.pwrite(fd, before[s - lo:e - lo], s)
 
 
-def replay(journal, rng, tear, log, zeros=False):
-    """Leaves on disk only what was durable at the end of the journal."""
+def replay(journal, rng, tear, log, zeros=False, lose_entry=None):
+    """Leaves on disk only what was durable at the end of the journal.
+    lose_entry: a chosen outcome for the new directory entries instead of
+    the random one of tear mode: an entry not made durable is removed if
+    lose_entry(path), and survives otherwise (one of the outcomes tear
+    mode draws from)."""
     _, _, recs = read_journal(journal)
     pending = {}  # file -> its writes and truncates since its last fsync
     for r in recs:
@@ -244,7 +252,9 @@ def replay(journal, rng, tear, log, zeros=False):
             continue
         if last_dir_sync.get(os.path.dirname(path), -1) > i:
             continue
-        if tear and rng.random() < 0.5:
+        if lose_entry is not None and not lose_entry(path):
+            continue
+        if lose_entry is None and tear and rng.random() < 0.5:
             continue
         if os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path)
@@ -496,6 +506,72 @@ def first_open_dies(r, trials, log):
     return failures
 
 
+def first_commit_entries(r, trials, log):
+    """A new store's first commit cut after a data file's fsync and before
+    the revision record, with the replay's outcome for the directory
+    entries chosen instead of drawn: every entry not made durable survives
+    except MANIFEST's (an outcome tear mode draws with probability 1/4 or
+    less, the cut window being a few calls). The store directory is made
+    durably before the job, as a job script would. A correct store made
+    MANIFEST's header and entry durable before any data file existed, so
+    the next job opens it; a MANIFEST lost beside a data file with durable
+    bytes reads as a lost manifest, and the open refuses the store although
+    nothing was ever committed. The cut points: every call from the first
+    data file fsync of an uncut reference run up to its manifest record's
+    fsync, plus two (the order of the ranks' calls varies); the run fails
+    unless some cut lands with a data file fsynced and the store directory
+    not fsynced since the data files were made."""
+    failures = []
+    reached = 0
+    t = 0
+    kinds = [(1, "-"), (2, "a"), (2, "-"), (1, "as")]
+    for k in range(trials):
+        if t >= trials:
+            break
+        np, flags = kinds[k % len(kinds)]
+        # The reference run: the calls of this job on a store made the same way.
+        ref, refj = os.path.join(r.tmp, f"e-ref{t}"), os.path.join(r.tmp, f"e-ref{t}.j")
+        os.mkdir(ref)
+        rc, out = r.run(np, ref, 1, flags, journal=refj)
+        if rc != 0:
+            return failures + [f"the uncut reference run failed:\n{out}"], reached
+        recs = read_journal(refj)[2]
+        data_sync = min(i for i, rec in enumerate(recs) if rec[0] == SYNC and "/data." in rec[1])
+        record = min(i for i, rec in enumerate(recs)
+                     if rec[0] == SYNC and rec[1].endswith("/MANIFEST") and i > data_sync)
+        for cut in range(data_sync, min(record + 3, len(recs) + 1)):
+            if t >= trials:
+                break
+            store, journal = os.path.join(r.tmp, f"e{t}"), os.path.join(r.tmp, f"e{t}.j")
+            os.mkdir(store)
+            fd = os.open(r.tmp, os.O_RDONLY)
+            os.fsync(fd)
+            os.close(fd)
+            r.run(np, store, 1, flags, journal=journal, cut=cut)
+            cut_recs = read_journal(journal)[2]
+            # The window: a data file fsynced, and the store directory not
+            # fsynced since the data files were made (so the entries made
+            # before them are durable only if they were synced before).
+            made = max((i for i, rec in enumerate(cut_recs) if rec[0] == CREATE and "/data." in rec[1]), default=-1)
+            if any(rec[0] == SYNC and "/data." in rec[1] for rec in cut_recs) and not any(
+                    rec[0] == SYNCDIR and rec[1] == store and i > made for i, rec in enumerate(cut_recs)):
+                reached += 1
+            replay(journal, r.rng, False, log, lose_entry=lambda p: os.path.basename(p) == "MANIFEST")
+            os.unlink(journal)
+            rc, out = r.run(np, store, 1, flags)
+            what = f"trial {t} (np={np}, flags={flags}, cut at call {cut}, record fsync at {record} uncut)"
+            if rc != 0:
+                failures.append(f"{what}: after the power cut, {last_acked(store)} was reported committed, "
+                                f"but the restart found:\n{out}")
+                log(f"FAIL {what}\n{out}")
+            else:
+                log(f"{what}: reopened")
+            t += 1
+    if reached == 0:
+        failures.append("no cut landed between a data file's fsync and its directory's")
+    return failures, reached
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if len(args) < 3:
@@ -512,7 +588,13 @@ def main():
     r = Runner(writer, tool, mpiexec, tmp, rng)
     t0 = time.time()
     try:
-        if "--first-open-dies" in sys.argv:
+        if "--first-commit-entries" in sys.argv:
+            trials = int(args[3]) if len(args) > 3 else 12
+            failures, reached = first_commit_entries(r, trials, log)
+            print(f"first commit cut after a data fsync, MANIFEST's entry lost if not durable: {trials} trials, "
+                  f"{reached} with a data file fsynced and its directory not; failures: {len(failures)} "
+                  f"({time.time() - t0:.0f} s)")
+        elif "--first-open-dies" in sys.argv:
             trials = int(args[3]) if len(args) > 3 else 4
             failures = first_open_dies(r, trials, log)
             print(f"first open dies before its first commit, then a power cut: {trials} trials, "
