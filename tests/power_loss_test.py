@@ -77,6 +77,12 @@ are written, writeback waited for 1.25 MiB behind its end; by default
 32 MiB and 80 MiB, which no other power-loss workload reaches), so that
 cuts land among those drops and waits; the run fails if no wait for
 writeback was journaled.
+--across-nodes: flags ACROSS_FLAGS at 4 ranks, two data files each shared
+by two ranks, with CAIRN_TEST_SUBFILE_ACROSS_NODES=1 (src/store/open.cc):
+the ranks of a shared file are taken for ranks of different nodes, so each
+fsyncs the file itself (the commit's path for a file spread across nodes),
+and the replay makes a file's fsync durable for the writes of the process
+that called it only (page caches apart, as on two nodes).
 --first-open-dies: the case of issue 10 item 8 instead, labelled as such: a
 first job creates a store and is killed (-9, no power loss) before its first
 commit; a second job commits; then the power is cut.
@@ -129,7 +135,7 @@ def read_journal(path):
         pos += plen
         d = data[pos:pos + dlen]
         pos += dlen
-        recs.append((kind, p, a, b, c, d))
+        recs.append((kind, p, a, b, c, d, pid))
     return calls, cut, recs
 
 
@@ -149,7 +155,7 @@ def rename_target(rec):
 
 def undo(fd, rec, pages=None):
     """Restores what one write or truncate replaced (only within `pages`, if given)."""
-    kind, _, a, b, c, old = rec
+    kind, _, a, b, c, old = rec[:6]
     if kind == WRITE:
         lo, hi = a, a + b
     else:
@@ -167,19 +173,21 @@ def undo(fd, rec, pages=None):
             os.pwrite(fd, before[s - lo:e - lo], s)
 
 
-def replay(journal, rng, tear, log, zeros=False, lose_entry=None):
+def replay(journal, rng, tear, log, zeros=False, lose_entry=None, per_process=False):
     """Leaves on disk only what was durable at the end of the journal.
     lose_entry: a chosen outcome for the new directory entries instead of
     the random one of tear mode: an entry not made durable is removed if
     lose_entry(path), and survives otherwise (one of the outcomes tear
-    mode draws from)."""
+    mode draws from). per_process: a file's fsync makes durable only the
+    writes of the process that called it, as if each process ran on a node
+    of its own (page caches apart): --across-nodes."""
     _, _, recs = read_journal(journal)
     pending = {}  # file -> its writes and truncates since its last fsync
     for r in recs:
         if r[0] in (WRITE, TRUNCATE):
             pending.setdefault(r[1], []).append(r)
         elif r[0] == SYNC:
-            pending[r[1]] = []
+            pending[r[1]] = [w for w in pending.get(r[1], []) if per_process and w[6] != r[6]]
         elif r[0] == RENAME:
             # The source's file now has the target's name; the target's
             # old file is gone (its bytes are in the record).
@@ -299,6 +307,8 @@ class Runner:
             # 1 MiB, so that the 5 MB tables of flag B reach its drops and
             # its waits for writeback.
             env["CAIRN_TEST_TABLE_DROP_LAG"] = str(256 << 10)
+        if "--across-nodes" in sys.argv:
+            env["CAIRN_TEST_SUBFILE_ACROSS_NODES"] = "1"
         if "--slow-fsync" in sys.argv:
             # The data fsync of ranks other than 0 is delayed (asynchronous
             # and synchronous commits, Flush): a commit step that did not
@@ -332,6 +342,10 @@ BIG_FLAGS = ["B", "aB", "sfB", "asB"]  # --big: plain, asynchronous, staged + Fl
 # Flush + pins) at 2 and 4 ranks, where a rank's table is reused while
 # another's is not; asynchronous without a stream at 1 rank.
 SAME_FLAGS = [("it", 2), ("asit", 4), ("sitp", 4), ("afi", 1)]
+# --across-nodes: two data files at 4 ranks, each shared by two ranks taken
+# for ranks of two nodes: plain, asynchronous, staged + Flush, asynchronous
+# + staged + a stream.
+ACROSS_FLAGS = ["2", "a2", "2sf", "a2st"]
 SLOW_FLAGS = ["aup", "e", "ast", "su", "asfge", "2f", "afgu", "sftp"]
 
 
@@ -399,6 +413,8 @@ def cut_trials(r, trials, log, zeros, resize=False):
             flags = BIG_FLAGS[chain % len(BIG_FLAGS)]
         if "--same" in sys.argv:
             flags, np = SAME_FLAGS[chain % len(SAME_FLAGS)]
+        if "--across-nodes" in sys.argv:
+            np, flags = 4, ACROSS_FLAGS[chain % len(ACROSS_FLAGS)]
         store = os.path.join(r.tmp, f"s{chain}")
         journal = os.path.join(r.tmp, f"j{chain}")
         chain += 1
@@ -436,7 +452,7 @@ def cut_trials(r, trials, log, zeros, resize=False):
                 est[key] = calls - start
             tear = r.rng.random() < 0.5
             stats["tear"] += tear
-            replay(journal, r.rng, tear, log, zeros)
+            replay(journal, r.rng, tear, log, zeros, per_process="--across-nodes" in sys.argv)
             os.unlink(journal)
             after = last_acked(store)
             if not os.path.isdir(store):
