@@ -83,6 +83,8 @@ the ranks of a shared file are taken for ranks of different nodes, so each
 fsyncs the file itself (the commit's path for a file spread across nodes),
 and the replay makes a file's fsync durable for the writes of the process
 that called it only (page caches apart, as on two nodes).
+--every-cut: EVERY_CUT's jobs (a pin, commits, a manifest compaction) cut
+at every one of their calls in turn instead of at random ones (every_cut).
 --first-open-dies: the case of issue 10 item 8 instead, labelled as such: a
 first job creates a store and is killed (-9, no power loss) before its first
 commit; a second job commits; then the power is cut.
@@ -483,6 +485,82 @@ def cut_trials(r, trials, log, zeros, resize=False):
     return failures, stats
 
 
+# --every-cut: (ranks, flags) of the jobs cut at every call.
+EVERY_CUT = [(1, "p"), (2, "asp")]
+
+
+def every_cut(r, log):
+    """One job cut at every one of its calls in turn, instead of at random
+    ones: a store of a few revisions (pinned by the jobs that made it, flag
+    p) is made uncut; an uncut, journaled reference run of the job on a
+    copy (3 revisions: a pin, then commits, one of which compacts the
+    manifest: CAIRN_MANIFEST_COMPACT_BYTES=512; the store gets one more
+    revision until it does) gives its calls N; then for
+    each K in 0..N a copy is cut at call K, replayed (undone, or torn on
+    odd K), and checked as a restart (the usual writer's check, cairn
+    verify). So the few calls between a durability point and the next one
+    that covers it are all cut: a pin record before the next manifest
+    fsync, a compacted manifest renamed before the next record's fsync.
+    Fails if no reference job compacted the manifest."""
+    failures = []
+    cuts = 0
+    env = {"CAIRN_MANIFEST_COMPACT_BYTES": "512"}
+
+    def copy(src, dst):
+        shutil.copytree(src, dst)
+        for ext in (".acked", ".pinned"):
+            if os.path.exists(src + ext):
+                shutil.copy(src + ext, dst + ext)
+
+    for w, (np, flags) in enumerate(EVERY_CUT):
+        base = os.path.join(r.tmp, f"c{w}")
+        # One more revision (uncut, not journaled) until the job's reference
+        # run on a copy compacts the manifest.
+        compacts = False
+        for made in range(12):
+            rc, out = r.run(np, base, 1, flags.replace("p", "") or "-", extra=env)
+            if rc != 0:
+                return failures + [f"making the store (np={np}, flags={flags}) failed:\n{out}"], cuts
+            ref, refj = f"{base}-ref{made}", f"{base}-ref{made}.j"
+            copy(base, ref)
+            rc, out = r.run(np, ref, 3, flags, journal=refj, extra=env)
+            if rc != 0:
+                return failures + [f"the uncut reference run (np={np}, flags={flags}) failed:\n{out}"], cuts
+            calls = journal_calls(refj)
+            compacts = any(rec[0] == RENAME for rec in read_journal(refj)[2])
+            if compacts:
+                break
+        if not compacts:
+            failures.append(f"np={np}, flags={flags}: no reference job compacted the manifest")
+        for cut in range(calls + 1):
+            store, journal = f"{base}-{cut}", f"{base}-{cut}.j"
+            copy(base, store)
+            tear = cut % 2 == 1
+            r.run(np, store, 3, flags, journal=journal, cut=cut, extra=env)
+            replay(journal, r.rng, tear, log)
+            cuts += 1
+            what = f"np={np}, flags={flags}, cut at call {cut} of {calls} (tear={tear})"
+            why = None
+            if last_acked(store) > 0:
+                vrc, vout = r.verify(store)
+                if vrc != 0:
+                    why = f"cairn verify after the cut:\n{vout}"
+            if why is None:
+                rc, out = r.run(np, store, 1, flags, extra=env)
+                if rc != 0:
+                    why = f"the restart after the cut found:\n{out}"
+            if why:
+                failures.append(f"{what}: {why}")
+                log(f"FAIL {what}: {why}")
+            else:
+                log(f"{what}: intact")
+            shutil.rmtree(store)
+            for f in (journal, store + ".acked", store + ".pinned"):
+                if os.path.exists(f):
+                    os.unlink(f)
+    return failures, cuts
+
+
 def first_open_dies(r, trials, log):
     """Issue 10 item 8: a job creates the store and dies (kill -9) before its
     first commit; the next job commits; then the power fails. Three kinds:
@@ -604,7 +682,10 @@ def main():
     r = Runner(writer, tool, mpiexec, tmp, rng)
     t0 = time.time()
     try:
-        if "--first-commit-entries" in sys.argv:
+        if "--every-cut" in sys.argv:
+            failures, cuts = every_cut(r, log)
+            print(f"one job cut at every call: {cuts} cuts; failures: {len(failures)} ({time.time() - t0:.0f} s)")
+        elif "--first-commit-entries" in sys.argv:
             trials = int(args[3]) if len(args) > 3 else 12
             failures, reached = first_commit_entries(r, trials, log)
             print(f"first commit cut after a data fsync, MANIFEST's entry lost if not durable: {trials} trials, "
