@@ -491,14 +491,13 @@ EVERY_CUT = [(1, "p"), (2, "asp")]
 
 def every_cut(r, log):
     """One job cut at every one of its calls in turn, instead of at random
-    ones: a store of a few revisions (pinned by the jobs that made it, flag
-    p) is made uncut; an uncut, journaled reference run of the job on a
-    copy (3 revisions: a pin, then commits, one of which compacts the
+    ones: a store of a few revisions is made uncut (jobs without pins); an
+    uncut, journaled reference run of the job on a copy (flag p: a pin of
+    the revision it reopened at, then 3 commits, one of which compacts the
     manifest: CAIRN_MANIFEST_COMPACT_BYTES=512; the store gets one more
-    revision until it does) gives its calls N; then for
-    each K in 0..N a copy is cut at call K, replayed (undone, or torn on
-    odd K), and checked as a restart (the usual writer's check, cairn
-    verify). So the few calls between a durability point and the next one
+    revision until it does) gives its calls N; then for each K in 0..N a
+    copy is cut at call K, replayed (undone, or torn on odd K), and checked
+    as a restart (the usual writer's check, cairn verify). So the few calls between a durability point and the next one
     that covers it are all cut: a pin record before the next manifest
     fsync, a compacted manifest renamed before the next record's fsync.
     Fails if no reference job compacted the manifest."""
