@@ -83,6 +83,9 @@ the ranks of a shared file are taken for ranks of different nodes, so each
 fsyncs the file itself (the commit's path for a file spread across nodes),
 and the replay makes a file's fsync durable for the writes of the process
 that called it only (page caches apart, as on two nodes).
+--failed-record: a commit whose manifest record's fsync fails, then a power
+cut that keeps the record and loses its cut-back (failed_record): the
+failed revision must not appear.
 --every-cut: EVERY_CUT's jobs (a pin, commits, a manifest compaction) cut
 at every one of their calls in turn instead of at random ones (every_cut).
 --first-open-dies: the case of issue 10 item 8 instead, labelled as such: a
@@ -175,14 +178,17 @@ def undo(fd, rec, pages=None):
             os.pwrite(fd, before[s - lo:e - lo], s)
 
 
-def replay(journal, rng, tear, log, zeros=False, lose_entry=None, per_process=False):
+def replay(journal, rng, tear, log, zeros=False, lose_entry=None, per_process=False, truncate_lost=False):
     """Leaves on disk only what was durable at the end of the journal.
     lose_entry: a chosen outcome for the new directory entries instead of
     the random one of tear mode: an entry not made durable is removed if
     lose_entry(path), and survives otherwise (one of the outcomes tear
     mode draws from). per_process: a file's fsync makes durable only the
     writes of the process that called it, as if each process ran on a node
-    of its own (page caches apart): --across-nodes."""
+    of its own (page caches apart): --across-nodes. truncate_lost: a file
+    whose unsynced calls include a truncation keeps every call before its
+    last truncation and loses that one and the later ones (one of the
+    prefixes tear mode draws from): --failed-record."""
     _, _, recs = read_journal(journal)
     pending = {}  # file -> its writes and truncates since its last fsync
     for r in recs:
@@ -201,7 +207,13 @@ def replay(journal, rng, tear, log, zeros=False, lose_entry=None, per_process=Fa
             continue
         fd = os.open(path, os.O_RDWR)
         try:
-            if not tear:
+            if truncate_lost and any(r[0] == TRUNCATE for r in ops):
+                keep = max(i for i, r in enumerate(ops) if r[0] == TRUNCATE)
+                for r in reversed(ops[keep:]):
+                    undo(fd, r)
+                undone += len(ops) - keep
+                kept += keep
+            elif not tear:
                 for r in reversed(ops):
                     undo(fd, r)
                 undone += len(ops)
@@ -485,6 +497,49 @@ def cut_trials(r, trials, log, zeros, resize=False):
     return failures, stats
 
 
+def failed_record(r, trials, log):
+    """A commit whose manifest record's fsync fails (EIO), then a power
+    loss. The store's revisions 1 and 2 are made uncut; the journaled job
+    commits revision 3 with CAIRN_TEST_FAIL_MANIFEST_FSYNC=1 (the job's
+    first fsync of MANIFEST, the record's, fails before the call) and stops
+    (writer flag F: revision 3 listed in STORE.failed). The writer cut the
+    record back (truncation) and fsynced that; the power then goes off with
+    every call before the file's last unsynced truncation kept and the
+    truncation lost (the other unsynced writes undone). The restart must
+    find revision 2, not the failed 3 ("If any rank fails, no revision is
+    made"): the record must not come back. 1 and 2 ranks, synchronous,
+    asynchronous, staged."""
+    failures = []
+    kinds = [(1, "F"), (2, "aF"), (1, "asF"), (2, "sF")]
+    for t in range(trials):
+        np, flags = kinds[t % len(kinds)]
+        store, journal = os.path.join(r.tmp, f"r{t}"), os.path.join(r.tmp, f"r{t}.j")
+        what = f"trial {t} (np={np}, flags={flags})"
+        rc, out = r.run(np, store, 2, flags)
+        if rc != 0:
+            failures.append(f"{what}: making revisions 1 and 2 failed:\n{out}")
+            continue
+        rc, out = r.run(np, store, 1, flags, journal=journal, extra={"CAIRN_TEST_FAIL_MANIFEST_FSYNC": "1"})
+        try:
+            with open(store + ".failed") as f:
+                failed = f.read().split()
+        except FileNotFoundError:
+            failed = []
+        if rc != 0 or failed != ["3"]:
+            failures.append(f"{what}: the commit of revision 3 did not fail as it should (rc {rc}, "
+                            f"failed {failed}):\n{out}")
+            continue
+        replay(journal, r.rng, False, log, truncate_lost=True)
+        os.unlink(journal)
+        rc, out = r.run(np, store, 1, flags)
+        if rc != 0:
+            failures.append(f"{what}: after the power cut the restart found:\n{out}")
+            log(f"FAIL {what}\n{out}")
+        else:
+            log(f"{what}: revision 3 absent")
+    return failures
+
+
 # --every-cut: (ranks, flags) of the jobs cut at every call.
 EVERY_CUT = [(1, "p"), (2, "asp")]
 
@@ -681,7 +736,12 @@ def main():
     r = Runner(writer, tool, mpiexec, tmp, rng)
     t0 = time.time()
     try:
-        if "--every-cut" in sys.argv:
+        if "--failed-record" in sys.argv:
+            trials = int(args[3]) if len(args) > 3 else 8
+            failures = failed_record(r, trials, log)
+            print(f"a commit whose record fsync failed, then a power cut: {trials} trials; failures: "
+                  f"{len(failures)} ({time.time() - t0:.0f} s)")
+        elif "--every-cut" in sys.argv:
             failures, cuts = every_cut(r, log)
             print(f"one job cut at every call: {cuts} cuts; failures: {len(failures)} ({time.time() - t0:.0f} s)")
         elif "--first-commit-entries" in sys.argv:
