@@ -77,9 +77,24 @@ are written, writeback waited for 1.25 MiB behind its end; by default
 32 MiB and 80 MiB, which no other power-loss workload reaches), so that
 cuts land among those drops and waits; the run fails if no wait for
 writeback was journaled.
+--across-nodes: flags ACROSS_FLAGS at 4 ranks, two data files each shared
+by two ranks, with CAIRN_TEST_SUBFILE_ACROSS_NODES=1 (src/store/open.cc):
+the ranks of a shared file are taken for ranks of different nodes, so each
+fsyncs the file itself (the commit's path for a file spread across nodes),
+and the replay makes a file's fsync durable for the writes of the process
+that called it only (page caches apart, as on two nodes).
+--failed-record: a commit whose manifest record's fsync fails, then a power
+cut that keeps the record and loses its cut-back (failed_record): the
+failed revision must not appear.
+--every-cut: EVERY_CUT's jobs (a pin, commits, a manifest compaction) cut
+at every one of their calls in turn instead of at random ones (every_cut).
 --first-open-dies: the case of issue 10 item 8 instead, labelled as such: a
 first job creates a store and is killed (-9, no power loss) before its first
 commit; a second job commits; then the power is cut.
+--first-commit-entries: a new store's first commit cut at each call between
+a data file's fsync and the first revision record, the unsynced writes
+undone and every directory entry not made durable kept but MANIFEST's
+(first_commit_entries): the restart must open the store.
 
 Journal layout (little-endian; written by src/io/fault_journal.cc): header
 "CAIRNFJ1", u64 calls so far, u64 cut mark; then records: u32 kind, u32 pid,
@@ -125,7 +140,7 @@ def read_journal(path):
         pos += plen
         d = data[pos:pos + dlen]
         pos += dlen
-        recs.append((kind, p, a, b, c, d))
+        recs.append((kind, p, a, b, c, d, pid))
     return calls, cut, recs
 
 
@@ -145,7 +160,7 @@ def rename_target(rec):
 
 def undo(fd, rec, pages=None):
     """Restores what one write or truncate replaced (only within `pages`, if given)."""
-    kind, _, a, b, c, old = rec
+    kind, _, a, b, c, old = rec[:6]
     if kind == WRITE:
         lo, hi = a, a + b
     else:
@@ -163,15 +178,24 @@ def undo(fd, rec, pages=None):
             os.pwrite(fd, before[s - lo:e - lo], s)
 
 
-def replay(journal, rng, tear, log, zeros=False):
-    """Leaves on disk only what was durable at the end of the journal."""
+def replay(journal, rng, tear, log, zeros=False, lose_entry=None, per_process=False, truncate_lost=False):
+    """Leaves on disk only what was durable at the end of the journal.
+    lose_entry: a chosen outcome for the new directory entries instead of
+    the random one of tear mode: an entry not made durable is removed if
+    lose_entry(path), and survives otherwise (one of the outcomes tear
+    mode draws from). per_process: a file's fsync makes durable only the
+    writes of the process that called it, as if each process ran on a node
+    of its own (page caches apart): --across-nodes. truncate_lost: a file
+    whose unsynced calls include a truncation keeps every call before its
+    last truncation and loses that one and the later ones (one of the
+    prefixes tear mode draws from): --failed-record."""
     _, _, recs = read_journal(journal)
     pending = {}  # file -> its writes and truncates since its last fsync
     for r in recs:
         if r[0] in (WRITE, TRUNCATE):
             pending.setdefault(r[1], []).append(r)
         elif r[0] == SYNC:
-            pending[r[1]] = []
+            pending[r[1]] = [w for w in pending.get(r[1], []) if per_process and w[6] != r[6]]
         elif r[0] == RENAME:
             # The source's file now has the target's name; the target's
             # old file is gone (its bytes are in the record).
@@ -183,7 +207,13 @@ def replay(journal, rng, tear, log, zeros=False):
             continue
         fd = os.open(path, os.O_RDWR)
         try:
-            if not tear:
+            if truncate_lost and any(r[0] == TRUNCATE for r in ops):
+                keep = max(i for i, r in enumerate(ops) if r[0] == TRUNCATE)
+                for r in reversed(ops[keep:]):
+                    undo(fd, r)
+                undone += len(ops) - keep
+                kept += keep
+            elif not tear:
                 for r in reversed(ops):
                     undo(fd, r)
                 undone += len(ops)
@@ -244,7 +274,9 @@ def replay(journal, rng, tear, log, zeros=False):
             continue
         if last_dir_sync.get(os.path.dirname(path), -1) > i:
             continue
-        if tear and rng.random() < 0.5:
+        if lose_entry is not None and not lose_entry(path):
+            continue
+        if lose_entry is None and tear and rng.random() < 0.5:
             continue
         if os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path)
@@ -289,6 +321,8 @@ class Runner:
             # 1 MiB, so that the 5 MB tables of flag B reach its drops and
             # its waits for writeback.
             env["CAIRN_TEST_TABLE_DROP_LAG"] = str(256 << 10)
+        if "--across-nodes" in sys.argv:
+            env["CAIRN_TEST_SUBFILE_ACROSS_NODES"] = "1"
         if "--slow-fsync" in sys.argv:
             # The data fsync of ranks other than 0 is delayed (asynchronous
             # and synchronous commits, Flush): a commit step that did not
@@ -322,6 +356,10 @@ BIG_FLAGS = ["B", "aB", "sfB", "asB"]  # --big: plain, asynchronous, staged + Fl
 # Flush + pins) at 2 and 4 ranks, where a rank's table is reused while
 # another's is not; asynchronous without a stream at 1 rank.
 SAME_FLAGS = [("it", 2), ("asit", 4), ("sitp", 4), ("afi", 1)]
+# --across-nodes: two data files at 4 ranks, each shared by two ranks taken
+# for ranks of two nodes: plain, asynchronous, staged + Flush, asynchronous
+# + staged + a stream.
+ACROSS_FLAGS = ["2", "a2", "2sf", "a2st"]
 SLOW_FLAGS = ["aup", "e", "ast", "su", "asfge", "2f", "afgu", "sftp"]
 
 
@@ -389,6 +427,8 @@ def cut_trials(r, trials, log, zeros, resize=False):
             flags = BIG_FLAGS[chain % len(BIG_FLAGS)]
         if "--same" in sys.argv:
             flags, np = SAME_FLAGS[chain % len(SAME_FLAGS)]
+        if "--across-nodes" in sys.argv:
+            np, flags = 4, ACROSS_FLAGS[chain % len(ACROSS_FLAGS)]
         store = os.path.join(r.tmp, f"s{chain}")
         journal = os.path.join(r.tmp, f"j{chain}")
         chain += 1
@@ -426,7 +466,7 @@ def cut_trials(r, trials, log, zeros, resize=False):
                 est[key] = calls - start
             tear = r.rng.random() < 0.5
             stats["tear"] += tear
-            replay(journal, r.rng, tear, log, zeros)
+            replay(journal, r.rng, tear, log, zeros, per_process="--across-nodes" in sys.argv)
             os.unlink(journal)
             after = last_acked(store)
             if not os.path.isdir(store):
@@ -455,6 +495,124 @@ def cut_trials(r, trials, log, zeros, resize=False):
                 failures.append(f"chain {chain - 1} (np={np}, flags={flags}): the final check found:\n{out}")
                 log(f"FAIL final check of chain {chain - 1}\n{out}")
     return failures, stats
+
+
+def failed_record(r, trials, log):
+    """A commit whose manifest record's fsync fails (EIO), then a power
+    loss. The store's revisions 1 and 2 are made uncut; the journaled job
+    commits revision 3 with CAIRN_TEST_FAIL_MANIFEST_FSYNC=1 (the job's
+    first fsync of MANIFEST, the record's, fails before the call) and stops
+    (writer flag F: revision 3 listed in STORE.failed). The writer cut the
+    record back (truncation) and fsynced that; the power then goes off with
+    every call before the file's last unsynced truncation kept and the
+    truncation lost (the other unsynced writes undone). The restart must
+    find revision 2, not the failed 3 ("If any rank fails, no revision is
+    made"): the record must not come back. 1 and 2 ranks, synchronous,
+    asynchronous, staged."""
+    failures = []
+    kinds = [(1, "F"), (2, "aF"), (1, "asF"), (2, "sF")]
+    for t in range(trials):
+        np, flags = kinds[t % len(kinds)]
+        store, journal = os.path.join(r.tmp, f"r{t}"), os.path.join(r.tmp, f"r{t}.j")
+        what = f"trial {t} (np={np}, flags={flags})"
+        rc, out = r.run(np, store, 2, flags)
+        if rc != 0:
+            failures.append(f"{what}: making revisions 1 and 2 failed:\n{out}")
+            continue
+        rc, out = r.run(np, store, 1, flags, journal=journal, extra={"CAIRN_TEST_FAIL_MANIFEST_FSYNC": "1"})
+        try:
+            with open(store + ".failed") as f:
+                failed = f.read().split()
+        except FileNotFoundError:
+            failed = []
+        if rc != 0 or failed != ["3"]:
+            failures.append(f"{what}: the commit of revision 3 did not fail as it should (rc {rc}, "
+                            f"failed {failed}):\n{out}")
+            continue
+        replay(journal, r.rng, False, log, truncate_lost=True)
+        os.unlink(journal)
+        rc, out = r.run(np, store, 1, flags)
+        if rc != 0:
+            failures.append(f"{what}: after the power cut the restart found:\n{out}")
+            log(f"FAIL {what}\n{out}")
+        else:
+            log(f"{what}: revision 3 absent")
+    return failures
+
+
+# --every-cut: (ranks, flags) of the jobs cut at every call.
+EVERY_CUT = [(1, "p"), (2, "asp")]
+
+
+def every_cut(r, log):
+    """One job cut at every one of its calls in turn, instead of at random
+    ones: a store of a few revisions is made uncut (jobs without pins); an
+    uncut, journaled reference run of the job on a copy (flag p: a pin of
+    the revision it reopened at, then 3 commits, one of which compacts the
+    manifest: CAIRN_MANIFEST_COMPACT_BYTES=512; the store gets one more
+    revision until it does) gives its calls N; then for each K in 0..N a
+    copy is cut at call K, replayed (undone, or torn on odd K), and checked
+    as a restart (the usual writer's check, cairn verify). So the few calls between a durability point and the next one
+    that covers it are all cut: a pin record before the next manifest
+    fsync, a compacted manifest renamed before the next record's fsync.
+    Fails if no reference job compacted the manifest."""
+    failures = []
+    cuts = 0
+    env = {"CAIRN_MANIFEST_COMPACT_BYTES": "512"}
+
+    def copy(src, dst):
+        shutil.copytree(src, dst)
+        for ext in (".acked", ".pinned"):
+            if os.path.exists(src + ext):
+                shutil.copy(src + ext, dst + ext)
+
+    for w, (np, flags) in enumerate(EVERY_CUT):
+        base = os.path.join(r.tmp, f"c{w}")
+        # One more revision (uncut, not journaled) until the job's reference
+        # run on a copy compacts the manifest.
+        compacts = False
+        for made in range(12):
+            rc, out = r.run(np, base, 1, flags.replace("p", "") or "-", extra=env)
+            if rc != 0:
+                return failures + [f"making the store (np={np}, flags={flags}) failed:\n{out}"], cuts
+            ref, refj = f"{base}-ref{made}", f"{base}-ref{made}.j"
+            copy(base, ref)
+            rc, out = r.run(np, ref, 3, flags, journal=refj, extra=env)
+            if rc != 0:
+                return failures + [f"the uncut reference run (np={np}, flags={flags}) failed:\n{out}"], cuts
+            calls = journal_calls(refj)
+            compacts = any(rec[0] == RENAME for rec in read_journal(refj)[2])
+            if compacts:
+                break
+        if not compacts:
+            failures.append(f"np={np}, flags={flags}: no reference job compacted the manifest")
+        for cut in range(calls + 1):
+            store, journal = f"{base}-{cut}", f"{base}-{cut}.j"
+            copy(base, store)
+            tear = cut % 2 == 1
+            r.run(np, store, 3, flags, journal=journal, cut=cut, extra=env)
+            replay(journal, r.rng, tear, log)
+            cuts += 1
+            what = f"np={np}, flags={flags}, cut at call {cut} of {calls} (tear={tear})"
+            why = None
+            if last_acked(store) > 0:
+                vrc, vout = r.verify(store)
+                if vrc != 0:
+                    why = f"cairn verify after the cut:\n{vout}"
+            if why is None:
+                rc, out = r.run(np, store, 1, flags, extra=env)
+                if rc != 0:
+                    why = f"the restart after the cut found:\n{out}"
+            if why:
+                failures.append(f"{what}: {why}")
+                log(f"FAIL {what}: {why}")
+            else:
+                log(f"{what}: intact")
+            shutil.rmtree(store)
+            for f in (journal, store + ".acked", store + ".pinned"):
+                if os.path.exists(f):
+                    os.unlink(f)
+    return failures, cuts
 
 
 def first_open_dies(r, trials, log):
@@ -496,6 +654,72 @@ def first_open_dies(r, trials, log):
     return failures
 
 
+def first_commit_entries(r, trials, log):
+    """A new store's first commit cut after a data file's fsync and before
+    the revision record, with the replay's outcome for the directory
+    entries chosen instead of drawn: every entry not made durable survives
+    except MANIFEST's (an outcome tear mode draws with probability 1/4 or
+    less, the cut window being a few calls). The store directory is made
+    durably before the job, as a job script would. A correct store made
+    MANIFEST's header and entry durable before any data file existed, so
+    the next job opens it; a MANIFEST lost beside a data file with durable
+    bytes reads as a lost manifest, and the open refuses the store although
+    nothing was ever committed. The cut points: every call from the first
+    data file fsync of an uncut reference run up to its manifest record's
+    fsync, plus two (the order of the ranks' calls varies); the run fails
+    unless some cut lands with a data file fsynced and the store directory
+    not fsynced since the data files were made."""
+    failures = []
+    reached = 0
+    t = 0
+    kinds = [(1, "-"), (2, "a"), (2, "-"), (1, "as")]
+    for k in range(trials):
+        if t >= trials:
+            break
+        np, flags = kinds[k % len(kinds)]
+        # The reference run: the calls of this job on a store made the same way.
+        ref, refj = os.path.join(r.tmp, f"e-ref{t}"), os.path.join(r.tmp, f"e-ref{t}.j")
+        os.mkdir(ref)
+        rc, out = r.run(np, ref, 1, flags, journal=refj)
+        if rc != 0:
+            return failures + [f"the uncut reference run failed:\n{out}"], reached
+        recs = read_journal(refj)[2]
+        data_sync = min(i for i, rec in enumerate(recs) if rec[0] == SYNC and "/data." in rec[1])
+        record = min(i for i, rec in enumerate(recs)
+                     if rec[0] == SYNC and rec[1].endswith("/MANIFEST") and i > data_sync)
+        for cut in range(data_sync, min(record + 3, len(recs) + 1)):
+            if t >= trials:
+                break
+            store, journal = os.path.join(r.tmp, f"e{t}"), os.path.join(r.tmp, f"e{t}.j")
+            os.mkdir(store)
+            fd = os.open(r.tmp, os.O_RDONLY)
+            os.fsync(fd)
+            os.close(fd)
+            r.run(np, store, 1, flags, journal=journal, cut=cut)
+            cut_recs = read_journal(journal)[2]
+            # The window: a data file fsynced, and the store directory not
+            # fsynced since the data files were made (so the entries made
+            # before them are durable only if they were synced before).
+            made = max((i for i, rec in enumerate(cut_recs) if rec[0] == CREATE and "/data." in rec[1]), default=-1)
+            if any(rec[0] == SYNC and "/data." in rec[1] for rec in cut_recs) and not any(
+                    rec[0] == SYNCDIR and rec[1] == store and i > made for i, rec in enumerate(cut_recs)):
+                reached += 1
+            replay(journal, r.rng, False, log, lose_entry=lambda p: os.path.basename(p) == "MANIFEST")
+            os.unlink(journal)
+            rc, out = r.run(np, store, 1, flags)
+            what = f"trial {t} (np={np}, flags={flags}, cut at call {cut}, record fsync at {record} uncut)"
+            if rc != 0:
+                failures.append(f"{what}: after the power cut, {last_acked(store)} was reported committed, "
+                                f"but the restart found:\n{out}")
+                log(f"FAIL {what}\n{out}")
+            else:
+                log(f"{what}: reopened")
+            t += 1
+    if reached == 0:
+        failures.append("no cut landed between a data file's fsync and its directory's")
+    return failures, reached
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if len(args) < 3:
@@ -512,7 +736,21 @@ def main():
     r = Runner(writer, tool, mpiexec, tmp, rng)
     t0 = time.time()
     try:
-        if "--first-open-dies" in sys.argv:
+        if "--failed-record" in sys.argv:
+            trials = int(args[3]) if len(args) > 3 else 8
+            failures = failed_record(r, trials, log)
+            print(f"a commit whose record fsync failed, then a power cut: {trials} trials; failures: "
+                  f"{len(failures)} ({time.time() - t0:.0f} s)")
+        elif "--every-cut" in sys.argv:
+            failures, cuts = every_cut(r, log)
+            print(f"one job cut at every call: {cuts} cuts; failures: {len(failures)} ({time.time() - t0:.0f} s)")
+        elif "--first-commit-entries" in sys.argv:
+            trials = int(args[3]) if len(args) > 3 else 12
+            failures, reached = first_commit_entries(r, trials, log)
+            print(f"first commit cut after a data fsync, MANIFEST's entry lost if not durable: {trials} trials, "
+                  f"{reached} with a data file fsynced and its directory not; failures: {len(failures)} "
+                  f"({time.time() - t0:.0f} s)")
+        elif "--first-open-dies" in sys.argv:
             trials = int(args[3]) if len(args) > 3 else 4
             failures = first_open_dies(r, trials, log)
             print(f"first open dies before its first commit, then a power cut: {trials} trials, "

@@ -51,6 +51,10 @@
 // L = hold the store (power_loss_test.py --lock): after the check, write
 // the ranks' pids to STORE.held and wait for STORE.release, then close
 // without committing (REVISIONS is not used).
+// F = a failed commit is recorded, not an error (power_loss_test.py
+// --failed-record): rank 0 appends its revision to STORE.failed and the job
+// stops committing. Whatever the flags, the check refuses a revision listed
+// in STORE.failed ("If any rank fails, no revision is made").
 // keep_revisions = 2, so extents are reused.
 // Which keys a revision writes, and their values, depend only on (rank,
 // revision, key), so the check needs nothing else.
@@ -149,6 +153,14 @@ void AppendLine(const std::string& path, const std::string& text) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   if (fd < 0 || ::write(fd, text.data(), text.size()) != ssize_t(text.size())) std::abort();
   ::close(fd);
+}
+
+// Whether `rev` is listed in STORE.failed (flag F: its commit failed).
+bool ReportedFailed(const std::string& store, uint64_t rev) {
+  std::ifstream in(store + ".failed");
+  for (uint64_t r = 0; in >> r;)
+    if (r == rev) return true;
+  return false;
 }
 
 uint64_t LastAcked(const std::string& store) {
@@ -293,6 +305,10 @@ int main(int argc, char** argv) {
   uint64_t acked = 0;
   if (rank == 0) acked = LastAcked(store);
   MPI_Bcast(&acked, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  // The revision after the last one reported committed may exist (its
+  // commit point reached before the cut), unless its commit reported failure.
+  int next_failed = rank == 0 && ReportedFailed(store, acked + 1) ? 1 : 0;
+  MPI_Bcast(&next_failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
   {
     cairn::Options ro = o;
     ro.read_only = true;
@@ -302,9 +318,9 @@ int main(int argc, char** argv) {
     if (!st.ok()) {
       // No store, or one never committed: only if nothing was reported committed.
       if (acked > 0) err = "read-only open after the power cut: " + st.ToString();
-    } else if (r->revision() != acked && r->revision() != acked + 1) {
+    } else if (r->revision() != acked && (r->revision() != acked + 1 || next_failed)) {
       err = "read-only open at revision " + std::to_string(r->revision()) + ", but " + std::to_string(acked) +
-            " was reported committed";
+            " was reported committed" + (next_failed ? " and the commit of " + std::to_string(acked + 1) + " failed" : "");
     } else if (r->revision() > 0) {
       err = CheckRevision(r.get(), rank, r->revision());
     }
@@ -316,9 +332,10 @@ int main(int argc, char** argv) {
   cairn::Status st = cairn::Store::Open(o, store, MPI_COMM_WORLD, &s);
   if (!st.ok()) return Finish(rank, "open: " + st.ToString(), 1);
   uint64_t rev = s->revision();
-  if (rev != acked && rev != acked + 1)
+  if (rev != acked && (rev != acked + 1 || next_failed))
     return Finish(rank, "reopened at revision " + std::to_string(rev) + ", but " + std::to_string(acked) +
-                            " was reported committed", 1);
+                            " was reported committed" +
+                            (next_failed ? " and the commit of " + std::to_string(acked + 1) + " failed" : ""), 1);
   std::string err;
   if (rev > 0) err = CheckRevision(s.get(), rank, rev);
   std::vector<cairn::RevisionInfo> retained;
@@ -410,6 +427,12 @@ int main(int argc, char** argv) {
       if (st.ok()) st = c.Wait(&got);
     } else if (st.ok()) {
       st = s->Commit(&got);
+    }
+    if (!st.ok() && flags.find('F') != std::string::npos) {
+      // Flag F: every rank has the same failure (a commit's outcome is
+      // agreed); the job stops committing.
+      if (rank == 0) AppendLine(store + ".failed", std::to_string(r) + "\n");
+      break;
     }
     if (!st.ok()) err = "revision " + std::to_string(r) + ": " + st.ToString();
     else if (got != r) err = "revision " + std::to_string(r) + " committed as " + std::to_string(got);

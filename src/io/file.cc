@@ -228,6 +228,16 @@ Status File::Sync() {
   // it on one rank to check that every rank agrees on the failure).
   if (const char* f = std::getenv("CAIRN_TEST_FAIL_FSYNC"); f && std::strcmp(f, "1") == 0)
     return Status::FromErrno("fsync " + path_ + " (CAIRN_TEST_FAIL_FSYNC)", EIO);
+  // Test hook: CAIRN_TEST_FAIL_MANIFEST_FSYNC=K makes the K-th fsync of a
+  // file named MANIFEST in this process fail with EIO (once), before the
+  // call, so nothing of the file is made durable (power_loss_test.py
+  // --failed-record: the cut-back of a record whose fsync failed).
+  if (const char* f = std::getenv("CAIRN_TEST_FAIL_MANIFEST_FSYNC");
+      f && *f && path_.size() >= 9 && path_.compare(path_.size() - 9, 9, "/MANIFEST") == 0) {
+    static std::atomic<long> manifest_fsyncs{0};
+    if (++manifest_fsyncs == std::atol(f))
+      return Status::FromErrno("fsync " + path_ + " (CAIRN_TEST_FAIL_MANIFEST_FSYNC)", EIO);
+  }
   {
     std::lock_guard<std::mutex> l(wb_mu_);
     if (!wb_error_.ok())

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 #include "array/array_meta.h"
@@ -266,6 +267,13 @@ static Status OpenWith(const Options& options, const std::string& path, std::uni
     bool alone = per_rank || options.subfiles >= nranks;
     rep->sub_comm = alone ? NewSelfComm() : c->Split(int(rep->my_subfile), rank);
     rep->subfile_on_one_node = alone || rep->sub_comm->SplitNode()->size() == rep->sub_comm->size();
+    // Test hook: CAIRN_TEST_SUBFILE_ACROSS_NODES=1 takes the ranks of a
+    // shared data file for ranks of different nodes, so that each fsyncs
+    // the file itself (the commit's path, synchronous and asynchronous, for
+    // a file spread across nodes, which one machine never takes otherwise;
+    // power_loss_test.py --across-nodes).
+    if (const char* e = std::getenv("CAIRN_TEST_SUBFILE_ACROSS_NODES"); e && std::strcmp(e, "1") == 0 && !alone)
+      rep->subfile_on_one_node = false;
     bool leader = rep->sub_comm->rank() == 0;
     bool made_file = false;
     std::string fpath = path + "/" + DataFileName(rep->my_subfile);
