@@ -52,6 +52,7 @@ std::vector<std::vector<std::pair<uint64_t, uint64_t>>> Split(const std::vector<
   uint64_t total = RangeBytes(free) / extent;
   long double wsum = 0;
   for (uint64_t x : w) wsum += (long double)x;
+  // All weights 0 (ShareWeights with no free bytes and no deficit): evenly.
   if (wsum == 0) return Split(free, std::vector<uint64_t>(w.size(), 1), extent);
   size_t ri = 0;
   uint64_t roff = 0;  // extents of free[ri] already handed out
@@ -59,6 +60,9 @@ std::vector<std::vector<std::pair<uint64_t, uint64_t>>> Split(const std::vector<
   uint64_t given = 0;
   for (size_t m = 0; m < w.size(); m++) {
     cum += (long double)w[m];
+    // Rounded to the nearest extent: rounded down, every slice but the
+    // last lost its fraction to the last member, and a lone free extent
+    // always went to it, whatever the weights.
     uint64_t upto = m + 1 == w.size() ? total : std::min<uint64_t>(total, uint64_t(total * (cum / wsum) + 0.5L));
     uint64_t want = upto > given ? upto - given : 0;
     given += want;
