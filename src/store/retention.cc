@@ -52,13 +52,18 @@ std::vector<std::vector<std::pair<uint64_t, uint64_t>>> Split(const std::vector<
   uint64_t total = RangeBytes(free) / extent;
   long double wsum = 0;
   for (uint64_t x : w) wsum += (long double)x;
+  // All weights 0 (ShareWeights with no free bytes and no deficit): evenly.
+  if (wsum == 0) return Split(free, std::vector<uint64_t>(w.size(), 1), extent);
   size_t ri = 0;
   uint64_t roff = 0;  // extents of free[ri] already handed out
   long double cum = 0;
   uint64_t given = 0;
   for (size_t m = 0; m < w.size(); m++) {
     cum += (long double)w[m];
-    uint64_t upto = m + 1 == w.size() ? total : uint64_t(total * (cum / wsum));
+    // Rounded to the nearest extent: rounded down, every slice but the
+    // last lost its fraction to the last member, and a lone free extent
+    // always went to it, whatever the weights.
+    uint64_t upto = m + 1 == w.size() ? total : std::min<uint64_t>(total, uint64_t(total * (cum / wsum) + 0.5L));
     uint64_t want = upto > given ? upto - given : 0;
     given += want;
     while (want > 0 && ri < free.size()) {
@@ -74,6 +79,34 @@ std::vector<std::vector<std::pair<uint64_t, uint64_t>>> Split(const std::vector<
     }
   }
   return out;
+}
+// The bytes each rank of one data file (`who`) should get of `pool` free
+// bytes. A rank's target is twice its need (plan.weight: its recent peak
+// of run bytes per commit): an asynchronous commit's share arrives after
+// the rank has written the next round from the runs it kept (plan.kept),
+// so what it keeps covers that round and the share the one after. Each
+// rank first gets its deficit (target less kept); free bytes beyond the
+// deficits go by need (+1: a rank that wrote nothing still gets a little),
+// a shortfall by deficit. A rank that keeps its target gets nothing while
+// another is short (before: the same weight as one that was short, and a
+// rank holding far more than it used kept getting shares while the others
+// extended the file).
+std::vector<uint64_t> ShareWeights(const std::vector<size_t>& who, const SpacePlan& plan, uint64_t pool) {
+  std::vector<uint64_t> deficit(who.size());
+  long double deficits = 0, needs = 0;
+  for (size_t k = 0; k < who.size(); k++) {
+    uint64_t need = plan.weight[who[k]], kept = plan.kept[who[k]];
+    uint64_t target = need > UINT64_MAX / 2 ? UINT64_MAX : 2 * need;
+    deficit[k] = target > kept ? target - kept : 0;
+    deficits += (long double)deficit[k];
+    needs += (long double)need + 1;
+  }
+  if (deficits >= (long double)pool && deficits > 0) return deficit;
+  long double surplus = (long double)pool - deficits;
+  std::vector<uint64_t> w(who.size());
+  for (size_t k = 0; k < who.size(); k++)
+    w[k] = deficit[k] + uint64_t(surplus * (((long double)plan.weight[who[k]] + 1) / needs));
+  return w;
 }
 }  // namespace
 
@@ -347,16 +380,7 @@ std::string FinishCommitSpace(Store::Rep* r, const RevisionRecord& rec, const Sp
     while (fe < free.size() && free[fe].file == f) fe++;
     if (who[f].empty()) continue;
     std::vector<ExtentRange> mine(free.begin() + std::ptrdiff_t(fi), free.begin() + std::ptrdiff_t(fe));
-    std::vector<uint64_t> w;
-    // A rank's share follows its need less what it keeps of its free list
-    // through an asynchronous commit (ApplyCommitSpace adds that back):
-    // otherwise, on a data file several ranks write, a rank that needed less
-    // than its share kept the rest and got a new share on top, commit after
-    // commit, while the others ran short and extended the file.
-    for (size_t i : who[f]) {
-      uint64_t need = plan.weight[i] > plan.kept[i] ? plan.weight[i] - plan.kept[i] : 0;
-      w.push_back(need + 1);  // +1: a rank that wrote nothing still gets a little
-    }
+    std::vector<uint64_t> w = ShareWeights(who[f], plan, RangeBytes(mine));
     auto parts = Split(mine, w, ext);
     for (size_t k = 0; k < who[f].size(); k++) share[who[f][k]] = std::move(parts[k]);
     fi = fe;
