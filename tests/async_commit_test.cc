@@ -299,7 +299,9 @@ TEST_F(AsyncCommitTest, SharedDataFileLevelsOffWithPutsStreamsAndArraysInFlight)
   AsyncCommit h;
   bool pending = false;
   auto measure = [&] {
-    if (pending) EXPECT_TRUE(h.Wait().ok());
+    if (pending) {
+      EXPECT_TRUE(h.Wait().ok());
+    }
     pending = false;
     MPI_Barrier(MPI_COMM_WORLD);  // no rank writes while the file is measured
     uint64_t b = test::DataFileBytes(Path());
@@ -318,7 +320,9 @@ TEST_F(AsyncCommitTest, SharedDataFileLevelsOffWithPutsStreamsAndArraysInFlight)
     }
     for (uint64_t j = 0; j < kBlock; j++) block[j] = double(i) + double(j) * 1e-3 + double(me);
     ASSERT_TRUE(s->PutArray("field", DType::kFloat64, {kBlock * n}, {kBlock * me}, {kBlock}, block.data()).ok());
-    if (pending) ASSERT_TRUE(h.Wait().ok());
+    if (pending) {
+      ASSERT_TRUE(h.Wait().ok());
+    }
     ASSERT_TRUE(s->CommitAsync(&h).ok());
     pending = true;
     if (i == kWarm) at_warm = measure();
