@@ -122,6 +122,53 @@ TEST_F(MpiRetention, SeveralDataFiles) {
   EXPECT_LE(end, mid + 2 * 64 * 1024);
 }
 
+// Ranks that trade sizes in phases (every 100 commits rank 0 puts 600 KB
+// and the others 50 KB, then the other way round) on one shared data file,
+// synchronous commits. Free extents are split by each rank's recent peak
+// need; with that peak decaying by 1/16 per commit, a rank forgot within
+// a phase that it had needed 600 KB, got a slice sized for 50 KB when its
+// size jumped back, and extended the file at every switch while the space
+// sat in the others' slices: 2 ranks 4.76 MB after 600 commits, 6.19 MB
+// after 1,200; 4 ranks 8.78 and 10.30 MB, still growing at 20,000
+// commits. Decaying by 1/1024 per commit, the peaks outlive such phases
+// and the file stays level (2.88 and 6.75-6.82 MB).
+TEST_F(MpiRetention, SharedDataFileLevelsOffWhenRanksTradeSizes) {
+  Options o;
+  o.extent_size = 64 * 1024;
+  o.chunk_size = 16 * 1024;
+  o.subfiles = 1;
+  o.keep_revisions = 2;
+  o.sync = false;
+  o.create_if_missing = true;
+  std::unique_ptr<Store> s;
+  ASSERT_TRUE(Store::Open(o, Path(), MPI_COMM_WORLD, &s).ok());
+  const uint64_t me = uint64_t(Rank());
+  const int kPhase = 100, kCommits = 1200, kWarm = 600;
+  auto measure = [&] {
+    MPI_Barrier(MPI_COMM_WORLD);  // no rank writes while the file is measured
+    uint64_t b = test::DataFileBytes(Path());
+    MPI_Barrier(MPI_COMM_WORLD);
+    return b;
+  };
+  uint64_t at_warm = 0;
+  std::string v;
+  for (int i = 1; i <= kCommits; i++) {
+    size_t k = ((i / kPhase) % 2 == 0) == (me == 0) ? 600000 : 50000;
+    v = Pattern(me * 100000 + uint64_t(i), k);
+    ASSERT_TRUE(s->Put("k", v).ok());
+    ASSERT_TRUE(s->Commit().ok());
+    if (i == kWarm) at_warm = measure();
+  }
+  uint64_t at_end = measure();
+  const uint64_t n = uint64_t(test::Size());
+  EXPECT_LE(at_end, at_warm + 4 * o.extent_size * n)
+      << "the data file grew from " << at_warm << " bytes after " << kWarm << " commits to " << at_end << " after "
+      << kCommits;
+  std::string got;
+  ASSERT_TRUE(s->Get("k", &got).ok());
+  EXPECT_TRUE(got == v);
+}
+
 // Each data file has its own extent counter: with two files, every rank's
 // first run lies right after its own file's header reserve and its file's
 // earlier runs, whatever the other file's ranks took. It failed under

@@ -323,12 +323,15 @@ Status PlanRevisionSpace(Store::Rep* r, const std::vector<std::string>& reports,
       plan->weight[0] += taken - r->space_taken_mark;
       r->space_taken_mark = taken;
     }
-    // Shares follow each rank's recent peak need (decaying by 1/16 per
-    // commit), not its last one: a rank whose checkpoint grows again then
-    // still finds room, and the file stops growing once the free space
-    // covers every rank's peak.
+    // Shares follow each rank's recent peak need (decaying by 1/1024 per
+    // commit, a half-life of about 700 commits), not its last one: a rank
+    // whose checkpoint grows again then still finds room, and the file
+    // stops growing once the free space covers every rank's peak. (By 1/16
+    // the peak was forgotten within a phase of small rounds, and ranks
+    // trading sizes extended the file at every switch: mpi_retention_test
+    // SharedDataFileLevelsOffWhenRanksTradeSizes.)
     uint64_t& need = r->space_need[i];
-    need = std::max(plan->weight[i], need - need / 16);
+    need = std::max(plan->weight[i], need - need / 1024);
     plan->weight[i] = need;
     if (re > rs) plan->held.push_back(ExtentRange{plan->subfile[i], rs, re - rs});
     live.insert(live.end(), chunks.begin(), chunks.end());
