@@ -81,16 +81,21 @@ std::vector<std::vector<std::pair<uint64_t, uint64_t>>> Split(const std::vector<
   return out;
 }
 // The bytes each rank of one data file (`who`) should get of `pool` free
-// bytes. A rank's target is twice its need (plan.weight: its recent peak
-// of run bytes per commit): an asynchronous commit's share arrives after
-// the rank has written the next round from the runs it kept (plan.kept),
-// so what it keeps covers that round and the share the one after. Each
-// rank first gets its deficit (target less kept); free bytes beyond the
-// deficits go by need (+1: a rank that wrote nothing still gets a little),
-// a shortfall by deficit. A rank that keeps its target gets nothing while
-// another is short (before: the same weight as one that was short, and a
-// rank holding far more than it used kept getting shares while the others
-// extended the file).
+// bytes, and one more member last: the bytes nobody gets, which stay free
+// for the next commit. A rank's target is twice its need (plan.weight: its
+// recent peak of run bytes per commit): an asynchronous commit's share
+// arrives after the rank has written the next round from the runs it kept
+// (plan.kept), so what it keeps covers that round and the share the one
+// after. Each rank first gets its deficit (target less kept); a shortfall
+// goes by deficit; free bytes beyond the deficits go by need (+1: a rank
+// that wrote nothing still gets a little), but only until the rank holds
+// three times its need (kept + share), and the rest to nobody. Before:
+// the same weight to a rank that was short as to one keeping far more than
+// it used (one rank piled up the free runs while the others extended the
+// file), and then, without the ceiling, a rank idle for a span of commits
+// got its part of the surplus at every asynchronous commit, which adds it
+// to what the rank still holds, and never gave it back
+// (async_commit_test SharedDataFileWithARankIdleInSpansStaysNearTheSynchronousSize).
 std::vector<uint64_t> ShareWeights(const std::vector<size_t>& who, const SpacePlan& plan, uint64_t pool) {
   std::vector<uint64_t> deficit(who.size());
   long double deficits = 0, needs = 0;
@@ -101,11 +106,22 @@ std::vector<uint64_t> ShareWeights(const std::vector<size_t>& who, const SpacePl
     deficits += (long double)deficit[k];
     needs += (long double)need + 1;
   }
-  if (deficits >= (long double)pool && deficits > 0) return deficit;
-  long double surplus = (long double)pool - deficits;
-  std::vector<uint64_t> w(who.size());
-  for (size_t k = 0; k < who.size(); k++)
-    w[k] = deficit[k] + uint64_t(surplus * (((long double)plan.weight[who[k]] + 1) / needs));
+  std::vector<uint64_t> w(who.size() + 1, 0);  // the last: nobody's
+  if (deficits >= (long double)pool && deficits > 0) {
+    std::copy(deficit.begin(), deficit.end(), w.begin());
+    return w;
+  }
+  const long double surplus = (long double)pool - deficits;
+  long double given = 0;
+  for (size_t k = 0; k < who.size(); k++) {
+    const long double need = (long double)plan.weight[who[k]];
+    long double x = surplus * ((need + 1) / needs);
+    long double room = 3 * need + 1 - (long double)plan.kept[who[k]] - (long double)deficit[k];
+    x = std::max<long double>(0, std::min(x, room));
+    w[k] = deficit[k] + uint64_t(x);
+    given += (long double)w[k];
+  }
+  w.back() = given < (long double)pool ? uint64_t((long double)pool - given) : 0;
   return w;
 }
 }  // namespace
@@ -384,7 +400,7 @@ std::string FinishCommitSpace(Store::Rep* r, const RevisionRecord& rec, const Sp
     if (who[f].empty()) continue;
     std::vector<ExtentRange> mine(free.begin() + std::ptrdiff_t(fi), free.begin() + std::ptrdiff_t(fe));
     std::vector<uint64_t> w = ShareWeights(who[f], plan, RangeBytes(mine));
-    auto parts = Split(mine, w, ext);
+    auto parts = Split(mine, w, ext);  // (the last part is nobody's: it stays free)
     for (size_t k = 0; k < who[f].size(); k++) share[who[f][k]] = std::move(parts[k]);
     fi = fe;
   }
