@@ -232,14 +232,8 @@ TEST_F(AsyncCommitTest, RetentionReusesSpaceSafelyWithCommitsInFlight) {
 // short and extended the file (at 2 ranks: 4.8 MB after 200 commits, 11.9
 // MB after 600, against 1.9 MB for synchronous commits).
 TEST_F(AsyncCommitTest, SharedDataFileStopsGrowingWithCommitsInFlight) {
-  Options o;
-  o.extent_size = 64 * 1024;
-  o.chunk_size = 16 * 1024;
-  o.subfiles = 1;
-  o.keep_revisions = 2;
-  o.sync = false;
+  const Options o = test::SharedFileSpaceOptions();
   auto s = Open(o);
-  auto data_bytes = [&] { return test::DataFileBytes(Path()); };
   const int kCommits = 400;
   uint64_t at_200 = 0;
   std::string last;
@@ -249,20 +243,39 @@ TEST_F(AsyncCommitTest, SharedDataFileStopsGrowingWithCommitsInFlight) {
     AsyncCommit h;
     ASSERT_TRUE(s->CommitAsync(&h).ok());
     ASSERT_TRUE(h.Wait().ok());
-    if (i == 200) {
-      MPI_Barrier(MPI_COMM_WORLD);  // no rank writes while the file is measured
-      at_200 = data_bytes();
-      MPI_Barrier(MPI_COMM_WORLD);
-    }
+    if (i == 200) at_200 = test::DataFileBytesBetweenBarriers(Path());
   }
-  MPI_Barrier(MPI_COMM_WORLD);
-  uint64_t at_end = data_bytes();
+  uint64_t at_end = test::DataFileBytesBetweenBarriers(Path());
   EXPECT_LE(at_end, at_200 + 4 * o.extent_size * uint64_t(test::Size()))
       << "the data file grew from " << at_200 << " bytes after 200 commits to " << at_end << " after "
       << kCommits;
   std::string v;
   ASSERT_TRUE(s->Get("k", &v).ok());
   EXPECT_TRUE(v == last);
+}
+
+// One round of what a simulation writes, for the shared-file tests below:
+// "k" (50-250 KB) and "small" (3-8 KB), a stream (30-150 KB, through
+// cairn::ostream) and this rank's block of kRoundBlock doubles of the
+// global array "field". `k` and `stream` get the values written.
+constexpr uint64_t kRoundBlock = 4096;
+// The largest round of a rank: "k", "small", the stream, the block.
+constexpr uint64_t kLargestRound = (50000 + 199999) + (3000 + 4999) + (30000 + 119999) + kRoundBlock * sizeof(double);
+void WriteRound(Store* s, int i, std::vector<double>* block, std::string* k, std::string* stream) {
+  const uint64_t me = uint64_t(Rank()), n = uint64_t(test::Size());
+  *k = Pattern(me * 100000 + uint64_t(i), 50000 + (size_t(i) * 7919) % 200000);
+  ASSERT_TRUE(s->Put("k", *k).ok());
+  ASSERT_TRUE(s->Put("small", Pattern(me * 100000 + uint64_t(i) + 7, 3000 + (size_t(i) * 131) % 5000)).ok());
+  *stream = Pattern(me * 7777 + uint64_t(i), 30000 + (size_t(i) * 104729) % 120000);
+  {
+    cairn::ostream out(*s, "stream");
+    out.write(stream->data(), std::streamsize(stream->size()));
+    ASSERT_TRUE(out.close().ok());
+  }
+  block->resize(kRoundBlock);
+  for (uint64_t j = 0; j < kRoundBlock; j++) (*block)[j] = double(i) + double(j) * 1e-3 + double(me);
+  ASSERT_TRUE(
+      s->PutArray("field", DType::kFloat64, {kRoundBlock * n}, {kRoundBlock * me}, {kRoundBlock}, block->data()).ok());
 }
 
 // The same with what a simulation writes each round, all of it while the
@@ -281,19 +294,11 @@ TEST_F(AsyncCommitTest, SharedDataFileStopsGrowingWithCommitsInFlight) {
 // written meanwhile, which cannot take the space the commit expires) plus
 // the slack of the synchronous bound (doc/design.md, "Slack").
 TEST_F(AsyncCommitTest, SharedDataFileLevelsOffWithPutsStreamsAndArraysInFlight) {
-  Options o;
-  o.extent_size = 64 * 1024;
-  o.chunk_size = 16 * 1024;
-  o.subfiles = 1;
-  o.keep_revisions = 2;
-  o.sync = false;
+  const Options o = test::SharedFileSpaceOptions();
   auto s = Open(o);
   const uint64_t n = uint64_t(test::Size()), me = uint64_t(Rank());
-  const uint64_t kBlock = 4096;  // doubles of the array per rank
-  // The largest round of a rank: "k", "small", the stream, the block.
-  const uint64_t kRound = (50000 + 199999) + (3000 + 4999) + (30000 + 119999) + kBlock * sizeof(double);
   const int kCommits = 2000, kWarm = 1000;
-  std::vector<double> block(kBlock);
+  std::vector<double> block;
   std::string k, stream;
   uint64_t at_warm = 0;
   AsyncCommit h;
@@ -303,23 +308,10 @@ TEST_F(AsyncCommitTest, SharedDataFileLevelsOffWithPutsStreamsAndArraysInFlight)
       EXPECT_TRUE(h.Wait().ok());
     }
     pending = false;
-    MPI_Barrier(MPI_COMM_WORLD);  // no rank writes while the file is measured
-    uint64_t b = test::DataFileBytes(Path());
-    MPI_Barrier(MPI_COMM_WORLD);
-    return b;
+    return test::DataFileBytesBetweenBarriers(Path());
   };
   for (int i = 1; i <= kCommits; i++) {
-    k = Pattern(me * 100000 + uint64_t(i), 50000 + (size_t(i) * 7919) % 200000);
-    ASSERT_TRUE(s->Put("k", k).ok());
-    ASSERT_TRUE(s->Put("small", Pattern(me * 100000 + uint64_t(i) + 7, 3000 + (size_t(i) * 131) % 5000)).ok());
-    stream = Pattern(me * 7777 + uint64_t(i), 30000 + (size_t(i) * 104729) % 120000);
-    {
-      cairn::ostream out(*s, "stream");
-      out.write(stream.data(), std::streamsize(stream.size()));
-      ASSERT_TRUE(out.close().ok());
-    }
-    for (uint64_t j = 0; j < kBlock; j++) block[j] = double(i) + double(j) * 1e-3 + double(me);
-    ASSERT_TRUE(s->PutArray("field", DType::kFloat64, {kBlock * n}, {kBlock * me}, {kBlock}, block.data()).ok());
+    ASSERT_NO_FATAL_FAILURE(WriteRound(s.get(), i, &block, &k, &stream));
     if (pending) {
       ASSERT_TRUE(h.Wait().ok());
     }
@@ -329,7 +321,7 @@ TEST_F(AsyncCommitTest, SharedDataFileLevelsOffWithPutsStreamsAndArraysInFlight)
   }
   uint64_t at_end = measure();
   const uint64_t ext = o.extent_size, keep = o.keep_revisions;
-  const uint64_t bound = (keep + 2) * n * kRound + ((keep + 3) * n + 1) * ext;
+  const uint64_t bound = (keep + 2) * n * kLargestRound + ((keep + 3) * n + 1) * ext;
   for (uint64_t b : {at_warm, at_end})
     EXPECT_LE(b, bound) << "the data file (" << at_warm << " bytes after " << kWarm << " commits, " << at_end
                         << " after " << kCommits << ") holds more than " << keep + 2
@@ -344,8 +336,8 @@ TEST_F(AsyncCommitTest, SharedDataFileLevelsOffWithPutsStreamsAndArraysInFlight)
   EXPECT_TRUE(v == k);
   ASSERT_TRUE(s->Get("stream", &v).ok());
   EXPECT_TRUE(v == stream);
-  std::vector<double> got(kBlock);
-  ASSERT_TRUE(s->GetArray("field", {kBlock * me}, {kBlock}, got.data()).ok());
+  std::vector<double> got(kRoundBlock);
+  ASSERT_TRUE(s->GetArray("field", {kRoundBlock * me}, {kRoundBlock}, got.data()).ok());
   EXPECT_TRUE(got == block);
 }
 
@@ -364,33 +356,20 @@ TEST_F(AsyncCommitTest, SharedDataFileLevelsOffWithPutsStreamsAndArraysInFlight)
 // against 7.4 MB).
 TEST_F(AsyncCommitTest, SharedDataFileWithARankIdleInSpansStaysNearTheSynchronousSize) {
   const uint64_t n = uint64_t(test::Size()), me = uint64_t(Rank());
-  const uint64_t kBlock = 4096;
-  const uint64_t kRound = (50000 + 199999) + (3000 + 4999) + (30000 + 119999) + kBlock * sizeof(double);
   const int kCommits = 1600, kSpan = 100;
-  Options o;
-  o.extent_size = 64 * 1024;
-  o.chunk_size = 16 * 1024;
-  o.subfiles = 1;
-  o.keep_revisions = 2;
-  o.sync = false;
+  const Options o = test::SharedFileSpaceOptions();
   auto run = [&](bool async, const std::string& path) -> uint64_t {
     std::unique_ptr<Store> s;
     Status st = Store::Open(o, path, MPI_COMM_WORLD, &s);
     EXPECT_TRUE(st.ok()) << st.ToString();
     if (!st.ok()) return 0;
-    std::vector<double> block(kBlock);
+    std::vector<double> block;
+    std::string k, stream;
     AsyncCommit h;
     bool pending = false;
     for (int i = 1; i <= kCommits; i++) {
       if (!(me == 0 && (i / kSpan) % 2 == 1)) {
-        EXPECT_TRUE(s->Put("k", Pattern(me * 100000 + uint64_t(i), 50000 + (size_t(i) * 7919) % 200000)).ok());
-        EXPECT_TRUE(s->Put("small", Pattern(me * 100000 + uint64_t(i) + 7, 3000 + (size_t(i) * 131) % 5000)).ok());
-        std::string stream = Pattern(me * 7777 + uint64_t(i), 30000 + (size_t(i) * 104729) % 120000);
-        cairn::ostream out(*s, "stream");
-        out.write(stream.data(), std::streamsize(stream.size()));
-        EXPECT_TRUE(out.close().ok());
-        for (uint64_t j = 0; j < kBlock; j++) block[j] = double(i) + double(j) * 1e-3 + double(me);
-        EXPECT_TRUE(s->PutArray("field", DType::kFloat64, {kBlock * n}, {kBlock * me}, {kBlock}, block.data()).ok());
+        WriteRound(s.get(), i, &block, &k, &stream);  // (a failure is recorded; the ranks go on in step)
       }
       if (pending) {
         EXPECT_TRUE(h.Wait().ok());
@@ -413,7 +392,7 @@ TEST_F(AsyncCommitTest, SharedDataFileWithARankIdleInSpansStaysNearTheSynchronou
   const uint64_t sync_bytes = run(false, dir_ + "/sync");
   const uint64_t async_bytes = run(true, dir_ + "/async");
   // One revision more (every rank's largest round) and a few extents per rank.
-  const uint64_t allowed = sync_bytes + n * kRound + 4 * n * o.extent_size;
+  const uint64_t allowed = sync_bytes + n * kLargestRound + 4 * n * o.extent_size;
   EXPECT_LE(async_bytes, allowed) << "after " << kCommits << " commits with rank 0 idle in every other span of "
                                   << kSpan << ", the data file holds " << async_bytes
                                   << " bytes with commits in flight, " << sync_bytes

@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <string>
 
+#include "test_util.h"
+
 namespace cairn::test {
 
 // This process's rank in `c`.
@@ -89,6 +91,15 @@ inline std::string SharedTempDir(MPI_Comm comm) {
   }
   MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, comm);
   return buf;
+}
+
+// DataFileBytes of the store at `store_dir`, read between two barriers of
+// `comm` so that no rank writes while the files are measured (collective).
+inline uint64_t DataFileBytesBetweenBarriers(const std::string& store_dir, MPI_Comm comm = MPI_COMM_WORLD) {
+  MPI_Barrier(comm);
+  uint64_t b = DataFileBytes(store_dir);
+  MPI_Barrier(comm);
+  return b;
 }
 
 // A test fixture with a fresh directory shared by all ranks, removed by

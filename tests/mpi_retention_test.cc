@@ -133,23 +133,12 @@ TEST_F(MpiRetention, SeveralDataFiles) {
 // commits. Decaying by 1/1024 per commit, the peaks outlive such phases
 // and the file stays level (2.88 and 6.75-6.82 MB).
 TEST_F(MpiRetention, SharedDataFileLevelsOffWhenRanksTradeSizes) {
-  Options o;
-  o.extent_size = 64 * 1024;
-  o.chunk_size = 16 * 1024;
-  o.subfiles = 1;
-  o.keep_revisions = 2;
-  o.sync = false;
+  Options o = test::SharedFileSpaceOptions();
   o.create_if_missing = true;
   std::unique_ptr<Store> s;
   ASSERT_TRUE(Store::Open(o, Path(), MPI_COMM_WORLD, &s).ok());
   const uint64_t me = uint64_t(Rank());
   const int kPhase = 100, kCommits = 1200, kWarm = 600;
-  auto measure = [&] {
-    MPI_Barrier(MPI_COMM_WORLD);  // no rank writes while the file is measured
-    uint64_t b = test::DataFileBytes(Path());
-    MPI_Barrier(MPI_COMM_WORLD);
-    return b;
-  };
   uint64_t at_warm = 0;
   std::string v;
   for (int i = 1; i <= kCommits; i++) {
@@ -157,9 +146,9 @@ TEST_F(MpiRetention, SharedDataFileLevelsOffWhenRanksTradeSizes) {
     v = Pattern(me * 100000 + uint64_t(i), k);
     ASSERT_TRUE(s->Put("k", v).ok());
     ASSERT_TRUE(s->Commit().ok());
-    if (i == kWarm) at_warm = measure();
+    if (i == kWarm) at_warm = test::DataFileBytesBetweenBarriers(Path());
   }
-  uint64_t at_end = measure();
+  uint64_t at_end = test::DataFileBytesBetweenBarriers(Path());
   const uint64_t n = uint64_t(test::Size());
   EXPECT_LE(at_end, at_warm + 4 * o.extent_size * n)
       << "the data file grew from " << at_warm << " bytes after " << kWarm << " commits to " << at_end << " after "

@@ -401,7 +401,6 @@ TEST_F(StreamCommitTest, AsynchronouslyCommittedStreamsReuseExpiredSpace) {
   Options o = Small(2);
   o.sync = false;
   auto s = Open(o);
-  auto data_bytes = [&] { return test::DataFileBytes(Path()); };
   const int kCommits = 300;
   uint64_t at_100 = 0;
   std::string last;
@@ -414,14 +413,9 @@ TEST_F(StreamCommitTest, AsynchronouslyCommittedStreamsReuseExpiredSpace) {
     AsyncCommit h;
     ASSERT_TRUE(s->CommitAsync(&h).ok());
     ASSERT_TRUE(h.Wait().ok());
-    if (i == 100) {
-      MPI_Barrier(MPI_COMM_WORLD);  // no rank writes while the files are measured
-      at_100 = data_bytes();
-      MPI_Barrier(MPI_COMM_WORLD);
-    }
+    if (i == 100) at_100 = test::DataFileBytesBetweenBarriers(Path());
   }
-  MPI_Barrier(MPI_COMM_WORLD);
-  uint64_t at_end = data_bytes();
+  uint64_t at_end = test::DataFileBytesBetweenBarriers(Path());
   // 200 more commits of about 190 KB per rank: growth would be tens of MB.
   EXPECT_LE(at_end, at_100 + 2 * o.extent_size * uint64_t(test::Size()))
       << "data files grew from " << at_100 << " bytes after 100 commits to " << at_end << " after " << kCommits;

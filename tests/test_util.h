@@ -11,6 +11,8 @@
 #include <random>
 #include <string>
 
+#include "cairn/options.h"
+
 namespace cairn::test {
 
 // A fresh empty directory under $TMPDIR (or /tmp), removed by the destructor.
@@ -61,6 +63,19 @@ inline uint64_t DataFileBytes(const std::string& store_dir) {
   for (const auto& e : std::filesystem::directory_iterator(store_dir))
     if (e.path().filename().string().rfind("data.", 0) == 0) n += std::filesystem::file_size(e.path());
   return n;
+}
+
+// The store of the tests that watch one shared data file grow or level
+// off: every rank writes one data file (subfiles 1), 64 KiB extents,
+// 16 KiB chunks, keep 2, no fsync.
+inline Options SharedFileSpaceOptions() {
+  Options o;
+  o.extent_size = 64 * 1024;
+  o.chunk_size = 16 * 1024;
+  o.subfiles = 1;
+  o.keep_revisions = 2;
+  o.sync = false;
+  return o;
 }
 
 }  // namespace cairn::test
